@@ -1,0 +1,1 @@
+//! The Elm loop: model, messages, update, and the runtime that runs commands.

@@ -1,0 +1,36 @@
+//! What the cluster layer tells the rest of the console. Every string inside
+//! has been sanitized already.
+
+use jiff::Timestamp;
+
+use crate::domain::objects::{ClusterId, Kind, Object, ObjectKey};
+
+/// One thing the cluster layer observed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClusterEvent {
+    /// An object was added or changed.
+    Applied(Object),
+    /// An object was deleted.
+    Deleted(ObjectKey),
+    /// A (re-)list finished: these are now all the objects of `kind`.
+    Resynced { kind: Kind, objects: Vec<Object> },
+    /// The health of the watch on `kind` changed.
+    Health { kind: Kind, health: WatchHealth },
+    /// The kind's CRD is not installed (or not served) on its cluster.
+    KindMissing { kind: Kind, message: String },
+    /// New lines from the lcm-controller log, in order, without duplicates.
+    LogLines { pod: String, lines: Vec<String> },
+    /// The log follower's state changed (following pod X, reconnecting, no pod, …).
+    LogStatus { message: String },
+}
+
+/// The state of one watch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WatchHealth {
+    pub cluster: ClusterId,
+    pub connected: bool,
+    /// When the last event (of any type) arrived on this watch.
+    pub last_event: Option<Timestamp>,
+    /// The last error seen, if the watch is degraded.
+    pub last_error: Option<String>,
+}

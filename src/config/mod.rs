@@ -1,0 +1,1 @@
+//! Theme and keymap files: built-in defaults, loading by name or path, validation.

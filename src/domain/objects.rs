@@ -1,0 +1,500 @@
+//! The cluster objects the console reasons about, as plain data.
+//!
+//! The cluster layer (`crate::cluster`) converts kube-rs objects into these
+//! types, sanitizing every string on the way in; the domain logic and the UI
+//! only ever see these. Field names follow the CRDs in `assets/crds/` and
+//! `docs/` (one name per concept: machine, node, lock, maintenance request,
+//! cluster state, migration mode).
+
+use std::collections::BTreeMap;
+
+use jiff::Timestamp;
+
+/// Which of the two clusters an object lives in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ClusterId {
+    /// The management cluster (Mirantis Container Cloud): LCMMachine, LCMClusterState.
+    Mgmt,
+    /// The MOSK cluster: Nodes, locks, maintenance requests, vRouter pods.
+    Mosk,
+}
+
+impl ClusterId {
+    pub fn label(self) -> &'static str {
+        match self {
+            ClusterId::Mgmt => "mgmt",
+            ClusterId::Mosk => "mosk",
+        }
+    }
+}
+
+/// Every kind the console watches. One watcher runs per kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    LcmCluster,
+    LcmMachine,
+    LcmClusterState,
+    Node,
+    ClusterMaintenanceRequest,
+    NodeMaintenanceRequest,
+    ClusterWorkloadLock,
+    NodeWorkloadLock,
+    VrouterPod,
+    VrouterDaemonSet,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 10] = [
+        Kind::LcmCluster,
+        Kind::LcmMachine,
+        Kind::LcmClusterState,
+        Kind::Node,
+        Kind::ClusterMaintenanceRequest,
+        Kind::NodeMaintenanceRequest,
+        Kind::ClusterWorkloadLock,
+        Kind::NodeWorkloadLock,
+        Kind::VrouterPod,
+        Kind::VrouterDaemonSet,
+    ];
+
+    pub fn cluster(self) -> ClusterId {
+        match self {
+            Kind::LcmCluster | Kind::LcmMachine | Kind::LcmClusterState => ClusterId::Mgmt,
+            _ => ClusterId::Mosk,
+        }
+    }
+
+    /// The Kubernetes kind name, as the API server spells it.
+    pub fn api_kind(self) -> &'static str {
+        match self {
+            Kind::LcmCluster => "LCMCluster",
+            Kind::LcmMachine => "LCMMachine",
+            Kind::LcmClusterState => "LCMClusterState",
+            Kind::Node => "Node",
+            Kind::ClusterMaintenanceRequest => "ClusterMaintenanceRequest",
+            Kind::NodeMaintenanceRequest => "NodeMaintenanceRequest",
+            Kind::ClusterWorkloadLock => "ClusterWorkloadLock",
+            Kind::NodeWorkloadLock => "NodeWorkloadLock",
+            Kind::VrouterPod => "Pod",
+            Kind::VrouterDaemonSet => "DaemonSet",
+        }
+    }
+
+    /// The plural resource name used in API paths.
+    pub fn plural(self) -> &'static str {
+        match self {
+            Kind::LcmCluster => "lcmclusters",
+            Kind::LcmMachine => "lcmmachines",
+            Kind::LcmClusterState => "lcmclusterstates",
+            Kind::Node => "nodes",
+            Kind::ClusterMaintenanceRequest => "clustermaintenancerequests",
+            Kind::NodeMaintenanceRequest => "nodemaintenancerequests",
+            Kind::ClusterWorkloadLock => "clusterworkloadlocks",
+            Kind::NodeWorkloadLock => "nodeworkloadlocks",
+            Kind::VrouterPod => "pods",
+            Kind::VrouterDaemonSet => "daemonsets",
+        }
+    }
+
+    /// Whether the kind is a custom resource (its CRD may be missing).
+    pub fn is_custom(self) -> bool {
+        !matches!(self, Kind::Node | Kind::VrouterPod | Kind::VrouterDaemonSet)
+    }
+}
+
+/// Identifies one object: kind, namespace (empty for cluster-scoped), name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObjectKey {
+    pub kind: Kind,
+    pub namespace: String,
+    pub name: String,
+}
+
+/// `spec.type` of an LCMMachine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MachineType {
+    Control,
+    Worker,
+    Bastion,
+    Unassigned,
+}
+
+impl MachineType {
+    pub fn parse(s: &str) -> MachineType {
+        match s {
+            "control" => MachineType::Control,
+            "worker" => MachineType::Worker,
+            "bastion" => MachineType::Bastion,
+            _ => MachineType::Unassigned,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MachineType::Control => "control",
+            MachineType::Worker => "worker",
+            MachineType::Bastion => "bastion",
+            MachineType::Unassigned => "unassigned",
+        }
+    }
+}
+
+/// LCMCluster (management cluster): release and upgrade knobs.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LcmCluster {
+    pub name: String,
+    pub namespace: String,
+    /// `spec.release`: the release LCM is driving the cluster to.
+    pub target_release: Option<String>,
+    /// `status.release`: the release the cluster runs now.
+    pub current_release: Option<String>,
+    pub requested_nodes: Option<i64>,
+    pub ready_nodes: Option<i64>,
+}
+
+/// LCMMachine (management cluster, project namespace).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Machine {
+    pub name: String,
+    pub namespace: String,
+    pub uid: String,
+    pub cluster_name: String,
+    pub machine_type: MachineType,
+    /// `status.state`: Uninitialized, Pending, Prepare, Deploy, Upgrade, Reconfigure, Ready, Reboot.
+    pub state: String,
+    /// `status.addresses[type=InternalIP]`.
+    pub internal_ip: Option<String>,
+    /// `status.addresses[type=Hostname]`: the Kubernetes node name (`kaas-node-…`).
+    pub hostname: Option<String>,
+    pub agent_version: Option<String>,
+    pub release: Option<String>,
+    /// `lcm.mirantis.com/index` annotation, when set (machine order).
+    pub index: Option<i64>,
+}
+
+/// The value of `openstack.lcm.mirantis.com/instance_migration_mode`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum MigrationMode {
+    Live,
+    Manual,
+    Skip,
+    /// A value the OpenStack controller would not understand (kept verbatim).
+    Other(String),
+}
+
+impl MigrationMode {
+    pub const ANNOTATION: &'static str = "openstack.lcm.mirantis.com/instance_migration_mode";
+    pub const ATTEMPTS_ANNOTATION: &'static str =
+        "openstack.lcm.mirantis.com/instance_migration_attempts";
+
+    pub fn parse(s: &str) -> MigrationMode {
+        match s {
+            "live" => MigrationMode::Live,
+            "manual" => MigrationMode::Manual,
+            "skip" => MigrationMode::Skip,
+            other => MigrationMode::Other(other.to_string()),
+        }
+    }
+    pub fn as_str(&self) -> &str {
+        match self {
+            MigrationMode::Live => "live",
+            MigrationMode::Manual => "manual",
+            MigrationMode::Skip => "skip",
+            MigrationMode::Other(s) => s,
+        }
+    }
+}
+
+/// A Kubernetes Node of the MOSK cluster.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    pub name: String,
+    pub uid: String,
+    pub labels: BTreeMap<String, String>,
+    /// The migration mode annotation; `None` when unset (the controller then uses `live`).
+    pub migration_mode: Option<MigrationMode>,
+    /// The attempts annotation, verbatim (it is a string in the API).
+    pub migration_attempts: Option<String>,
+    pub ready: bool,
+    pub unschedulable: bool,
+}
+
+/// ClusterMaintenanceRequest (MOSK, cluster-scoped).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClusterMaintenanceRequest {
+    pub name: String,
+    pub scope: Option<String>,
+    pub release: Option<String>,
+    pub created: Option<Timestamp>,
+    pub deleting: bool,
+}
+
+/// NodeMaintenanceRequest (MOSK, cluster-scoped); named after its node.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeMaintenanceRequest {
+    pub name: String,
+    pub node_name: String,
+    /// `drain` or `os`.
+    pub scope: Option<String>,
+    pub release: Option<String>,
+    pub created: Option<Timestamp>,
+    /// `metadata.deletionTimestamp` is set (Terminating).
+    pub deleting: bool,
+}
+
+/// `status.state` of a workload lock.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum LockState {
+    Active,
+    Inactive,
+    Failed,
+    /// Not set yet, or a value outside the CRD's enum (kept verbatim).
+    Other(String),
+}
+
+impl LockState {
+    pub fn parse(s: Option<&str>) -> LockState {
+        match s {
+            Some("active") => LockState::Active,
+            Some("inactive") => LockState::Inactive,
+            Some("failed") => LockState::Failed,
+            Some(other) => LockState::Other(other.to_string()),
+            None => LockState::Other(String::new()),
+        }
+    }
+    pub fn as_str(&self) -> &str {
+        match self {
+            LockState::Active => "active",
+            LockState::Inactive => "inactive",
+            LockState::Failed => "failed",
+            LockState::Other(s) => s,
+        }
+    }
+}
+
+/// ClusterWorkloadLock or NodeWorkloadLock (MOSK, cluster-scoped).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkloadLock {
+    pub name: String,
+    /// `spec.controllerName`: `openstack`, `ceph`, `tungstenfabric`, ….
+    pub controller: String,
+    /// `spec.nodeName`; `None` for a ClusterWorkloadLock.
+    pub node_name: Option<String>,
+    pub state: LockState,
+    /// `status.errorMessage`, verbatim (Rockoon prefixes a UTC timestamp).
+    pub error_message: Option<String>,
+    pub release: Option<String>,
+    /// The `inner_state` annotation (OpenStack locks only).
+    pub inner_state: Option<String>,
+    /// `status.inactivationProgress.percentage`.
+    pub progress_percentage: Option<i64>,
+    /// `status.inactivationProgress.description`.
+    pub progress_description: Option<String>,
+}
+
+/// LCMClusterState (management cluster, project namespace).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClusterState {
+    pub name: String,
+    pub namespace: String,
+    pub cluster_name: String,
+    /// `spec.type`: `cordon-drain`, `swarm-drain`, `swarm-remove`, `helm-deployed`.
+    pub state_type: String,
+    /// `spec.arg`: usually the machine name.
+    pub arg: Option<String>,
+    /// `spec.value`.
+    pub value: Option<String>,
+    /// `status.value` (ACTUALVALUE).
+    pub actual_value: Option<String>,
+    pub attempt: Option<i64>,
+    pub message: Option<String>,
+}
+
+/// A pod of a `tf-vrouter` DaemonSet in namespace `tf`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VrouterPod {
+    pub name: String,
+    pub namespace: String,
+    pub uid: String,
+    pub node_name: Option<String>,
+    /// The owning DaemonSet's name.
+    pub daemonset: Option<String>,
+    /// The `controller-revision-hash` label (shown; not used to decide "outdated").
+    pub revision: Option<String>,
+    /// The `pod-template-generation` label the DaemonSet controller sets on its
+    /// pods: the DaemonSet `metadata.generation` the pod was created from. A pod
+    /// is outdated when this differs from its DaemonSet's generation.
+    pub template_generation: Option<i64>,
+    /// `status.phase`: Pending, Running, ….
+    pub phase: String,
+    /// The Ready condition is True.
+    pub ready: bool,
+    pub deleting: bool,
+    pub created: Option<Timestamp>,
+}
+
+/// A `tf-vrouter` DaemonSet in namespace `tf`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VrouterDaemonSet {
+    pub name: String,
+    pub namespace: String,
+    /// `spec.updateStrategy.type` (`OnDelete` for vRouter).
+    pub update_strategy: Option<String>,
+    pub desired: i64,
+    /// CURRENT: `status.currentNumberScheduled`.
+    pub current: i64,
+    /// UP-TO-DATE: `status.updatedNumberScheduled`.
+    pub updated: i64,
+    pub ready: i64,
+    pub observed_generation: Option<i64>,
+    pub generation: Option<i64>,
+}
+
+/// One object, of any watched kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Object {
+    LcmCluster(LcmCluster),
+    Machine(Machine),
+    ClusterState(ClusterState),
+    Node(Node),
+    ClusterMaintenanceRequest(ClusterMaintenanceRequest),
+    NodeMaintenanceRequest(NodeMaintenanceRequest),
+    ClusterWorkloadLock(WorkloadLock),
+    NodeWorkloadLock(WorkloadLock),
+    VrouterPod(VrouterPod),
+    VrouterDaemonSet(VrouterDaemonSet),
+    /// An object that could not be decoded: shown as an error row, never dropped silently.
+    Malformed(MalformedObject),
+}
+
+/// An object of a watched kind whose body did not match the schema we read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MalformedObject {
+    pub kind: Kind,
+    pub namespace: String,
+    pub name: String,
+    pub error: String,
+}
+
+impl Object {
+    pub fn key(&self) -> ObjectKey {
+        let (kind, namespace, name) = match self {
+            Object::LcmCluster(o) => (Kind::LcmCluster, o.namespace.as_str(), o.name.as_str()),
+            Object::Machine(o) => (Kind::LcmMachine, o.namespace.as_str(), o.name.as_str()),
+            Object::ClusterState(o) => (Kind::LcmClusterState, o.namespace.as_str(), o.name.as_str()),
+            Object::Node(o) => (Kind::Node, "", o.name.as_str()),
+            Object::ClusterMaintenanceRequest(o) => {
+                (Kind::ClusterMaintenanceRequest, "", o.name.as_str())
+            }
+            Object::NodeMaintenanceRequest(o) => (Kind::NodeMaintenanceRequest, "", o.name.as_str()),
+            Object::ClusterWorkloadLock(o) => (Kind::ClusterWorkloadLock, "", o.name.as_str()),
+            Object::NodeWorkloadLock(o) => (Kind::NodeWorkloadLock, "", o.name.as_str()),
+            Object::VrouterPod(o) => (Kind::VrouterPod, o.namespace.as_str(), o.name.as_str()),
+            Object::VrouterDaemonSet(o) => {
+                (Kind::VrouterDaemonSet, o.namespace.as_str(), o.name.as_str())
+            }
+            Object::Malformed(o) => (o.kind, o.namespace.as_str(), o.name.as_str()),
+        };
+        ObjectKey {
+            kind,
+            namespace: namespace.to_string(),
+            name: name.to_string(),
+        }
+    }
+}
+
+/// Everything the console currently knows about both clusters: the latest
+/// version of each watched object, keyed by kind, namespace and name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Snapshot {
+    pub objects: BTreeMap<ObjectKey, Object>,
+}
+
+impl Snapshot {
+    pub fn apply(&mut self, obj: Object) -> Option<Object> {
+        self.objects.insert(obj.key(), obj)
+    }
+    pub fn remove(&mut self, key: &ObjectKey) -> Option<Object> {
+        self.objects.remove(key)
+    }
+    /// Replaces every object of `kind` with `objects` (a re-list).
+    pub fn replace_kind(&mut self, kind: Kind, objects: Vec<Object>) {
+        self.objects.retain(|k, _| k.kind != kind);
+        for o in objects {
+            self.apply(o);
+        }
+    }
+    pub fn of_kind(&self, kind: Kind) -> impl Iterator<Item = &Object> {
+        self.objects
+            .iter()
+            .filter(move |(k, _)| k.kind == kind)
+            .map(|(_, o)| o)
+    }
+    pub fn machines(&self) -> impl Iterator<Item = &Machine> {
+        self.of_kind(Kind::LcmMachine).filter_map(|o| match o {
+            Object::Machine(m) => Some(m),
+            _ => None,
+        })
+    }
+    pub fn nodes(&self) -> impl Iterator<Item = &Node> {
+        self.of_kind(Kind::Node).filter_map(|o| match o {
+            Object::Node(n) => Some(n),
+            _ => None,
+        })
+    }
+    pub fn cluster_states(&self) -> impl Iterator<Item = &ClusterState> {
+        self.of_kind(Kind::LcmClusterState).filter_map(|o| match o {
+            Object::ClusterState(s) => Some(s),
+            _ => None,
+        })
+    }
+    pub fn node_locks(&self) -> impl Iterator<Item = &WorkloadLock> {
+        self.of_kind(Kind::NodeWorkloadLock).filter_map(|o| match o {
+            Object::NodeWorkloadLock(l) => Some(l),
+            _ => None,
+        })
+    }
+    pub fn cluster_locks(&self) -> impl Iterator<Item = &WorkloadLock> {
+        self.of_kind(Kind::ClusterWorkloadLock).filter_map(|o| match o {
+            Object::ClusterWorkloadLock(l) => Some(l),
+            _ => None,
+        })
+    }
+    pub fn node_requests(&self) -> impl Iterator<Item = &NodeMaintenanceRequest> {
+        self.of_kind(Kind::NodeMaintenanceRequest)
+            .filter_map(|o| match o {
+                Object::NodeMaintenanceRequest(r) => Some(r),
+                _ => None,
+            })
+    }
+    pub fn cluster_requests(&self) -> impl Iterator<Item = &ClusterMaintenanceRequest> {
+        self.of_kind(Kind::ClusterMaintenanceRequest)
+            .filter_map(|o| match o {
+                Object::ClusterMaintenanceRequest(r) => Some(r),
+                _ => None,
+            })
+    }
+    pub fn vrouter_pods(&self) -> impl Iterator<Item = &VrouterPod> {
+        self.of_kind(Kind::VrouterPod).filter_map(|o| match o {
+            Object::VrouterPod(p) => Some(p),
+            _ => None,
+        })
+    }
+    pub fn vrouter_daemonsets(&self) -> impl Iterator<Item = &VrouterDaemonSet> {
+        self.of_kind(Kind::VrouterDaemonSet).filter_map(|o| match o {
+            Object::VrouterDaemonSet(d) => Some(d),
+            _ => None,
+        })
+    }
+    pub fn lcm_clusters(&self) -> impl Iterator<Item = &LcmCluster> {
+        self.of_kind(Kind::LcmCluster).filter_map(|o| match o {
+            Object::LcmCluster(c) => Some(c),
+            _ => None,
+        })
+    }
+    pub fn malformed(&self) -> impl Iterator<Item = &MalformedObject> {
+        self.objects.values().filter_map(|o| match o {
+            Object::Malformed(m) => Some(m),
+            _ => None,
+        })
+    }
+}

@@ -1,0 +1,13 @@
+//! mosk-console: a terminal console for a MOSK cluster update.
+//!
+//! Data flows one way (see `docs/ARCHITECTURE.md`): keys and cluster watches
+//! become [`app::Msg`]s, `app::update` turns them into model changes and
+//! commands, the runtime runs the commands, and `ui::draw` renders the model.
+
+pub mod app;
+pub mod cluster;
+pub mod config;
+pub mod domain;
+pub mod sanitize;
+pub mod sim;
+pub mod ui;

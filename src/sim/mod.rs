@@ -1,0 +1,3 @@
+//! The simulated MOSK clusters: a Kubernetes-compatible API server playing a cluster update. Knows nothing of the console.
+
+pub mod clock;

@@ -1,0 +1,1 @@
+//! Rendering: one file per view or dialog; a pure function of the model.
