@@ -1,1 +1,2 @@
 //! Theme and keymap files: built-in defaults, loading by name or path, validation.
+pub mod keymap;

@@ -1,0 +1,275 @@
+//! The lcm-controller log as the console keeps it: a bounded buffer of parsed
+//! lines plus the log view's state (follow, wrap, level, search, machine filter).
+//!
+//! Lines arrive sanitized from the cluster layer. JSON lines are parsed as zap
+//! style (`level`, `ts`, `logger`, `msg`, extra fields); the controller's
+//! exact format is not documented (inferred from the LCM agent's zap lines),
+//! so anything else is kept as plain text.
+
+use std::collections::VecDeque;
+
+/// How many log lines the console keeps.
+pub const LOG_CAPACITY: usize = 20_000;
+
+/// Log severity, ordered from least to most severe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LogLevel {
+    Debug,
+    Info,
+    Warn,
+    Error,
+}
+
+impl LogLevel {
+    pub fn parse(s: &str) -> Option<LogLevel> {
+        match s.to_ascii_lowercase().as_str() {
+            "debug" | "trace" => Some(LogLevel::Debug),
+            "info" => Some(LogLevel::Info),
+            "warn" | "warning" => Some(LogLevel::Warn),
+            "error" | "dpanic" | "panic" | "fatal" => Some(LogLevel::Error),
+            _ => None,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Warn => "warn",
+            LogLevel::Error => "error",
+        }
+    }
+    /// The next minimum level when cycling with the log-level key.
+    pub fn next(self) -> LogLevel {
+        match self {
+            LogLevel::Debug => LogLevel::Info,
+            LogLevel::Info => LogLevel::Warn,
+            LogLevel::Warn => LogLevel::Error,
+            LogLevel::Error => LogLevel::Debug,
+        }
+    }
+}
+
+/// One parsed log line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogLine {
+    /// Increasing number of the line in this session (stable across trimming).
+    pub seq: u64,
+    /// The pod the line came from.
+    pub pod: String,
+    /// The line as received (sanitized).
+    pub raw: String,
+    /// Parsed severity, if the line said.
+    pub level: Option<LogLevel>,
+    pub ts: Option<String>,
+    pub logger: Option<String>,
+    /// The message (the whole line for plain text).
+    pub msg: String,
+    /// Other JSON fields, `key=value`, in the order they appeared.
+    pub fields: Vec<(String, String)>,
+}
+
+impl LogLine {
+    pub fn parse(seq: u64, pod: &str, raw: &str) -> LogLine {
+        let mut line = LogLine {
+            seq,
+            pod: pod.to_string(),
+            raw: raw.to_string(),
+            level: None,
+            ts: None,
+            logger: None,
+            msg: raw.to_string(),
+            fields: Vec::new(),
+        };
+        let trimmed = raw.trim_start();
+        if trimmed.starts_with('{') {
+            if let Ok(serde_json::Value::Object(map)) =
+                serde_json::from_str::<serde_json::Value>(trimmed)
+            {
+                for (k, v) in map {
+                    let text = match &v {
+                        serde_json::Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    match k.as_str() {
+                        "level" => line.level = LogLevel::parse(&text),
+                        "ts" | "time" | "timestamp" => line.ts = Some(text),
+                        "logger" => line.logger = Some(text),
+                        "msg" | "message" => line.msg = text,
+                        _ => line.fields.push((k, text)),
+                    }
+                }
+                return line;
+            }
+        }
+        // Plain text: guess the level from a leading word such as "E1123" or "ERROR".
+        let first = trimmed.split_whitespace().next().unwrap_or("");
+        line.level = LogLevel::parse(first.trim_matches(|c: char| !c.is_alphabetic()));
+        line
+    }
+
+    /// Whether the line mentions `needle` (case-insensitive) anywhere.
+    pub fn mentions(&self, needle_lower: &str) -> bool {
+        self.raw.to_lowercase().contains(needle_lower)
+    }
+}
+
+/// The log buffer and the log view's state.
+#[derive(Debug, Clone)]
+pub struct LogPane {
+    pub lines: VecDeque<LogLine>,
+    next_seq: u64,
+    /// Lines dropped from the front because the buffer was full.
+    pub dropped: u64,
+    /// Follow the newest line; off when paused or scrolled up.
+    pub follow: bool,
+    pub wrap: bool,
+    /// Lines below this level are hidden (lines without a level are shown).
+    pub min_level: LogLevel,
+    /// Show only lines that mention this machine or node name.
+    pub subject: Option<String>,
+    /// The search text; matches are highlighted and `n`/`N` jump between them.
+    pub search: Option<String>,
+    /// When not following: the `seq` of the line at the bottom of the screen.
+    pub anchor: Option<u64>,
+    /// What the log follower last said (following pod X, reconnecting, …).
+    pub status: String,
+}
+
+impl Default for LogPane {
+    fn default() -> Self {
+        LogPane {
+            lines: VecDeque::new(),
+            next_seq: 0,
+            dropped: 0,
+            follow: true,
+            wrap: false,
+            min_level: LogLevel::Debug,
+            subject: None,
+            search: None,
+            anchor: None,
+            status: "waiting for the lcm-controller pod".into(),
+        }
+    }
+}
+
+impl LogPane {
+    /// Appends lines from `pod`, trimming the oldest beyond the capacity.
+    pub fn push(&mut self, pod: &str, raw_lines: &[String]) {
+        for raw in raw_lines {
+            let line = LogLine::parse(self.next_seq, pod, raw);
+            self.next_seq += 1;
+            self.lines.push_back(line);
+        }
+        while self.lines.len() > LOG_CAPACITY {
+            self.lines.pop_front();
+            self.dropped += 1;
+        }
+    }
+
+    /// Whether a line passes the level and subject filters.
+    pub fn shows(&self, line: &LogLine) -> bool {
+        if let Some(level) = line.level {
+            if level < self.min_level {
+                return false;
+            }
+        }
+        match &self.subject {
+            Some(s) => line.mentions(&s.to_lowercase()),
+            None => true,
+        }
+    }
+
+    /// The lines that pass the filters, oldest first.
+    pub fn visible(&self) -> Vec<&LogLine> {
+        self.lines.iter().filter(|l| self.shows(l)).collect()
+    }
+
+    /// The `seq` of the next (or previous) visible line matching the search,
+    /// starting from the anchor (or the newest line).
+    pub fn find_match(&self, forward: bool) -> Option<u64> {
+        let needle = self.search.as_ref()?.to_lowercase();
+        if needle.is_empty() {
+            return None;
+        }
+        let visible = self.visible();
+        let from = self
+            .anchor
+            .unwrap_or_else(|| visible.last().map(|l| l.seq).unwrap_or(0));
+        if forward {
+            visible
+                .iter()
+                .find(|l| l.seq > from && l.mentions(&needle))
+                .map(|l| l.seq)
+        } else {
+            visible
+                .iter()
+                .rev()
+                .find(|l| l.seq < from && l.mentions(&needle))
+                .map(|l| l.seq)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_zap_json_and_plain_text() {
+        let j = LogLine::parse(
+            0,
+            "p",
+            r#"{"level":"error","ts":"2026-01-01T00:00:00Z","logger":"lcm-controller","msg":"drain failed","machine":"m-1"}"#,
+        );
+        assert_eq!(j.level, Some(LogLevel::Error));
+        assert_eq!(j.msg, "drain failed");
+        assert_eq!(j.logger.as_deref(), Some("lcm-controller"));
+        assert_eq!(j.fields, vec![("machine".to_string(), "m-1".to_string())]);
+        let p = LogLine::parse(1, "p", "WARNING: something odd");
+        assert_eq!(p.level, Some(LogLevel::Warn));
+        assert_eq!(p.msg, "WARNING: something odd");
+        let broken = LogLine::parse(2, "p", "{not json");
+        assert_eq!(broken.msg, "{not json");
+        assert_eq!(broken.level, None);
+    }
+
+    #[test]
+    fn buffer_is_bounded_and_filters() {
+        let mut pane = LogPane::default();
+        let lines: Vec<String> = (0..LOG_CAPACITY + 10)
+            .map(|i| {
+                format!(
+                    r#"{{"level":"info","msg":"line {i}","node":"kaas-node-{}"}}"#,
+                    i % 3
+                )
+            })
+            .collect();
+        pane.push("p", &lines);
+        assert_eq!(pane.lines.len(), LOG_CAPACITY);
+        assert_eq!(pane.dropped, 10);
+        assert_eq!(pane.lines.front().unwrap().msg, "line 10");
+        pane.subject = Some("KAAS-NODE-1".into());
+        assert!(pane.visible().iter().all(|l| l.raw.contains("kaas-node-1")));
+        pane.subject = None;
+        pane.min_level = LogLevel::Warn;
+        assert!(pane.visible().is_empty());
+    }
+
+    #[test]
+    fn search_moves_between_matches() {
+        let mut pane = LogPane::default();
+        let lines: Vec<String> = ["a", "needle 1", "b", "needle 2", "c"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        pane.push("p", &lines);
+        pane.search = Some("NEEDLE".into());
+        assert_eq!(pane.find_match(false), Some(3));
+        pane.anchor = Some(3);
+        assert_eq!(pane.find_match(false), Some(1));
+        pane.anchor = Some(1);
+        assert_eq!(pane.find_match(true), Some(3));
+        pane.anchor = Some(3);
+        assert_eq!(pane.find_match(true), None);
+    }
+}

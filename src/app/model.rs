@@ -1,0 +1,256 @@
+//! The model: everything the screen shows, and nothing else. Changed only by
+//! `update`; read by `ui::draw`.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use jiff::Timestamp;
+
+use crate::app::logs::LogPane;
+use crate::cluster::events::WatchHealth;
+use crate::config::keymap::Keymap;
+use crate::domain::objects::{Kind, Snapshot};
+
+/// The views, in the order of their digit keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum View {
+    Overview,
+    Machines,
+    States,
+    Locks,
+    Requests,
+    Vrouter,
+    Logs,
+    Events,
+    Audit,
+}
+
+impl View {
+    pub const ALL: [View; 9] = [
+        View::Overview,
+        View::Machines,
+        View::States,
+        View::Locks,
+        View::Requests,
+        View::Vrouter,
+        View::Logs,
+        View::Events,
+        View::Audit,
+    ];
+
+    /// The name typed after `:` to switch to the view.
+    pub fn command_name(self) -> &'static str {
+        match self {
+            View::Overview => "overview",
+            View::Machines => "machines",
+            View::States => "states",
+            View::Locks => "locks",
+            View::Requests => "requests",
+            View::Vrouter => "vrouter",
+            View::Logs => "logs",
+            View::Events => "events",
+            View::Audit => "audit",
+        }
+    }
+
+    /// The title shown in the tab bar.
+    pub fn title(self) -> &'static str {
+        match self {
+            View::Overview => "Overview",
+            View::Machines => "Machines",
+            View::States => "Cluster states",
+            View::Locks => "Locks",
+            View::Requests => "Maintenance requests",
+            View::Vrouter => "vRouter",
+            View::Logs => "Logs",
+            View::Events => "Events",
+            View::Audit => "Audit",
+        }
+    }
+
+    /// Parses a `:` command (`machines`, `:machines`, a unique prefix, or a
+    /// common alias such as `nodes` or `cs`).
+    pub fn from_command(cmd: &str) -> Option<View> {
+        let c = cmd.trim().trim_start_matches(':').to_ascii_lowercase();
+        if c.is_empty() {
+            return None;
+        }
+        let alias = match c.as_str() {
+            "nodes" | "machine" | "lcmmachines" => Some(View::Machines),
+            "cs" | "clusterstates" | "lcmclusterstates" => Some(View::States),
+            "nwl" | "cwl" | "lock" => Some(View::Locks),
+            "nmr" | "cmr" | "request" | "maintenance" => Some(View::Requests),
+            "log" => Some(View::Logs),
+            "tf" | "vr" => Some(View::Vrouter),
+            _ => None,
+        };
+        if alias.is_some() {
+            return alias;
+        }
+        let matches: Vec<View> = View::ALL
+            .into_iter()
+            .filter(|v| v.command_name().starts_with(&c))
+            .collect();
+        match matches.as_slice() {
+            [one] => Some(*one),
+            _ => View::ALL.into_iter().find(|v| v.command_name() == c),
+        }
+    }
+
+    /// Whether the view is a table that `/` filters and j/k move in.
+    pub fn is_table(self) -> bool {
+        !matches!(self, View::Overview | View::Logs)
+    }
+}
+
+/// Where the cursor is in one table, remembered per view.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TableCursor {
+    /// The id of the selected row (stable across updates).
+    pub selected_id: Option<String>,
+    /// The selected index, used when the id disappears.
+    pub selected: usize,
+    /// Sort column index and direction.
+    pub sort_column: usize,
+    pub sort_reverse: bool,
+    /// The applied filter (matches any text of a row).
+    pub filter: String,
+}
+
+/// An overlay drawn on top of the current view; it takes the keys first.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Overlay {
+    /// `?`: every key of the active keymap.
+    Help { scroll: u16 },
+    /// `/`: the filter being typed for the current table.
+    FilterInput { text: String },
+    /// `:`: a view name being typed.
+    CommandInput { text: String },
+    /// Log search being typed.
+    LogSearchInput { text: String },
+}
+
+/// A short message in the footer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notice {
+    pub text: String,
+    pub level: NoticeLevel,
+    pub at: Timestamp,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoticeLevel {
+    Info,
+    Warning,
+    Error,
+}
+
+/// Fixed facts about this session, shown in the status bar.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionInfo {
+    pub mgmt_context: String,
+    pub mosk_context: String,
+    /// The MOSK cluster's project namespace in the management cluster.
+    pub namespace: String,
+    pub cluster_name: String,
+    pub read_only: bool,
+    pub dry_run: bool,
+    /// Set in demo mode: the scenario name.
+    pub demo: Option<String>,
+}
+
+impl Default for SessionInfo {
+    fn default() -> Self {
+        SessionInfo {
+            mgmt_context: "mgmt".into(),
+            mosk_context: "mosk".into(),
+            namespace: "child-ns".into(),
+            cluster_name: "child-cl".into(),
+            read_only: false,
+            dry_run: false,
+            demo: None,
+        }
+    }
+}
+
+/// The whole state of the console.
+#[derive(Debug, Clone)]
+pub struct Model {
+    pub session: SessionInfo,
+    pub keymap: Keymap,
+    pub view: View,
+    /// Every watched object, as last seen.
+    pub snapshot: Snapshot,
+    /// Per-kind watch health.
+    pub health: BTreeMap<Kind, WatchHealth>,
+    /// Kinds whose CRD is missing, with the reason.
+    pub missing_kinds: BTreeMap<Kind, String>,
+    /// When the last cluster event arrived.
+    pub last_event: Option<Timestamp>,
+    /// The lcm-controller log and its view state.
+    pub logs: LogPane,
+    /// Cursor, sort and filter of each table view.
+    pub cursors: BTreeMap<View, TableCursor>,
+    /// Whether the Machines view shows the detail panel of the selected row.
+    pub detail_open: bool,
+    pub overlay: Option<Overlay>,
+    pub notice: Option<Notice>,
+    /// Node names selected with `space` for actions on many nodes.
+    pub selected_nodes: BTreeSet<String>,
+    /// The time used for ages and clocks (injected, so tests are stable).
+    pub now: Timestamp,
+    /// When the console started.
+    pub started: Timestamp,
+    /// Recent notices, newest last (bounded).
+    pub notices: VecDeque<Notice>,
+    pub quit: bool,
+}
+
+impl Model {
+    pub fn new(session: SessionInfo, keymap: Keymap, now: Timestamp) -> Model {
+        Model {
+            session,
+            keymap,
+            view: View::Overview,
+            snapshot: Snapshot::default(),
+            health: BTreeMap::new(),
+            missing_kinds: BTreeMap::new(),
+            last_event: None,
+            logs: LogPane::default(),
+            cursors: BTreeMap::new(),
+            detail_open: false,
+            overlay: None,
+            notice: None,
+            selected_nodes: BTreeSet::new(),
+            now,
+            started: now,
+            notices: VecDeque::new(),
+            quit: false,
+        }
+    }
+
+    pub fn cursor(&self, view: View) -> TableCursor {
+        self.cursors.get(&view).cloned().unwrap_or_default()
+    }
+
+    pub fn cursor_mut(&mut self, view: View) -> &mut TableCursor {
+        self.cursors.entry(view).or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_name_views() {
+        assert_eq!(View::from_command(":machines"), Some(View::Machines));
+        assert_eq!(View::from_command("ma"), Some(View::Machines));
+        assert_eq!(View::from_command("states"), Some(View::States));
+        assert_eq!(View::from_command("nwl"), Some(View::Locks));
+        assert_eq!(View::from_command("l"), None, "ambiguous: locks, logs");
+        assert_eq!(View::from_command("bogus"), None);
+        for v in View::ALL {
+            assert_eq!(View::from_command(v.command_name()), Some(v));
+        }
+    }
+}
