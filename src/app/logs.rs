@@ -125,8 +125,9 @@ pub struct LogPane {
     pub wrap: bool,
     /// Lines below this level are hidden (lines without a level are shown).
     pub min_level: LogLevel,
-    /// Show only lines that mention this machine or node name.
-    pub subject: Option<String>,
+    /// Show only lines that mention one of these names (a machine and its
+    /// node); empty shows every line.
+    pub subject: Vec<String>,
     /// The search text; matches are highlighted and `n`/`N` jump between them.
     pub search: Option<String>,
     /// When not following: the `seq` of the line at the bottom of the screen.
@@ -144,7 +145,7 @@ impl Default for LogPane {
             follow: true,
             wrap: false,
             min_level: LogLevel::Debug,
-            subject: None,
+            subject: Vec::new(),
             search: None,
             anchor: None,
             status: "waiting for the lcm-controller pod".into(),
@@ -173,10 +174,11 @@ impl LogPane {
                 return false;
             }
         }
-        match &self.subject {
-            Some(s) => line.mentions(&s.to_lowercase()),
-            None => true,
-        }
+        self.subject.is_empty()
+            || self
+                .subject
+                .iter()
+                .any(|s| line.mentions(&s.to_lowercase()))
     }
 
     /// The lines that pass the filters, oldest first.
@@ -248,9 +250,9 @@ mod tests {
         assert_eq!(pane.lines.len(), LOG_CAPACITY);
         assert_eq!(pane.dropped, 10);
         assert_eq!(pane.lines.front().unwrap().msg, "line 10");
-        pane.subject = Some("KAAS-NODE-1".into());
+        pane.subject = vec!["KAAS-NODE-1".into()];
         assert!(pane.visible().iter().all(|l| l.raw.contains("kaas-node-1")));
-        pane.subject = None;
+        pane.subject.clear();
         pane.min_level = LogLevel::Warn;
         assert!(pane.visible().is_empty());
     }

@@ -2,3 +2,7 @@
 
 pub mod logs;
 pub mod model;
+pub mod msg;
+pub mod tables;
+pub mod update;
+pub mod runtime;

@@ -202,6 +202,8 @@ pub struct Model {
     pub started: Timestamp,
     /// Recent notices, newest last (bounded).
     pub notices: VecDeque<Notice>,
+    /// Rows a table can show at the current terminal size (for page up/down).
+    pub page_rows: usize,
     pub quit: bool,
 }
 
@@ -224,9 +226,13 @@ impl Model {
             now,
             started: now,
             notices: VecDeque::new(),
+            page_rows: 10,
             quit: false,
         }
     }
+
+    /// Recomputes what is derived from the snapshot (once per frame, not per event).
+    pub fn refresh_derived(&mut self) {}
 
     pub fn cursor(&self, view: View) -> TableCursor {
         self.cursors.get(&view).cloned().unwrap_or_default()
