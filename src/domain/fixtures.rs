@@ -12,6 +12,8 @@
 
 use jiff::Timestamp;
 
+use super::changes::Change;
+use super::history::History;
 use super::objects::*;
 
 /// Names used by the fixtures, so tests can refer to them.
@@ -483,4 +485,291 @@ pub fn mid_update() -> Snapshot {
         true,
     )));
     snap
+}
+
+/// A Snapshot and the History of how it came to be, fed the way the console
+/// feeds them: each change goes to `Snapshot::apply`/`remove` and to
+/// `History::observe` with the old version.
+#[derive(Debug, Clone, Default)]
+pub struct Scenario {
+    pub snap: Snapshot,
+    pub history: History,
+}
+
+impl Scenario {
+    pub fn new() -> Scenario {
+        Scenario::default()
+    }
+    /// Adds or replaces `obj` at `at`; returns the changes seen.
+    pub fn apply(&mut self, obj: Object, at: Timestamp) -> Vec<Change> {
+        let before = self.snap.apply(obj.clone());
+        self.history.observe(before.as_ref(), Some(&obj), at)
+    }
+    /// Removes the object at `key` (no-op if absent).
+    pub fn remove(&mut self, key: &ObjectKey, at: Timestamp) -> Vec<Change> {
+        match self.snap.remove(key) {
+            Some(before) => self.history.observe(Some(&before), None, at),
+            None => Vec::new(),
+        }
+    }
+    /// Applies every object of `snap` at `at` (a first list).
+    pub fn load(&mut self, snap: Snapshot, at: Timestamp) {
+        for o in snap.objects.into_values() {
+            self.apply(o, at);
+        }
+    }
+    fn machine_state(&mut self, name: &str, state: &str, release: Option<&str>, at: Timestamp) {
+        let Some(Object::Machine(m)) = self
+            .snap
+            .objects
+            .values()
+            .find(|o| matches!(o, Object::Machine(m) if m.name == name))
+        else {
+            return;
+        };
+        let mut m = m.clone();
+        m.state = state.into();
+        if let Some(r) = release {
+            m.release = Some(r.into());
+        }
+        self.apply(Object::Machine(m), at);
+    }
+    fn lock(
+        &mut self,
+        node: &str,
+        state: LockState,
+        inner: &str,
+        message: Option<&str>,
+        at: Timestamp,
+    ) {
+        let mut l = node_lock("openstack", node, state, message);
+        l.inner_state = Some(inner.into());
+        self.apply(Object::NodeWorkloadLock(l), at);
+    }
+    /// One machine's whole turn: request, lock released, Deploy, Ready, request
+    /// removed and lock taken back.
+    fn cycle(&mut self, name: &str, node: &str, scope: &str, times: [&str; 5]) {
+        let [request, released, deploy, ready, end] = times.map(at);
+        self.apply(
+            Object::NodeMaintenanceRequest(nmr(node, scope, request)),
+            request,
+        );
+        self.lock(node, LockState::Inactive, "active", None, released);
+        self.machine_state(name, "Deploy", None, deploy);
+        self.machine_state(name, "Ready", Some(TARGET_RELEASE), ready);
+        self.remove(
+            &Object::NodeMaintenanceRequest(nmr(node, scope, request)).key(),
+            end,
+        );
+        self.lock(node, LockState::Active, "inactive", None, end);
+    }
+}
+
+/// [`mid_update`], reached through its history as the console would have
+/// watched it from 07:00: the update started at 08:05, all machines went to
+/// Prepare at 08:06, the OpenStack/Ceph/TF cluster locks went inactive at
+/// 08:20/08:35/08:36, each master took its turn (maintenance request at
+/// 08:40, 08:55, 09:10; Deploy 2 minutes later; Ready 13 minutes after that),
+/// worker-1 from 09:25 (Deploy 09:30, Ready 09:50), worker-2 from 09:51
+/// (Deploy 09:55; "servers still present" since 10:05; cordon-drain error
+/// since 09:56), worker-3 from 10:00 (manual migration wait since 10:02).
+/// Its `snap` equals [`mid_update`].
+pub fn mid_update_scenario() -> Scenario {
+    let mut sc = Scenario::new();
+    sc.load(idle(), at("07:00"));
+    for (node_name, mode, attempts) in [
+        (NODE_W1, MigrationMode::Live, Some("5")),
+        (NODE_W3, MigrationMode::Manual, None),
+    ] {
+        let mut n = node(node_name, true);
+        n.migration_mode = Some(mode);
+        n.migration_attempts = attempts.map(str::to_string);
+        sc.apply(Object::Node(n), at("07:30"));
+    }
+    sc.apply(Object::LcmCluster(lcm_cluster()), at("08:04"));
+    sc.apply(
+        Object::ClusterMaintenanceRequest(cmr(at("08:05"))),
+        at("08:05"),
+    );
+    let helm = mid_update()
+        .objects
+        .into_values()
+        .find(|o| matches!(o, Object::ClusterState(s) if s.state_type == "helm-deployed"))
+        .expect("helm state");
+    sc.apply(helm, at("08:05"));
+    for (name, ..) in MACHINES {
+        sc.machine_state(name, "Prepare", None, at("08:06"));
+    }
+    for (time, name, controller) in [
+        ("08:20", OPENSTACK_CWL, "openstack"),
+        ("08:35", CEPH_CWL, "ceph"),
+        ("08:36", TF_CWL, "tungstenfabric"),
+    ] {
+        sc.apply(
+            Object::ClusterWorkloadLock(cluster_lock(name, controller, LockState::Inactive)),
+            at(time),
+        );
+    }
+    let mut ds = vrouter_ds(2, 4);
+    sc.apply(Object::VrouterDaemonSet(ds.clone()), at("08:30"));
+
+    sc.cycle(
+        MASTER_0,
+        NODE_M0,
+        "drain",
+        ["08:40", "08:41", "08:42", "08:55", "08:56"],
+    );
+    sc.cycle(
+        MASTER_1,
+        NODE_M1,
+        "drain",
+        ["08:55", "08:56", "08:57", "09:10", "09:11"],
+    );
+    sc.cycle(
+        MASTER_2,
+        NODE_M2,
+        "drain",
+        ["09:10", "09:11", "09:12", "09:25", "09:26"],
+    );
+    sc.cycle(
+        WORKER_1,
+        NODE_W1,
+        "os",
+        ["09:25", "09:27", "09:30", "09:50", "09:51"],
+    );
+    sc.apply(
+        Object::VrouterPod(vrouter_pod(VROUTER_POD_W1, NODE_W1, 2, true)),
+        at("09:45"),
+    );
+    ds.updated = 1;
+    sc.apply(Object::VrouterDaemonSet(ds), at("09:45"));
+
+    // Worker-2: live migration, then servers left behind.
+    sc.apply(
+        Object::NodeMaintenanceRequest(nmr(NODE_W2, "os", at("09:51"))),
+        at("09:51"),
+    );
+    let started = format!(
+        "{} Starting migration for {SERVER_A}",
+        rockoon_stamp("09:52:10")
+    );
+    sc.lock(
+        NODE_W2,
+        LockState::Active,
+        "active",
+        Some(&started),
+        at("09:52"),
+    );
+    sc.apply(
+        Object::NodeWorkloadLock(node_lock("tf", NODE_W2, LockState::Inactive, None)),
+        at("09:53"),
+    );
+    sc.machine_state(WORKER_2, "Deploy", None, at("09:55"));
+    let sd_msg = format!("Error: waiting for kubernetes node {NODE_W2} to be drained first");
+    sc.apply(
+        Object::ClusterState(cluster_state(
+            "swarm-drain",
+            WORKER_2,
+            "true",
+            None,
+            0,
+            Some(&sd_msg),
+        )),
+        at("09:56"),
+    );
+    for (attempt, time) in [
+        (0, "09:56"),
+        (1, "10:00"),
+        (2, "10:10"),
+        (3, "10:20"),
+        (4, "10:28"),
+    ] {
+        sc.apply(
+            Object::ClusterState(cluster_state(
+                "cordon-drain",
+                WORKER_2,
+                "true",
+                None,
+                attempt,
+                Some(CORDON_DRAIN_MESSAGE),
+            )),
+            at(time),
+        );
+    }
+    let err = format!(
+        "{} Got error while trying to migrate server {SERVER_A}: Migration pre-check error",
+        rockoon_stamp("10:00:03")
+    );
+    sc.lock(
+        NODE_W2,
+        LockState::Active,
+        "active",
+        Some(&err),
+        at("10:00"),
+    );
+    let first_left = worker2_lock_message().replace("10:28:41", "10:05:12");
+    sc.lock(
+        NODE_W2,
+        LockState::Active,
+        "active",
+        Some(&first_left),
+        at("10:05"),
+    );
+    sc.lock(
+        NODE_W2,
+        LockState::Active,
+        "active",
+        Some(&worker2_lock_message()),
+        at("10:28"),
+    );
+
+    // Worker-3: manual mode.
+    sc.apply(
+        Object::NodeMaintenanceRequest(nmr(NODE_W3, "os", at("10:00"))),
+        at("10:00"),
+    );
+    for (attempt, time) in [(0, "10:01"), (1, "10:15")] {
+        sc.apply(
+            Object::ClusterState(cluster_state(
+                "cordon-drain",
+                WORKER_3,
+                "true",
+                None,
+                attempt,
+                Some(CORDON_DRAIN_MESSAGE),
+            )),
+            at(time),
+        );
+    }
+    let first_w3 = worker3_lock_message().replace("10:29:05", "10:02:30");
+    sc.lock(
+        NODE_W3,
+        LockState::Active,
+        "active",
+        Some(&first_w3),
+        at("10:02"),
+    );
+    sc.lock(
+        NODE_W3,
+        LockState::Active,
+        "active",
+        Some(&worker3_lock_message()),
+        at("10:29"),
+    );
+    sc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scenario_ends_in_mid_update() {
+        let sc = mid_update_scenario();
+        let want = mid_update();
+        for (k, v) in &want.objects {
+            assert_eq!(sc.snap.objects.get(k), Some(v), "{k:?}");
+        }
+        assert_eq!(sc.snap, want);
+    }
 }
