@@ -44,7 +44,7 @@ pub mod names {
 
     pub const CMR: &str = "child-cl";
     pub const OPENSTACK_CWL: &str = "openstack-osh-dev";
-    /// The Ceph cluster lock's real name is unknown [?]; this one is made up.
+    /// The Ceph cluster lock's real name is unknown \[?\]; this one is made up.
     pub const CEPH_CWL: &str = "ceph-child-cl";
     pub const TF_CWL: &str = "tf-openstack-tf";
 

@@ -27,7 +27,7 @@ pub const MAX_SAMPLES: usize = 1_000;
 pub const READY: &str = "Ready";
 
 /// States in which a machine is being worked on (its turn has come), as
-/// opposed to Prepare, where workers download and wait for their turn [I].
+/// opposed to Prepare, where workers download and wait for their turn \[I\].
 pub const ACTIVE_STATES: [&str; 4] = ["Deploy", "Reboot", "Upgrade", "Reconfigure"];
 
 /// A machine that went through an update and returned to Ready.

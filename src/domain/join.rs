@@ -1,7 +1,7 @@
 //! The one join that matters: each machine as one row across both clusters.
 //!
 //! LCMMachine (management cluster) -> its Node (the machine's `Hostname`
-//! address; [I] per the reference §7.1) -> the node's migration annotations ->
+//! address; \[I\] per the reference §7.1) -> the node's migration annotations ->
 //! its NodeMaintenanceRequest -> every NodeWorkloadLock on the node -> the
 //! LCMClusterStates whose `arg` is the machine -> the node's vRouter pods.
 //! Machines whose node is unknown still get a row, flagged by [`NodeLink`],

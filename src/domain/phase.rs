@@ -1,5 +1,5 @@
 //! Which phase of the update flow (reference §9.1, seed 001) the cluster is
-//! in, inferred from the objects. The inference is ours [I]: no object says
+//! in, inferred from the objects. The inference is ours \[I\]: no object says
 //! the phase; the order of the checks follows the documented flow.
 
 use super::history::{History, READY};
