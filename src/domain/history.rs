@@ -468,14 +468,6 @@ impl History {
     pub fn tracked_objects(&self) -> usize {
         self.first_seen.len()
     }
-    /// The first-seen time of an object given kind and name (cluster-scoped kinds).
-    pub fn first_seen_named(&self, kind: Kind, namespace: &str, name: &str) -> Option<Timestamp> {
-        self.first_seen(&ObjectKey {
-            kind,
-            namespace: namespace.to_string(),
-            name: name.to_string(),
-        })
-    }
 }
 
 #[cfg(test)]
