@@ -1,0 +1,353 @@
+//! The one join that matters: each machine as one row across both clusters.
+//!
+//! LCMMachine (management cluster) -> its Node (the machine's `Hostname`
+//! address; \[I\] per the reference §7.1) -> the node's migration annotations ->
+//! its NodeMaintenanceRequest -> every NodeWorkloadLock on the node -> the
+//! LCMClusterStates whose `arg` is the machine -> the node's vRouter pods.
+//! Machines whose node is unknown still get a row, flagged by [`NodeLink`],
+//! and are still joined by their hostname where the other objects name it.
+
+use jiff::{SignedDuration, Timestamp};
+
+use super::lockmsg::{self, LockMessage, MessageKind};
+use super::objects::{
+    ClusterState, LockState, Machine, MachineType, MigrationMode, Node, NodeMaintenanceRequest,
+    Snapshot, WorkloadLock,
+};
+use super::vrouter::{self, PodStatus};
+
+/// How a machine's Kubernetes node was found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NodeLink {
+    Found(Node),
+    /// The machine has no `Hostname` address yet.
+    NoHostname,
+    /// The machine names a node that the MOSK cluster does not have (or we
+    /// cannot see).
+    NotFound,
+}
+
+/// One NodeWorkloadLock on the machine's node, with its message parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LockRow {
+    pub lock: WorkloadLock,
+    pub message: Option<LockMessage>,
+}
+
+impl LockRow {
+    pub fn new(lock: &WorkloadLock) -> LockRow {
+        LockRow {
+            message: lock
+                .error_message
+                .as_deref()
+                .filter(|m| !m.trim().is_empty())
+                .map(lockmsg::parse),
+            lock: lock.clone(),
+        }
+    }
+    /// The lock holds the node (not released to LCM).
+    pub fn holding(&self) -> bool {
+        !matches!(self.lock.state, LockState::Inactive)
+    }
+}
+
+/// A machine joined with everything about it in both clusters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MachineRow {
+    pub machine: Machine,
+    /// The node name from the machine's `Hostname` address.
+    pub node_name: Option<String>,
+    pub node: NodeLink,
+    /// The effective migration mode (`live` when the annotation is unset).
+    pub migration_mode: MigrationMode,
+    /// The annotation is unset: the mode shown is the controller's default.
+    pub migration_mode_default: bool,
+    /// The attempts annotation, verbatim; `None` when unset (default 3).
+    pub migration_attempts: Option<String>,
+    pub maintenance: Option<NodeMaintenanceRequest>,
+    /// Every NodeWorkloadLock on the node, OpenStack first, then by controller.
+    pub locks: Vec<LockRow>,
+    /// The cluster states whose `arg` is the machine: cordon-drain,
+    /// swarm-drain, then the others by type.
+    pub cluster_states: Vec<ClusterState>,
+    /// The vRouter pods on the node.
+    pub vrouter: Vec<PodStatus>,
+    /// A short reason the machine is not moving, see [`waiting_on`].
+    pub waiting_on: Option<String>,
+}
+
+/// The default number of live-migration attempts per instance.
+pub const DEFAULT_MIGRATION_ATTEMPTS: u32 = 3;
+
+impl MachineRow {
+    pub fn name(&self) -> &str {
+        &self.machine.name
+    }
+    pub fn machine_type(&self) -> MachineType {
+        self.machine.machine_type
+    }
+    pub fn state(&self) -> &str {
+        &self.machine.state
+    }
+    pub fn is_ready(&self) -> bool {
+        self.machine.state == "Ready"
+    }
+    /// The node is known.
+    pub fn has_node(&self) -> bool {
+        matches!(self.node, NodeLink::Found(_))
+    }
+    pub fn node(&self) -> Option<&Node> {
+        match &self.node {
+            NodeLink::Found(n) => Some(n),
+            _ => None,
+        }
+    }
+    /// The effective number of migration attempts; `None` when the annotation
+    /// is not a number (the controller would fail on it).
+    pub fn migration_attempts_effective(&self) -> Option<u32> {
+        match &self.migration_attempts {
+            None => Some(DEFAULT_MIGRATION_ATTEMPTS),
+            Some(s) => s.trim().parse().ok(),
+        }
+    }
+    /// The lock of `controller` on the node.
+    pub fn lock(&self, controller: &str) -> Option<&LockRow> {
+        self.locks.iter().find(|l| l.lock.controller == controller)
+    }
+    pub fn openstack_lock(&self) -> Option<&LockRow> {
+        self.lock("openstack")
+    }
+    pub fn cluster_state(&self, state_type: &str) -> Option<&ClusterState> {
+        self.cluster_states
+            .iter()
+            .find(|s| s.state_type == state_type)
+    }
+    /// How long the maintenance request has existed.
+    pub fn maintenance_age(&self, now: Timestamp) -> Option<SignedDuration> {
+        self.maintenance
+            .as_ref()
+            .and_then(|r| r.created)
+            .map(|c| now.duration_since(c))
+    }
+    /// `Some(true)` when a vRouter pod on the node is outdated, `Some(false)`
+    /// when all are current, `None` when there is none or it is unknown.
+    pub fn vrouter_outdated(&self) -> Option<bool> {
+        if self.vrouter.iter().any(|p| p.is_outdated()) {
+            Some(true)
+        } else if !self.vrouter.is_empty() && self.vrouter.iter().all(|p| p.outdated.is_some()) {
+            Some(false)
+        } else {
+            None
+        }
+    }
+    /// The "servers still present" details of the OpenStack lock, if it says so.
+    pub fn servers_present(&self) -> Option<&lockmsg::ServersPresent> {
+        self.openstack_lock()
+            .filter(|l| l.holding())
+            .and_then(|l| l.message.as_ref())
+            .and_then(|m| match &m.kind {
+                MessageKind::ServersPresent(p) => Some(p),
+                _ => None,
+            })
+    }
+}
+
+/// Node names are compared without a domain: Rockoon cuts `spec.nodeName` at
+/// the first `.`, so an FQDN names the same node.
+pub fn same_node(a: &str, b: &str) -> bool {
+    a == b || short(a) == short(b)
+}
+
+fn short(name: &str) -> &str {
+    name.split('.').next().unwrap_or(name)
+}
+
+fn type_rank(t: MachineType) -> u8 {
+    match t {
+        MachineType::Control => 0,
+        MachineType::Worker => 1,
+        MachineType::Bastion => 2,
+        MachineType::Unassigned => 3,
+    }
+}
+
+fn state_type_rank(t: &str) -> u8 {
+    match t {
+        "cordon-drain" => 0,
+        "swarm-drain" => 1,
+        "swarm-remove" => 2,
+        _ => 3,
+    }
+}
+
+/// Joins one machine.
+pub fn machine_row(snap: &Snapshot, machine: &Machine) -> MachineRow {
+    let node_name = machine.hostname.clone().filter(|h| !h.trim().is_empty());
+    let node = match &node_name {
+        None => NodeLink::NoHostname,
+        Some(h) => snap
+            .nodes()
+            .find(|n| same_node(&n.name, h))
+            .cloned()
+            .map_or(NodeLink::NotFound, NodeLink::Found),
+    };
+    let (migration_mode, migration_mode_default, migration_attempts) = match &node {
+        NodeLink::Found(n) => (
+            n.migration_mode.clone().unwrap_or(MigrationMode::Live),
+            n.migration_mode.is_none(),
+            n.migration_attempts.clone(),
+        ),
+        _ => (MigrationMode::Live, true, None),
+    };
+    let on_node = |n: &str| node_name.as_deref().is_some_and(|h| same_node(n, h));
+    let maintenance = snap
+        .node_requests()
+        .filter(|r| on_node(&r.node_name) || on_node(&r.name))
+        // Prefer the one named after the node, then the oldest.
+        .min_by_key(|r| (!on_node(&r.name), r.created, r.name.clone()))
+        .cloned();
+    let mut locks: Vec<LockRow> = snap
+        .node_locks()
+        .filter(|l| l.node_name.as_deref().is_some_and(on_node))
+        .map(LockRow::new)
+        .collect();
+    locks.sort_by(|a, b| {
+        (
+            a.lock.controller != "openstack",
+            &a.lock.controller,
+            &a.lock.name,
+        )
+            .cmp(&(
+                b.lock.controller != "openstack",
+                &b.lock.controller,
+                &b.lock.name,
+            ))
+    });
+    let mut cluster_states: Vec<ClusterState> = snap
+        .cluster_states()
+        .filter(|s| s.arg.as_deref() == Some(machine.name.as_str()))
+        .cloned()
+        .collect();
+    cluster_states.sort_by(|a, b| {
+        (state_type_rank(&a.state_type), &a.state_type, &a.name).cmp(&(
+            state_type_rank(&b.state_type),
+            &b.state_type,
+            &b.name,
+        ))
+    });
+    let vrouter = node_name
+        .as_deref()
+        .map(|h| {
+            let mut pods: Vec<PodStatus> = snap
+                .vrouter_pods()
+                .filter(|p| p.node_name.as_deref().is_some_and(|n| same_node(n, h)))
+                .map(|p| vrouter::pod_status(snap, p))
+                .collect();
+            pods.sort_by(|a, b| a.name.cmp(&b.name));
+            pods
+        })
+        .unwrap_or_default();
+    let mut row = MachineRow {
+        machine: machine.clone(),
+        node_name,
+        node,
+        migration_mode,
+        migration_mode_default,
+        migration_attempts,
+        maintenance,
+        locks,
+        cluster_states,
+        vrouter,
+        waiting_on: None,
+    };
+    row.waiting_on = waiting_on(&row);
+    row
+}
+
+/// Every machine, masters first, then workers (then bastion and unassigned),
+/// each group by the `lcm.mirantis.com/index` annotation (unset last), then name.
+pub fn machine_rows(snap: &Snapshot) -> Vec<MachineRow> {
+    let mut machines: Vec<&Machine> = snap.machines().collect();
+    machines.sort_by(|a, b| {
+        (
+            type_rank(a.machine_type),
+            a.index.is_none(),
+            a.index,
+            &a.name,
+        )
+            .cmp(&(
+                type_rank(b.machine_type),
+                b.index.is_none(),
+                b.index,
+                &b.name,
+            ))
+    });
+    machines.into_iter().map(|m| machine_row(snap, m)).collect()
+}
+
+/// One line saying what the machine waits on, most specific first:
+/// a failed lock; a lock still held while the node is under a maintenance
+/// request (with what its message says); a cluster state not yet reached
+/// ("cordon-drain attempt 4"); a maintenance request being deleted; a
+/// worker in Prepare without a maintenance request (not its turn yet); a
+/// missing node. `None` when nothing is known to hold it.
+pub fn waiting_on(row: &MachineRow) -> Option<String> {
+    if let Some(l) = row.locks.iter().find(|l| l.lock.state == LockState::Failed) {
+        return Some(match &l.message {
+            Some(m) => format!("lock {} failed: {}", l.lock.controller, m.text),
+            None => format!("lock {} failed", l.lock.controller),
+        });
+    }
+    let under_request = row.maintenance.as_ref().is_some_and(|r| !r.deleting);
+    if under_request {
+        let held: Vec<&LockRow> = row.locks.iter().filter(|l| l.holding()).collect();
+        if let Some(first) = held.first() {
+            let mut s = format!(
+                "lock {} {}",
+                first.lock.controller,
+                first.lock.state.as_str()
+            );
+            if let Some(m) = &first.message {
+                s.push_str(": ");
+                s.push_str(m.kind.short());
+            }
+            if held.len() > 1 {
+                s.push_str(&format!(" (+{} more)", held.len() - 1));
+            }
+            return Some(s);
+        }
+    }
+    if let Some(cs) = row.cluster_states.iter().find(|s| pending(s)) {
+        return Some(match cs.attempt {
+            Some(n) if n > 0 => format!("{} attempt {n}", cs.state_type),
+            _ => format!("{} pending", cs.state_type),
+        });
+    }
+    if row.maintenance.as_ref().is_some_and(|r| r.deleting) {
+        return Some("maintenance request terminating".to_string());
+    }
+    match (&row.node, &row.node_name) {
+        (NodeLink::NoHostname, _) => Some("no node: machine has no Hostname address".to_string()),
+        (NodeLink::Found(_), _)
+            if row.machine.state == "Prepare"
+                && row.machine.machine_type == MachineType::Worker
+                && row.maintenance.is_none() =>
+        {
+            // Workers wait in Prepare until LCM creates their request [I].
+            Some("no maintenance request yet".to_string())
+        }
+        (NodeLink::NotFound, Some(n)) => Some(format!("node {n} not found")),
+        _ => None,
+    }
+}
+
+/// A cluster state whose applied value has not reached the requested one.
+pub fn pending(s: &ClusterState) -> bool {
+    match &s.value {
+        Some(v) if !v.is_empty() => s.actual_value.as_deref() != Some(v.as_str()),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests;
