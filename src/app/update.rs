@@ -34,10 +34,10 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Command> {
         }
         Msg::Tick(now) => {
             model.now = now;
-            if let Some(n) = &model.notice {
-                if now.duration_since(n.at) > NOTICE_TTL {
-                    model.notice = None;
-                }
+            if let Some(n) = &model.notice
+                && now.duration_since(n.at) > NOTICE_TTL
+            {
+                model.notice = None;
             }
             Vec::new()
         }
@@ -214,10 +214,10 @@ fn on_input_key(model: &mut Model, key: KeyEvent) {
             sync_live_filter(model);
         }
         KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-            if let Some(t) = input_text(model) {
-                if t.chars().count() < 200 {
-                    t.push(c);
-                }
+            if let Some(t) = input_text(model)
+                && t.chars().count() < 200
+            {
+                t.push(c);
             }
             sync_live_filter(model);
         }
