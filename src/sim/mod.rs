@@ -1,3 +1,4 @@
 //! The simulated MOSK clusters: a Kubernetes-compatible API server playing a cluster update. Knows nothing of the console.
 
 pub mod clock;
+pub mod scenario;
