@@ -452,7 +452,9 @@ mod tests {
         let text = format!("{MIN}\n[[overrides]]\nrole = \"compute\"\nindex = 0\n");
         let e = parse_scenario(&text, "x.toml").unwrap_err().to_string();
         assert!(e.contains("field `overrides[0].index`"), "{e}");
-        let text = format!("{MIN}\n[[overrides]]\nrole = \"control\"\nindex = 0\nvrouter_never_ready = true\n");
+        let text = format!(
+            "{MIN}\n[[overrides]]\nrole = \"control\"\nindex = 0\nvrouter_never_ready = true\n"
+        );
         let e = parse_scenario(&text, "x.toml").unwrap_err().to_string();
         assert!(e.contains("overrides[0].vrouter_never_ready"), "{e}");
         let text = format!("{MIN}worker_concurrency = 0\n");
