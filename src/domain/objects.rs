@@ -380,24 +380,18 @@ impl Object {
         let (kind, namespace, name) = match self {
             Object::LcmCluster(o) => (Kind::LcmCluster, o.namespace.as_str(), o.name.as_str()),
             Object::Machine(o) => (Kind::LcmMachine, o.namespace.as_str(), o.name.as_str()),
-            Object::ClusterState(o) => {
-                (Kind::LcmClusterState, o.namespace.as_str(), o.name.as_str())
-            }
+            Object::ClusterState(o) => (Kind::LcmClusterState, o.namespace.as_str(), o.name.as_str()),
             Object::Node(o) => (Kind::Node, "", o.name.as_str()),
             Object::ClusterMaintenanceRequest(o) => {
                 (Kind::ClusterMaintenanceRequest, "", o.name.as_str())
             }
-            Object::NodeMaintenanceRequest(o) => {
-                (Kind::NodeMaintenanceRequest, "", o.name.as_str())
-            }
+            Object::NodeMaintenanceRequest(o) => (Kind::NodeMaintenanceRequest, "", o.name.as_str()),
             Object::ClusterWorkloadLock(o) => (Kind::ClusterWorkloadLock, "", o.name.as_str()),
             Object::NodeWorkloadLock(o) => (Kind::NodeWorkloadLock, "", o.name.as_str()),
             Object::VrouterPod(o) => (Kind::VrouterPod, o.namespace.as_str(), o.name.as_str()),
-            Object::VrouterDaemonSet(o) => (
-                Kind::VrouterDaemonSet,
-                o.namespace.as_str(),
-                o.name.as_str(),
-            ),
+            Object::VrouterDaemonSet(o) => {
+                (Kind::VrouterDaemonSet, o.namespace.as_str(), o.name.as_str())
+            }
             Object::Malformed(o) => (o.kind, o.namespace.as_str(), o.name.as_str()),
         };
         ObjectKey {
@@ -454,18 +448,16 @@ impl Snapshot {
         })
     }
     pub fn node_locks(&self) -> impl Iterator<Item = &WorkloadLock> {
-        self.of_kind(Kind::NodeWorkloadLock)
-            .filter_map(|o| match o {
-                Object::NodeWorkloadLock(l) => Some(l),
-                _ => None,
-            })
+        self.of_kind(Kind::NodeWorkloadLock).filter_map(|o| match o {
+            Object::NodeWorkloadLock(l) => Some(l),
+            _ => None,
+        })
     }
     pub fn cluster_locks(&self) -> impl Iterator<Item = &WorkloadLock> {
-        self.of_kind(Kind::ClusterWorkloadLock)
-            .filter_map(|o| match o {
-                Object::ClusterWorkloadLock(l) => Some(l),
-                _ => None,
-            })
+        self.of_kind(Kind::ClusterWorkloadLock).filter_map(|o| match o {
+            Object::ClusterWorkloadLock(l) => Some(l),
+            _ => None,
+        })
     }
     pub fn node_requests(&self) -> impl Iterator<Item = &NodeMaintenanceRequest> {
         self.of_kind(Kind::NodeMaintenanceRequest)
@@ -488,11 +480,10 @@ impl Snapshot {
         })
     }
     pub fn vrouter_daemonsets(&self) -> impl Iterator<Item = &VrouterDaemonSet> {
-        self.of_kind(Kind::VrouterDaemonSet)
-            .filter_map(|o| match o {
-                Object::VrouterDaemonSet(d) => Some(d),
-                _ => None,
-            })
+        self.of_kind(Kind::VrouterDaemonSet).filter_map(|o| match o {
+            Object::VrouterDaemonSet(d) => Some(d),
+            _ => None,
+        })
     }
     pub fn lcm_clusters(&self) -> impl Iterator<Item = &LcmCluster> {
         self.of_kind(Kind::LcmCluster).filter_map(|o| match o {

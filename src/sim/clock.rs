@@ -54,14 +54,8 @@ mod tests {
         let start: Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
         let c = Clock::new(start);
         c.advance(SignedDuration::from_secs(90));
-        assert_eq!(
-            c.now(),
-            "2026-01-01T00:01:30Z".parse::<Timestamp>().unwrap()
-        );
+        assert_eq!(c.now(), "2026-01-01T00:01:30Z".parse::<Timestamp>().unwrap());
         c.advance(SignedDuration::from_secs(-10));
-        assert_eq!(
-            c.now(),
-            "2026-01-01T00:01:30Z".parse::<Timestamp>().unwrap()
-        );
+        assert_eq!(c.now(), "2026-01-01T00:01:30Z".parse::<Timestamp>().unwrap());
     }
 }
