@@ -191,7 +191,8 @@ fn load(path: Option<&Path>) -> Result<Loaded, ConnectError> {
         }
         Err(KubeconfigError::Parse(err)) => Err(ConnectError::BadYaml {
             source,
-            detail: sanitize(&err.to_string()),
+            // The parser adds a multi-line excerpt of the file; the first line says it all.
+            detail: sanitize(err.to_string().lines().next().unwrap_or_default()),
         }),
         Err(other) => Err(ConnectError::BadYaml {
             source,
@@ -272,9 +273,17 @@ async fn build(cluster: ClusterId, loaded: &Loaded, context: &str) -> Result<Bui
     };
     let mut config = Config::from_custom_kubeconfig(loaded.kubeconfig.clone(), &options)
         .await
-        .map_err(|e| bad(e.to_string()))?;
+        .map_err(|e| match e {
+            KubeconfigError::LoadClusterOfContext(c) => bad(format!(
+                "it names the cluster \"{c}\", which the kubeconfig does not define"
+            )),
+            KubeconfigError::MissingClusterUrl => {
+                bad("its cluster entry has no server URL".to_string())
+            }
+            other => bad(error_chain(&other)),
+        })?;
     config.connect_timeout = Some(PROBE_TIMEOUT);
-    let server = sanitize(&config.cluster_url.to_string());
+    let server = sanitize(config.cluster_url.to_string().trim_end_matches('/'));
     let client = Client::try_from(config).map_err(|e| bad(e.to_string()))?;
     Ok(Built {
         cluster,
@@ -322,8 +331,18 @@ async fn probe(b: &Built) -> Result<(), ConnectError> {
             status.code,
             sanitize(&status.message)
         ))),
-        Ok(Err(e)) => Err(unreachable(sanitize(&error_chain(&e)))),
+        Ok(Err(e)) => Err(unreachable(sanitize(&root_cause(&e)))),
     }
+}
+
+/// The innermost error: "Connection refused (os error 111)" rather than
+/// "ServiceError: client error (Connect): tcp connect error: …".
+fn root_cause(e: &dyn std::error::Error) -> String {
+    let mut cur = e;
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    cur.to_string()
 }
 
 /// An error and its sources, joined: kube's top-level messages ("ServiceError: …")
