@@ -8,6 +8,7 @@ pub mod app;
 pub mod cli;
 pub mod cluster;
 pub mod config;
+pub mod console;
 pub mod domain;
 pub mod logging;
 pub mod sanitize;
