@@ -1,2 +1,3 @@
 //! Theme and keymap files: built-in defaults, loading by name or path, validation.
 pub mod keymap;
+pub mod theme;
