@@ -295,13 +295,18 @@ mod tests {
         );
         let e = Theme::parse("ok = { fg = \"red\", colour = 1 }", "m.toml", base()).unwrap_err();
         assert!(e.0.contains("colour"), "{e}");
-        let e =
-            Theme::parse("ok = { modifiers = [\"blinky\"] }", "m.toml", base()).unwrap_err();
-        assert!(e.0.contains("ok.modifiers") && e.0.contains("blinky"), "{e}");
+        let e = Theme::parse("ok = { modifiers = [\"blinky\"] }", "m.toml", base()).unwrap_err();
+        assert!(
+            e.0.contains("ok.modifiers") && e.0.contains("blinky"),
+            "{e}"
+        );
         let e = Theme::load("/nonexistent/theme.toml").unwrap_err();
         assert!(e.0.contains("not a readable file"), "{e}");
         let e = Theme::parse_complete("ok = { fg = \"red\" }", "x.toml").unwrap_err();
-        assert!(e.0.contains("missing styles") && e.0.contains("base"), "{e}");
+        assert!(
+            e.0.contains("missing styles") && e.0.contains("base"),
+            "{e}"
+        );
     }
 
     #[test]

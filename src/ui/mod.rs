@@ -1,1 +1,2 @@
 //! Rendering: one file per view or dialog; a pure function of the model.
+pub mod format;

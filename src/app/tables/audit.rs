@@ -5,11 +5,11 @@ use super::{Column, SortKind, TableData, Width, col};
 use crate::app::model::Model;
 
 const COLUMNS: [Column; 5] = [
-    col("TIME", Width::Fixed(8), SortKind::Text),
-    col("ACTION", Width::Min(14), SortKind::Text),
-    col("OBJECT", Width::Min(20), SortKind::Text),
-    col("CHANGE", Width::Fill, SortKind::Text),
-    col("RESULT", Width::Min(8), SortKind::Text),
+    col("TIME", Width::Fixed(8), SortKind::Text, 0),
+    col("ACTION", Width::Min(14), SortKind::Text, 0),
+    col("OBJECT", Width::Min(20), SortKind::Text, 0),
+    col("CHANGE", Width::Fill, SortKind::Text, 1),
+    col("RESULT", Width::Min(8), SortKind::Text, 0),
 ];
 
 pub(super) fn table(_model: &Model) -> TableData {

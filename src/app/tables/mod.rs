@@ -4,9 +4,10 @@
 //! cursor and to find what `space` selects.
 
 mod audit;
+mod derived;
 mod events;
 mod locks;
-mod machines;
+pub mod machines;
 mod requests;
 mod states;
 mod vrouter;
@@ -17,7 +18,7 @@ use crate::app::model::{Model, TableCursor, View};
 use crate::domain::objects::{Kind, MalformedObject};
 use crate::ui::format;
 
-pub use vrouter::{DaemonSetSummary, daemonset_summaries};
+pub use derived::{Derived, derived};
 
 /// How wide a column may be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,10 +48,18 @@ pub struct Column {
     pub title: &'static str,
     pub width: Width,
     pub sort: SortKind,
+    /// Which columns to drop first when the terminal is narrow: 0 is always
+    /// shown, higher numbers go first.
+    pub priority: u8,
 }
 
-const fn col(title: &'static str, width: Width, sort: SortKind) -> Column {
-    Column { title, width, sort }
+const fn col(title: &'static str, width: Width, sort: SortKind, priority: u8) -> Column {
+    Column {
+        title,
+        width,
+        sort,
+        priority,
+    }
 }
 
 /// How a row should look. Every tone is also said in the row's words.
@@ -262,14 +271,14 @@ fn empty_text(model: &Model, noun: &str, kinds: &[Kind]) -> String {
 }
 
 /// An error row for an object that could not be read. `width` is the number
-/// of columns; the name goes to `name_col`, the error to the last column.
-fn malformed_row(m: &MalformedObject, width: usize, name_col: usize) -> TableRow {
+/// of columns; the name goes to `name_col`, the error to `msg_col`.
+fn malformed_row(m: &MalformedObject, width: usize, name_col: usize, msg_col: usize) -> TableRow {
     let mut cells = vec!["-".to_string(); width];
     if let Some(c) = cells.get_mut(name_col) {
         c.clone_from(&m.name);
     }
-    if let Some(last) = cells.last_mut() {
-        *last = format!("MALFORMED {}: {}", m.kind.api_kind(), m.error);
+    if let Some(c) = cells.get_mut(msg_col) {
+        *c = format!("MALFORMED {}: {}", m.kind.api_kind(), m.error);
     }
     TableRow {
         id: format!("malformed/{:?}/{}/{}", m.kind, m.namespace, m.name),
@@ -280,12 +289,19 @@ fn malformed_row(m: &MalformedObject, width: usize, name_col: usize) -> TableRow
     }
 }
 
-fn malformed_rows(model: &Model, kind: Kind, width: usize, name_col: usize) -> Vec<TableRow> {
+/// The error rows of `kind`'s objects that could not be read.
+fn malformed_rows(
+    model: &Model,
+    kind: Kind,
+    width: usize,
+    name_col: usize,
+    msg_col: usize,
+) -> Vec<TableRow> {
     model
         .snapshot
         .malformed()
         .filter(|m| m.kind == kind)
-        .map(|m| malformed_row(m, width, name_col))
+        .map(|m| malformed_row(m, width, name_col, msg_col))
         .collect()
 }
 

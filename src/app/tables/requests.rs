@@ -10,13 +10,13 @@ use crate::domain::objects::Kind;
 use crate::ui::format;
 
 const COLUMNS: [Column; 7] = [
-    col("KIND", Width::Fixed(7), SortKind::Text),
-    col("NAME", Width::Min(16), SortKind::Text),
-    col("NODE", Width::Min(16), SortKind::Text),
-    col("SCOPE", Width::Fixed(6), SortKind::Text),
-    col("RELEASE", Width::Min(8), SortKind::Text),
-    col("AGE", Width::Fixed(6), SortKind::Age),
-    col("TERMINATING", Width::Fixed(11), SortKind::Text),
+    col("KIND", Width::Fixed(7), SortKind::Text, 1),
+    col("NAME", Width::Min(16), SortKind::Text, 0),
+    col("NODE", Width::Min(16), SortKind::Text, 0),
+    col("SCOPE", Width::Fixed(6), SortKind::Text, 0),
+    col("RELEASE", Width::Min(8), SortKind::Text, 3),
+    col("AGE", Width::Fixed(6), SortKind::Age, 1),
+    col("TERMINATING", Width::Fixed(11), SortKind::Text, 2),
 ];
 
 fn terminating(deleting: bool) -> String {
@@ -24,7 +24,10 @@ fn terminating(deleting: bool) -> String {
 }
 
 pub(super) fn table(model: &Model) -> TableData {
-    let kinds = [Kind::ClusterMaintenanceRequest, Kind::NodeMaintenanceRequest];
+    let kinds = [
+        Kind::ClusterMaintenanceRequest,
+        Kind::NodeMaintenanceRequest,
+    ];
     let now = model.now;
     let mut rows: Vec<TableRow> = model
         .snapshot
@@ -41,7 +44,11 @@ pub(super) fn table(model: &Model) -> TableData {
                 terminating(r.deleting),
             ],
             search: String::new(),
-            tone: if r.deleting { Tone::Muted } else { Tone::Normal },
+            tone: if r.deleting {
+                Tone::Muted
+            } else {
+                Tone::Normal
+            },
             node: None,
         })
         .collect();
@@ -61,7 +68,7 @@ pub(super) fn table(model: &Model) -> TableData {
         node: Some(r.node_name.clone()),
     }));
     for kind in kinds {
-        let mut bad = malformed_rows(model, kind, COLUMNS.len(), 1);
+        let mut bad = malformed_rows(model, kind, COLUMNS.len(), 1, 2);
         for r in &mut bad {
             r.cells[0] = if kind == Kind::ClusterMaintenanceRequest {
                 "cluster"

@@ -9,13 +9,13 @@ use crate::app::model::Model;
 use crate::domain::objects::{ClusterState, Kind};
 
 const COLUMNS: [Column; 7] = [
-    col("NAME", Width::Min(18), SortKind::Text),
-    col("TYPE", Width::Fixed(13), SortKind::Text),
-    col("ARG", Width::Min(12), SortKind::Text),
-    col("VALUE", Width::Fixed(5), SortKind::Text),
-    col("ACTUAL", Width::Fixed(6), SortKind::Text),
-    col("ATTEMPT", Width::Fixed(7), SortKind::Number),
-    col("MESSAGE", Width::Fill, SortKind::Text),
+    col("NAME", Width::Min(18), SortKind::Text, 0),
+    col("TYPE", Width::Fixed(13), SortKind::Text, 3),
+    col("ARG", Width::Min(12), SortKind::Text, 2),
+    col("VALUE", Width::Fixed(5), SortKind::Text, 1),
+    col("ACTUAL", Width::Fixed(6), SortKind::Text, 1),
+    col("ATTEMPT", Width::Fixed(7), SortKind::Number, 1),
+    col("MESSAGE", Width::Fill, SortKind::Text, 0),
 ];
 
 /// Whether LCM got what it asked for.
@@ -42,7 +42,9 @@ pub(crate) fn row(s: &ClusterState) -> TableRow {
             or_dash(s.arg.as_deref()),
             or_dash(s.value.as_deref()),
             or_dash(s.actual_value.as_deref()),
-            s.attempt.map(|a| a.to_string()).unwrap_or_else(|| "-".into()),
+            s.attempt
+                .map(|a| a.to_string())
+                .unwrap_or_else(|| "-".into()),
             or_dash(s.message.as_deref()),
         ],
         search: s.cluster_name.clone(),
@@ -54,7 +56,13 @@ pub(crate) fn row(s: &ClusterState) -> TableRow {
 pub(super) fn table(model: &Model) -> TableData {
     let kinds = [Kind::LcmClusterState];
     let mut rows: Vec<TableRow> = model.snapshot.cluster_states().map(row).collect();
-    rows.extend(malformed_rows(model, Kind::LcmClusterState, COLUMNS.len(), 0));
+    rows.extend(malformed_rows(
+        model,
+        Kind::LcmClusterState,
+        COLUMNS.len(),
+        0,
+        6,
+    ));
     TableData {
         columns: COLUMNS.to_vec(),
         rows,
