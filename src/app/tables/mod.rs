@@ -25,9 +25,10 @@ pub use derived::{Derived, derived};
 pub enum Width {
     /// Exactly this many cells.
     Fixed(u16),
-    /// At least this many cells; grows with the space left.
+    /// Up to this many cells are kept when space is short (less when the
+    /// content is narrower); grows to fit the content when there is room.
     Min(u16),
-    /// Whatever is left.
+    /// Whatever is left (at least 20 cells, or the content's width).
     Fill,
 }
 

@@ -1,0 +1,207 @@
+//! The Machines view: the joined table, and on Enter a detail panel for the
+//! selected machine (full lock messages, cluster states, maintenance
+//! request, vRouter pod, recent changes).
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use crate::app::model::{Model, View};
+use crate::app::tables::machines::{mode_text, nmr_text};
+use crate::app::tables::{self, derived, selected_index, visible_rows};
+use crate::config::theme::Theme;
+use crate::domain::join::{MachineRow, NodeLink, pending};
+use crate::domain::objects::LockState;
+use crate::ui::format;
+use crate::ui::{pane, table};
+
+/// Below this width the detail panel goes under the table, not beside it.
+const SIDE_BY_SIDE: u16 = 140;
+
+pub(crate) fn draw_machines(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
+    let data = tables::table(model, View::Machines);
+    if !model.detail_open {
+        table::draw(frame, area, model, View::Machines, &data, theme);
+        return;
+    }
+    let cursor = model.cursor(View::Machines);
+    let rows = visible_rows(&data, &cursor);
+    let selected = selected_index(&rows, &cursor).map(|i| rows[i].id.clone());
+    let (table_area, detail_area) = if area.width >= SIDE_BY_SIDE {
+        let [a, b] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .areas(area);
+        (a, b)
+    } else {
+        let [a, b] = Layout::vertical([Constraint::Length(7), Constraint::Fill(1)]).areas(area);
+        (a, b)
+    };
+    table::draw(frame, table_area, model, View::Machines, &data, theme);
+    let d = derived(model);
+    let row = selected
+        .as_deref()
+        .and_then(|id| d.rows.iter().find(|r| r.name() == id));
+    let (title, lines) = match row {
+        Some(r) => (format!(" {} ", r.name()), detail_lines(r, model, theme)),
+        None => (
+            " Details ".to_string(),
+            vec![Line::styled("no machine selected", theme.muted)],
+        ),
+    };
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(pane(title, false, theme))
+            .wrap(Wrap { trim: false }),
+        detail_area,
+    );
+}
+
+fn heading<'a>(text: &'a str, theme: &Theme) -> Line<'a> {
+    Line::styled(text, theme.header)
+}
+
+fn kv<'a>(key: &'a str, value: String, theme: &Theme) -> Vec<Span<'a>> {
+    vec![
+        Span::styled(key, theme.muted),
+        Span::raw(" "),
+        Span::raw(value),
+        Span::raw("  "),
+    ]
+}
+
+/// The lines of the detail panel for one machine.
+pub(crate) fn detail_lines<'a>(r: &'a MachineRow, model: &Model, theme: &Theme) -> Vec<Line<'a>> {
+    let m = &r.machine;
+    let mut out: Vec<Line> = Vec::new();
+    let mut first = kv("type", r.machine_type().as_str().into(), theme);
+    first.extend(kv("state", r.state().to_string(), theme));
+    if let Some(rel) = &m.release {
+        first.extend(kv("release", rel.clone(), theme));
+    }
+    out.push(Line::from(first));
+    let node = match (&r.node, &r.node_name) {
+        (NodeLink::Found(n), _) => {
+            let mut s = n.name.clone();
+            s.push_str(if n.ready { " (ready" } else { " (NOT ready" });
+            s.push_str(if n.unschedulable {
+                ", cordoned)"
+            } else {
+                ", schedulable)"
+            });
+            Span::raw(s)
+        }
+        (NodeLink::NotFound, Some(name)) => Span::styled(
+            format!("{name} (not found in the MOSK cluster)"),
+            theme.error,
+        ),
+        _ => Span::styled("none: the machine has no Hostname address yet", theme.warn),
+    };
+    let mut line = vec![Span::styled("node", theme.muted), Span::raw(" "), node];
+    if let Some(ip) = &m.internal_ip {
+        line.push(Span::raw("  "));
+        line.extend(kv("ip", ip.clone(), theme));
+    }
+    out.push(Line::from(line));
+    let attempts = match &r.migration_attempts {
+        None => "3 (default)".to_string(),
+        Some(a) if r.migration_attempts_effective().is_some() => a.clone(),
+        Some(a) => format!("{a:?} (not a number: the controller cannot use it)"),
+    };
+    let mut line = kv("migration mode", mode_text(r), theme);
+    line.extend(kv("attempts", attempts, theme));
+    out.push(Line::from(line));
+    out.push(Line::from(kv(
+        "maintenance request",
+        match &r.maintenance {
+            None => "none".into(),
+            Some(req) => format!("{} ({})", req.name, nmr_text(r, model)),
+        },
+        theme,
+    )));
+    if let Some(w) = &r.waiting_on {
+        out.push(Line::from(vec![
+            Span::styled("waiting on", theme.muted),
+            Span::raw(" "),
+            Span::styled(w.as_str(), theme.warn),
+        ]));
+    }
+
+    out.push(Line::raw(""));
+    out.push(heading("Locks", theme));
+    if r.locks.is_empty() {
+        out.push(Line::styled("  no node lock for this node", theme.muted));
+    }
+    for l in &r.locks {
+        let state_style = match l.lock.state {
+            LockState::Failed => theme.error,
+            LockState::Inactive => theme.ok,
+            _ => theme.warn,
+        };
+        let mut spans = vec![
+            Span::raw(format!("  {} ", l.lock.controller)),
+            Span::styled(l.lock.state.as_str().to_string(), state_style),
+        ];
+        if let Some(inner) = &l.lock.inner_state {
+            spans.push(Span::styled(format!("  inner {inner}"), theme.muted));
+        }
+        if let Some(at) = l.message.as_ref().and_then(|m| m.at) {
+            spans.push(Span::styled(
+                format!("  checked {} ago", format::age(model.now, at)),
+                theme.muted,
+            ));
+        }
+        out.push(Line::from(spans));
+        if let Some(msg) = &l.message {
+            out.push(Line::raw(format!("    {}", msg.text)));
+        }
+    }
+
+    out.push(Line::raw(""));
+    out.push(heading("Cluster states", theme));
+    if r.cluster_states.is_empty() {
+        out.push(Line::styled("  none for this machine", theme.muted));
+    }
+    for s in &r.cluster_states {
+        let done = !pending(s);
+        out.push(Line::from(vec![
+            Span::raw(format!("  {} ", s.state_type)),
+            Span::styled(
+                format!(
+                    "value {} actual {}",
+                    s.value.as_deref().unwrap_or("-"),
+                    s.actual_value.as_deref().unwrap_or("-")
+                ),
+                if done { theme.ok } else { theme.warn },
+            ),
+            Span::styled(format!("  attempt {}", s.attempt.unwrap_or(0)), theme.muted),
+            Span::styled(format!("  {}", s.name), theme.muted),
+        ]));
+        if let Some(msg) = s.message.as_deref().filter(|m| !m.is_empty()) {
+            out.push(Line::raw(format!("    {msg}")));
+        }
+    }
+
+    out.push(Line::raw(""));
+    out.push(heading("vRouter", theme));
+    if r.vrouter.is_empty() {
+        out.push(Line::styled("  no vRouter pod on this node", theme.muted));
+    }
+    for p in &r.vrouter {
+        let (text, style) = match p.outdated {
+            Some(true) => ("outdated (restart to update)", theme.warn),
+            Some(false) => ("up to date", theme.ok),
+            None => ("revision unknown", theme.muted),
+        };
+        out.push(Line::from(vec![
+            Span::raw(format!("  {} ", p.name)),
+            Span::styled(text, style),
+            Span::raw(format!(
+                "  {}{}",
+                if p.ready { "ready" } else { "NOT ready" },
+                if p.deleting { ", terminating" } else { "" }
+            )),
+            Span::styled(format!("  {}", p.phase), theme.muted),
+        ]));
+    }
+    out
+}
