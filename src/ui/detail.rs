@@ -41,8 +41,12 @@ pub(crate) fn draw_machines(frame: &mut Frame, area: Rect, model: &Model, theme:
     let row = selected
         .as_deref()
         .and_then(|id| d.rows.iter().find(|r| r.name() == id));
+    let width = detail_area.width.saturating_sub(2) as usize;
     let (title, lines) = match row {
-        Some(r) => (format!(" {} ", r.name()), detail_lines(r, model, theme)),
+        Some(r) => (
+            format!(" {} ", r.name()),
+            detail_lines(r, model, width, theme),
+        ),
         None => (
             " Details ".to_string(),
             vec![Line::styled("no machine selected", theme.muted)],
@@ -69,39 +73,61 @@ fn kv<'a>(key: &'a str, value: String, theme: &Theme) -> Vec<Span<'a>> {
     ]
 }
 
-/// The lines of the detail panel for one machine.
-pub(crate) fn detail_lines<'a>(r: &'a MachineRow, model: &Model, theme: &Theme) -> Vec<Line<'a>> {
+/// The lines of the detail panel for one machine, for `width` cells.
+pub(crate) fn detail_lines<'a>(
+    r: &'a MachineRow,
+    model: &Model,
+    width: usize,
+    theme: &Theme,
+) -> Vec<Line<'a>> {
     let m = &r.machine;
     let mut out: Vec<Line> = Vec::new();
-    let mut first = kv("type", r.machine_type().as_str().into(), theme);
-    first.extend(kv("state", r.state().to_string(), theme));
+    let wrapped = |out: &mut Vec<Line>, text: &str, indent: usize| {
+        for l in format::wrap_indented(text, width, indent) {
+            out.push(Line::raw(l));
+        }
+    };
+    let mut first = vec![
+        Span::styled(r.state().to_string(), theme.phase),
+        Span::raw("  "),
+    ];
+    first.extend(kv("type", r.machine_type().as_str().into(), theme));
+    if let Some(ip) = &m.internal_ip {
+        first.extend(kv("ip", ip.clone(), theme));
+    }
     if let Some(rel) = &m.release {
         first.extend(kv("release", rel.clone(), theme));
     }
     out.push(Line::from(first));
+    if let Some(w) = &r.waiting_on {
+        out.push(Line::from(vec![
+            Span::styled("waiting on", theme.muted),
+            Span::raw(" "),
+            Span::styled(w.as_str(), theme.warn),
+        ]));
+    }
     let node = match (&r.node, &r.node_name) {
-        (NodeLink::Found(n), _) => {
-            let mut s = n.name.clone();
-            s.push_str(if n.ready { " (ready" } else { " (NOT ready" });
-            s.push_str(if n.unschedulable {
-                ", cordoned)"
+        (NodeLink::Found(n), _) => Span::raw(format!(
+            "{} ({}, {})",
+            n.name,
+            if n.ready { "ready" } else { "NOT ready" },
+            if n.unschedulable {
+                "cordoned"
             } else {
-                ", schedulable)"
-            });
-            Span::raw(s)
-        }
+                "schedulable"
+            }
+        )),
         (NodeLink::NotFound, Some(name)) => Span::styled(
             format!("{name} (not found in the MOSK cluster)"),
             theme.error,
         ),
         _ => Span::styled("none: the machine has no Hostname address yet", theme.warn),
     };
-    let mut line = vec![Span::styled("node", theme.muted), Span::raw(" "), node];
-    if let Some(ip) = &m.internal_ip {
-        line.push(Span::raw("  "));
-        line.extend(kv("ip", ip.clone(), theme));
-    }
-    out.push(Line::from(line));
+    out.push(Line::from(vec![
+        Span::styled("node", theme.muted),
+        Span::raw(" "),
+        node,
+    ]));
     let attempts = match &r.migration_attempts {
         None => "3 (default)".to_string(),
         Some(a) if r.migration_attempts_effective().is_some() => a.clone(),
@@ -114,19 +140,17 @@ pub(crate) fn detail_lines<'a>(r: &'a MachineRow, model: &Model, theme: &Theme) 
         "maintenance request",
         match &r.maintenance {
             None => "none".into(),
-            Some(req) => format!("{} ({})", req.name, nmr_text(r, model)),
+            Some(req) => {
+                let mut s = nmr_text(r, model);
+                if Some(&req.name) != r.node_name.as_ref() {
+                    s.push_str(&format!(" ({})", req.name));
+                }
+                s
+            }
         },
         theme,
     )));
-    if let Some(w) = &r.waiting_on {
-        out.push(Line::from(vec![
-            Span::styled("waiting on", theme.muted),
-            Span::raw(" "),
-            Span::styled(w.as_str(), theme.warn),
-        ]));
-    }
 
-    out.push(Line::raw(""));
     out.push(heading("Locks", theme));
     if r.locks.is_empty() {
         out.push(Line::styled("  no node lock for this node", theme.muted));
@@ -152,11 +176,10 @@ pub(crate) fn detail_lines<'a>(r: &'a MachineRow, model: &Model, theme: &Theme) 
         }
         out.push(Line::from(spans));
         if let Some(msg) = &l.message {
-            out.push(Line::raw(format!("    {}", msg.text)));
+            wrapped(&mut out, &msg.text, 4);
         }
     }
 
-    out.push(Line::raw(""));
     out.push(heading("Cluster states", theme));
     if r.cluster_states.is_empty() {
         out.push(Line::styled("  none for this machine", theme.muted));
@@ -174,14 +197,12 @@ pub(crate) fn detail_lines<'a>(r: &'a MachineRow, model: &Model, theme: &Theme) 
                 if done { theme.ok } else { theme.warn },
             ),
             Span::styled(format!("  attempt {}", s.attempt.unwrap_or(0)), theme.muted),
-            Span::styled(format!("  {}", s.name), theme.muted),
         ]));
         if let Some(msg) = s.message.as_deref().filter(|m| !m.is_empty()) {
-            out.push(Line::raw(format!("    {msg}")));
+            wrapped(&mut out, msg, 4);
         }
     }
 
-    out.push(Line::raw(""));
     out.push(heading("vRouter", theme));
     if r.vrouter.is_empty() {
         out.push(Line::styled("  no vRouter pod on this node", theme.muted));

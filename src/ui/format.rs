@@ -53,6 +53,50 @@ pub fn truncate(s: &str, max: usize) -> String {
     out
 }
 
+/// Word-wraps `text` to lines of at most `width` characters, each starting
+/// with `indent` spaces (words longer than a line are cut). Hand-written:
+/// ratatui's wrapping cannot indent continuation lines, and textwrap is not
+/// a dependency for these few lines.
+pub fn wrap_indented(text: &str, width: usize, indent: usize) -> Vec<String> {
+    let room = width.saturating_sub(indent).max(1);
+    let pad = " ".repeat(indent);
+    let mut out = Vec::new();
+    let mut line = String::new();
+    let mut len = 0usize;
+    for word in text.split_whitespace() {
+        let mut word: Vec<char> = word.chars().collect();
+        loop {
+            let need = if len == 0 {
+                word.len()
+            } else {
+                len + 1 + word.len()
+            };
+            if need <= room {
+                if len > 0 {
+                    line.push(' ');
+                }
+                line.extend(word.iter());
+                len = need;
+                break;
+            }
+            if len > 0 {
+                out.push(format!("{pad}{line}"));
+                line.clear();
+                len = 0;
+                continue;
+            }
+            // A word longer than a line: cut it.
+            let rest = word.split_off(room);
+            out.push(format!("{pad}{}", word.iter().collect::<String>()));
+            word = rest;
+        }
+    }
+    if len > 0 || out.is_empty() {
+        out.push(format!("{pad}{line}"));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,6 +120,23 @@ mod tests {
         assert_eq!(age(then, now), "0s", "future times do not go negative");
         assert_eq!(age_opt(now, None), "-");
         assert_eq!(clock(then), "11:55:48");
+    }
+
+    #[test]
+    fn wrapping_keeps_the_indent() {
+        assert_eq!(
+            wrap_indented("Some servers are still present on the host.", 20, 4),
+            vec![
+                "    Some servers are",
+                "    still present on",
+                "    the host."
+            ]
+        );
+        assert_eq!(
+            wrap_indented("abcdefghij", 6, 2),
+            vec!["  abcd", "  efgh", "  ij"]
+        );
+        assert_eq!(wrap_indented("", 6, 2), vec!["  "]);
     }
 
     #[test]

@@ -19,10 +19,8 @@ use crate::ui::{pane, tone_style};
 
 /// Space between columns.
 const SPACING: u16 = 1;
-/// The narrowest a `Fill` column gets.
-const FILL_MIN: u16 = 20;
 /// The cursor's row marker.
-const HIGHLIGHT: &str = "> ";
+const HIGHLIGHT: &str = ">";
 
 /// The title: `Machines (12/30, filter: "wor")`, or `Machines (30)`.
 pub(crate) fn title(name: &str, shown: usize, total: usize, filter: &str) -> String {
@@ -38,8 +36,9 @@ fn cell_width(s: &str) -> u16 {
 }
 
 /// Chooses which columns to show and how wide, for `width` cells: columns
-/// are taken by priority while their minimum widths fit, then `Min`
-/// columns grow to their content and `Fill` columns take the rest.
+/// are taken by priority while their minimum widths fit; then every column
+/// grows towards its content one cell at a time, most important first (so
+/// two long columns share the room); what is left goes to `Fill` columns.
 /// Returns (column index, width) in column order.
 pub(crate) fn layout_columns(
     columns: &[Column],
@@ -55,21 +54,23 @@ pub(crate) fn layout_columns(
                 .map(|r| r.cells.get(i).map_or(0, |s| cell_width(s)))
                 .max()
                 .unwrap_or(0);
+            // Room for the sort marker after the title.
             content.max(cell_width(c.title) + 1)
         })
         .collect();
     let minimum = |i: usize| match columns[i].width {
         Width::Fixed(n) => n,
-        Width::Min(n) => n.min(desired[i]).max(cell_width(columns[i].title)),
-        Width::Fill => FILL_MIN.min(desired[i]).max(cell_width(columns[i].title)),
+        Width::Min(n) | Width::Fill(n) => n.min(desired[i]).max(cell_width(columns[i].title)),
     };
     let mut order: Vec<usize> = (0..columns.len()).collect();
     order.sort_by_key(|&i| (columns[i].priority, i));
     let mut chosen: Vec<usize> = Vec::new();
     let mut used: u16 = 0;
     for i in order {
-        let need = minimum(i) + if chosen.is_empty() { 0 } else { SPACING };
-        if used + need <= width {
+        let gap = if chosen.is_empty() { 0 } else { SPACING };
+        let need = minimum(i) + gap;
+        // Priority 0 columns are always shown.
+        if columns[i].priority == 0 || used + need <= width {
             used += need;
             chosen.push(i);
         }
@@ -77,20 +78,27 @@ pub(crate) fn layout_columns(
     chosen.sort_unstable();
     let mut widths: Vec<u16> = chosen.iter().map(|&i| minimum(i)).collect();
     let mut left = width.saturating_sub(used);
-    // Grow Min columns towards their content, in priority order.
-    let mut by_priority: Vec<usize> = (0..chosen.len()).collect();
+    // Then every column grows towards its content, one cell at a time.
+    let mut by_priority: Vec<usize> = (0..chosen.len())
+        .filter(|&k| !matches!(columns[chosen[k]].width, Width::Fixed(_)))
+        .collect();
     by_priority.sort_by_key(|&k| (columns[chosen[k]].priority, chosen[k]));
-    for &k in &by_priority {
-        let i = chosen[k];
-        if matches!(columns[i].width, Width::Min(_)) {
-            let grow = desired[i].saturating_sub(widths[k]).min(left);
-            widths[k] += grow;
-            left -= grow;
+    while left > 0 {
+        let mut grew = false;
+        for &k in &by_priority {
+            if left > 0 && widths[k] < desired[chosen[k]] {
+                widths[k] += 1;
+                left -= 1;
+                grew = true;
+            }
+        }
+        if !grew {
+            break;
         }
     }
     // The rest goes to the Fill columns (or the last column).
     let fills: Vec<usize> = (0..chosen.len())
-        .filter(|&k| columns[chosen[k]].width == Width::Fill)
+        .filter(|&k| matches!(columns[chosen[k]].width, Width::Fill(_)))
         .collect();
     if !fills.is_empty() {
         let each = left / fills.len() as u16;
@@ -180,7 +188,8 @@ pub(crate) fn draw_titled(
     let marking = data.rows.iter().any(|r| r.node.is_some());
     let mark_width = if marking { 1 + SPACING } else { 0 };
     let highlight_width = HIGHLIGHT.chars().count() as u16;
-    let scroll_room = 1;
+    let height = body.height.saturating_sub(1) as usize;
+    let scroll_room = u16::from(rows.len() > height);
     let columns_width = body
         .width
         .saturating_sub(mark_width + highlight_width + scroll_room);
@@ -220,7 +229,6 @@ pub(crate) fn draw_titled(
         return;
     }
 
-    let height = body.height.saturating_sub(1) as usize;
     let selected = selected_index(&rows, &cursor);
     let offset = window_offset(selected, height);
     let window = &rows[offset..(offset + height).min(rows.len())];
@@ -302,7 +310,7 @@ mod tests {
             c("NAME", Width::Min(10), 0),
             c("EXTRA", Width::Fixed(20), 3),
             c("STATE", Width::Fixed(8), 0),
-            c("WHY", Width::Fill, 0),
+            c("WHY", Width::Fill(20), 0),
         ];
         let row = TableRow {
             id: "a".into(),

@@ -43,16 +43,16 @@ fn badges<'a>(model: &'a Model, theme: &Theme) -> Vec<Span<'a>> {
     out
 }
 
-/// Tab labels in three lengths: full titles, command names, digits only
-/// (the current view always keeps its name).
+/// Tab labels in three lengths: full titles, command names, digits only;
+/// the current view always shows its title.
 fn labels(model: &Model, style: usize) -> Vec<String> {
     View::ALL
         .into_iter()
         .map(|v| {
             let key = model.keymap.first_key(view_action(v)).unwrap_or("");
             let name = match (style, v == model.view) {
-                (0, _) => v.title(),
-                (1, _) | (_, true) => v.command_name(),
+                (0, _) | (_, true) => v.title(),
+                (1, _) => v.command_name(),
                 _ => "",
             };
             match (key.is_empty(), name.is_empty()) {

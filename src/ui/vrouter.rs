@@ -12,7 +12,7 @@ use crate::config::theme::Theme;
 use crate::domain::vrouter::{DaemonSetStatus, daemonsets};
 use crate::ui::{pane, table};
 
-/// `3 outdated, restart one node at a time` / `done: all pods up to date`.
+/// `converging: 3 outdated, …` / `done: …`.
 fn verdict(ds: &DaemonSetStatus) -> String {
     if ds.up_to_date() {
         "done: every pod runs the current template".into()
@@ -20,15 +20,16 @@ fn verdict(ds: &DaemonSetStatus) -> String {
         let n = ds.outdated_count();
         let counted = ds.current - ds.updated;
         format!(
-            "converging: {} outdated (OnDelete: restart one node at a time)",
+            "converging: {} outdated, restart one node at a time",
             n.max(counted.max(0) as usize)
         )
     }
 }
 
-fn gauge_label(ds: &DaemonSetStatus) -> String {
+/// `tf-vrouter-agent  UP-TO-DATE 1 / CURRENT 4  desired 4  ready 4`.
+fn counters(ds: &DaemonSetStatus) -> String {
     format!(
-        "{}  UP-TO-DATE {}/{} CURRENT  (desired {}, ready {})",
+        "{}  UP-TO-DATE {} / CURRENT {}  desired {}  ready {}",
         ds.name, ds.updated, ds.current, ds.desired, ds.ready
     )
 }
@@ -62,6 +63,23 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
         if y >= inner.bottom() {
             break;
         }
+        let style = if ds.up_to_date() {
+            theme.ok
+        } else {
+            theme.warn
+        };
+        frame.render_widget(
+            Paragraph::new(Line::from(vec![
+                Span::raw(counters(ds)),
+                Span::raw("  "),
+                Span::styled(verdict(ds), style),
+            ])),
+            Rect::new(inner.x, y, inner.width, 1),
+        );
+        y += 1;
+        if y >= inner.bottom() {
+            break;
+        }
         let ratio = if ds.current > 0 {
             (ds.updated as f64 / ds.current as f64).clamp(0.0, 1.0)
         } else {
@@ -71,23 +89,14 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
             Gauge::default()
                 .gauge_style(theme.gauge)
                 .ratio(ratio)
-                .label(Span::raw(gauge_label(ds)))
+                .label(Span::raw(format!(
+                    "{}/{} up to date",
+                    ds.updated, ds.current
+                )))
                 .use_unicode(true),
             Rect::new(inner.x, y, inner.width, 1),
         );
         y += 1;
-        if y < inner.bottom() {
-            let style = if ds.up_to_date() {
-                theme.ok
-            } else {
-                theme.warn
-            };
-            frame.render_widget(
-                Paragraph::new(Line::styled(verdict(ds), style)),
-                Rect::new(inner.x, y, inner.width, 1),
-            );
-            y += 1;
-        }
     }
     table::draw_titled(
         frame,

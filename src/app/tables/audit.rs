@@ -8,7 +8,7 @@ const COLUMNS: [Column; 5] = [
     col("TIME", Width::Fixed(8), SortKind::Text, 0),
     col("ACTION", Width::Min(14), SortKind::Text, 0),
     col("OBJECT", Width::Min(20), SortKind::Text, 0),
-    col("CHANGE", Width::Fill, SortKind::Text, 1),
+    col("CHANGE", Width::Fill(20), SortKind::Text, 1),
     col("RESULT", Width::Min(8), SortKind::Text, 0),
 ];
 

@@ -8,7 +8,7 @@ const COLUMNS: [Column; 5] = [
     col("TIME", Width::Fixed(8), SortKind::Text, 2),
     col("OBJECT", Width::Min(20), SortKind::Text, 0),
     col("FIELD", Width::Min(12), SortKind::Text, 1),
-    col("OLD -> NEW", Width::Fill, SortKind::Text, 0),
+    col("OLD -> NEW", Width::Fill(20), SortKind::Text, 0),
 ];
 
 pub(super) fn table(_model: &Model) -> TableData {

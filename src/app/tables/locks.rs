@@ -13,13 +13,13 @@ use crate::ui::format;
 
 const COLUMNS: [Column; 8] = [
     col("KIND", Width::Fixed(7), SortKind::Text, 2),
-    col("NAME", Width::Min(16), SortKind::Text, 0),
+    col("NAME", Width::Min(16), SortKind::Text, 2),
     col("CONTROLLER", Width::Min(10), SortKind::Text, 0),
-    col("NODE", Width::Min(16), SortKind::Text, 3),
+    col("NODE", Width::Min(14), SortKind::Text, 1),
     col("STATE", Width::Fixed(8), SortKind::Text, 0),
     col("INNER", Width::Fixed(8), SortKind::Text, 2),
     col("AGE", Width::Fixed(6), SortKind::Age, 1),
-    col("MESSAGE", Width::Fill, SortKind::Text, 0),
+    col("MESSAGE", Width::Fill(30), SortKind::Text, 0),
 ];
 
 /// The short name of a controller, as in the Machines view's LOCKS column.

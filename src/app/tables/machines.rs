@@ -12,22 +12,24 @@ use crate::ui::format;
 
 use super::locks::controller_short;
 
-/// Column indices, for tests and the detail panel.
-pub const NAME: usize = 0;
-pub const STATE: usize = 2;
-pub const WAITING_ON: usize = 9;
+const NAME: usize = 1;
+const NODE: usize = 4;
+const WAITING_ON: usize = 10;
 
-const COLUMNS: [Column; 10] = [
+/// `#` is the update order (masters first, then by the machine index): the
+/// default sort, dropped from narrow screens but still sortable.
+const COLUMNS: [Column; 11] = [
+    col("#", Width::Fixed(3), SortKind::Number, 5),
     col("NAME", Width::Min(18), SortKind::Text, 0),
     col("TYPE", Width::Fixed(7), SortKind::Text, 4),
     col("STATE", Width::Min(7), SortKind::Text, 0),
     col("NODE", Width::Min(16), SortKind::Text, 3),
     col("MODE", Width::Min(6), SortKind::Text, 2),
-    col("NMR", Width::Min(6), SortKind::Text, 2),
-    col("LOCKS", Width::Min(20), SortKind::Text, 1),
+    col("NMR", Width::Min(9), SortKind::Text, 1),
+    col("LOCKS", Width::Min(20), SortKind::Text, 2),
     col("DRAIN", Width::Min(8), SortKind::Text, 3),
     col("VROUTER", Width::Fixed(8), SortKind::Text, 2),
-    col("WAITING ON", Width::Fill, SortKind::Text, 0),
+    col("WAITING ON", Width::Fill(36), SortKind::Text, 0),
 ];
 
 /// `os:active ceph:inactive tf:inactive`.
@@ -142,10 +144,11 @@ fn search_text(row: &MachineRow) -> String {
     parts.join("\n")
 }
 
-pub(super) fn row(row: &MachineRow, model: &Model) -> TableRow {
+pub(super) fn row(order: usize, row: &MachineRow, model: &Model) -> TableRow {
     TableRow {
         id: row.name().to_string(),
         cells: vec![
+            (order + 1).to_string(),
             row.name().to_string(),
             row.machine_type().as_str().to_string(),
             if row.state().is_empty() {
@@ -170,7 +173,12 @@ pub(super) fn row(row: &MachineRow, model: &Model) -> TableRow {
 pub(super) fn table(model: &Model) -> TableData {
     let d = derived(model);
     let kinds = [Kind::LcmMachine];
-    let mut rows: Vec<TableRow> = d.rows.iter().map(|r| row(r, model)).collect();
+    let mut rows: Vec<TableRow> = d
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| row(i, r, model))
+        .collect();
     rows.extend(malformed_rows(
         model,
         Kind::LcmMachine,
@@ -182,7 +190,7 @@ pub(super) fn table(model: &Model) -> TableData {
         model,
         Kind::Node,
         COLUMNS.len(),
-        3,
+        NODE,
         WAITING_ON,
     ));
     TableData {

@@ -28,8 +28,8 @@ pub enum Width {
     /// Up to this many cells are kept when space is short (less when the
     /// content is narrower); grows to fit the content when there is room.
     Min(u16),
-    /// Whatever is left (at least 20 cells, or the content's width).
-    Fill,
+    /// Whatever is left; up to this many cells are kept when space is short.
+    Fill(u16),
 }
 
 /// How a column sorts.

@@ -9,13 +9,13 @@ use crate::app::model::Model;
 use crate::domain::objects::{ClusterState, Kind};
 
 const COLUMNS: [Column; 7] = [
-    col("NAME", Width::Min(18), SortKind::Text, 0),
-    col("TYPE", Width::Fixed(13), SortKind::Text, 3),
-    col("ARG", Width::Min(12), SortKind::Text, 2),
-    col("VALUE", Width::Fixed(5), SortKind::Text, 1),
-    col("ACTUAL", Width::Fixed(6), SortKind::Text, 1),
+    col("NAME", Width::Min(18), SortKind::Text, 2),
+    col("TYPE", Width::Fixed(13), SortKind::Text, 1),
+    col("ARG", Width::Min(18), SortKind::Text, 0),
+    col("VALUE", Width::Fixed(5), SortKind::Text, 0),
+    col("ACTUAL", Width::Fixed(6), SortKind::Text, 0),
     col("ATTEMPT", Width::Fixed(7), SortKind::Number, 1),
-    col("MESSAGE", Width::Fill, SortKind::Text, 0),
+    col("MESSAGE", Width::Fill(24), SortKind::Text, 0),
 ];
 
 /// Whether LCM got what it asked for.

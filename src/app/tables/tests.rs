@@ -110,7 +110,7 @@ fn ids_are_stable_and_the_cursor_follows_them() {
     let rows = visible_rows(&before, &c);
     let i = selected_index(&rows, &c).unwrap();
     assert_eq!(rows[i].id, WORKER_3);
-    // A machine appears before it (sorted by name) and worker-3 changes state:
+    // A machine appears and the order changes (sorted by name now):
     // the cursor stays on worker-3.
     m.snapshot.apply(Object::Machine(fixtures::machine(
         "aaa-new",
@@ -120,7 +120,9 @@ fn ids_are_stable_and_the_cursor_follows_them() {
         None,
     )));
     let after = table(&m, View::Machines);
+    c.sort_column = 1;
     let rows = visible_rows(&after, &c);
+    assert_eq!(rows[0].id, "aaa-new");
     let i = selected_index(&rows, &c).unwrap();
     assert_eq!(rows[i].id, WORKER_3);
     // Ids are unique in every table.

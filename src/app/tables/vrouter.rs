@@ -17,8 +17,8 @@ const COLUMNS: [Column; 7] = [
     col("REVISION", Width::Min(12), SortKind::Text, 2),
     col("UP-TO-DATE", Width::Fixed(10), SortKind::Text, 0),
     col("READY", Width::Fixed(5), SortKind::Text, 0),
-    col("PHASE", Width::Fixed(11), SortKind::Text, 1),
-    col("AGE", Width::Fixed(6), SortKind::Age, 1),
+    col("PHASE", Width::Min(7), SortKind::Text, 1),
+    col("AGE", Width::Fixed(6), SortKind::Age, 2),
 ];
 
 pub(super) fn table(model: &Model) -> TableData {

@@ -1,0 +1,304 @@
+//! Screen snapshots of every view and overlay, at 80x24 (the smallest
+//! terminal served) and 160x48, from fixed models (`domain::fixtures`, a
+//! fixed `now`). Update with `INSTA_UPDATE=always cargo test --test ui_snapshots`
+//! and read every changed `.snap` file before committing it.
+
+use jiff::{SignedDuration, Timestamp};
+use mosk_console::app::model::{
+    Model, Notice, NoticeLevel, Overlay, SessionInfo, TableCursor, View,
+};
+use mosk_console::cluster::events::WatchHealth;
+use mosk_console::config::keymap::Keymap;
+use mosk_console::config::theme::Theme;
+use mosk_console::domain::fixtures::{self, names::*};
+use mosk_console::domain::objects::Kind;
+use mosk_console::ui::draw;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+
+fn now() -> Timestamp {
+    fixtures::mid_update_now()
+}
+
+fn ago(secs: i64) -> Timestamp {
+    now() - SignedDuration::from_secs(secs)
+}
+
+fn log_lines() -> Vec<String> {
+    let l = |ts: &str, level: &str, msg: &str, extra: &str| {
+        format!(
+            r#"{{"level":"{level}","ts":"2025-03-04T{ts}Z","logger":"lcm-controller","msg":"{msg}"{extra}}}"#
+        )
+    };
+    vec![
+        l(
+            "10:25:02.113",
+            "info",
+            "machine state changed",
+            &format!(r#","machine":"{WORKER_1}","state":"Ready""#),
+        ),
+        l(
+            "10:26:40.004",
+            "info",
+            "creating NodeMaintenanceRequest",
+            &format!(r#","node":"{NODE_W3}""#),
+        ),
+        l(
+            "10:27:15.551",
+            "debug",
+            "reconcile done",
+            r#","duration":"0.41s""#,
+        ),
+        l(
+            "10:28:02.907",
+            "warn",
+            "cordon-drain is not done yet",
+            &format!(r#","machine":"{WORKER_2}","attempt":4"#),
+        ),
+        "plain text line from the controller without JSON".to_string(),
+        l(
+            "10:29:30.120",
+            "error",
+            "drain failed: NodeWorkloadLocks still active",
+            &format!(r#","machine":"{WORKER_2}""#),
+        ),
+        l(
+            "10:29:58.000",
+            "info",
+            "waiting for node maintenance",
+            &format!(r#","machine":"{WORKER_3}""#),
+        ),
+    ]
+}
+
+/// The mid-update cluster at 10:30, every watch healthy.
+fn base_model() -> Model {
+    let session = SessionInfo {
+        mgmt_context: "mgmt-admin@kaas-mgmt".into(),
+        mosk_context: "child-admin@child-cl".into(),
+        ..SessionInfo::default()
+    };
+    let mut m = Model::new(session, Keymap::default_keymap(), now());
+    m.started = fixtures::at("08:05");
+    m.snapshot = fixtures::mid_update();
+    for k in Kind::ALL {
+        m.health.insert(
+            k,
+            WatchHealth {
+                cluster: k.cluster(),
+                connected: true,
+                last_event: Some(ago(5)),
+                last_error: None,
+            },
+        );
+    }
+    m.last_event = Some(ago(3));
+    m.logs
+        .push("lcm-lcm-controller-5d8f7b9c4-x2x7k", &log_lines());
+    m.logs.status = "following lcm-lcm-controller-5d8f7b9c4-x2x7k".into();
+    m
+}
+
+fn with_view(view: View) -> Model {
+    let mut m = base_model();
+    m.view = view;
+    m
+}
+
+fn render(model: &Model, w: u16, h: u16) -> Terminal<TestBackend> {
+    render_with(model, w, h, &Theme::default_theme())
+}
+
+fn render_with(model: &Model, w: u16, h: u16, theme: &Theme) -> Terminal<TestBackend> {
+    let mut t = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
+    t.draw(|f| draw(f, model, theme)).expect("draw");
+    t
+}
+
+/// Snapshots `model` at 80x24 and 160x48 as `<name>_80x24` and `<name>_160x48`.
+fn snap_both(name: &str, model: &Model) {
+    for (w, h) in [(80, 24), (160, 48)] {
+        let t = render(model, w, h);
+        insta::assert_snapshot!(format!("{name}_{w}x{h}"), t.backend());
+    }
+}
+
+fn text_of(buf: &Buffer) -> String {
+    let mut s = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            s.push_str(buf[(x, y)].symbol());
+        }
+        s.push('\n');
+    }
+    s
+}
+
+#[test]
+fn overview() {
+    snap_both("overview", &with_view(View::Overview));
+}
+
+#[test]
+fn machines() {
+    snap_both("machines", &with_view(View::Machines));
+}
+
+#[test]
+fn machines_with_detail() {
+    let mut m = with_view(View::Machines);
+    m.detail_open = true;
+    m.cursors.insert(
+        View::Machines,
+        TableCursor {
+            selected_id: Some(WORKER_2.into()),
+            ..Default::default()
+        },
+    );
+    snap_both("machines_detail", &m);
+}
+
+#[test]
+fn machines_filtered_sorted_and_marked() {
+    let mut m = with_view(View::Machines);
+    m.cursors.insert(
+        View::Machines,
+        TableCursor {
+            selected_id: Some(WORKER_3.into()),
+            filter: "compute".into(),
+            sort_column: 3,
+            sort_reverse: true,
+            ..Default::default()
+        },
+    );
+    m.selected_nodes.insert(NODE_W3.into());
+    m.selected_nodes.insert(NODE_W4.into());
+    snap_both("machines_filtered", &m);
+}
+
+#[test]
+fn cluster_states() {
+    snap_both("states", &with_view(View::States));
+}
+
+#[test]
+fn locks() {
+    snap_both("locks", &with_view(View::Locks));
+}
+
+#[test]
+fn maintenance_requests() {
+    snap_both("requests", &with_view(View::Requests));
+}
+
+#[test]
+fn vrouter() {
+    snap_both("vrouter", &with_view(View::Vrouter));
+}
+
+#[test]
+fn logs() {
+    snap_both("logs", &with_view(View::Logs));
+}
+
+#[test]
+fn events() {
+    snap_both("events", &with_view(View::Events));
+}
+
+#[test]
+fn audit() {
+    snap_both("audit", &with_view(View::Audit));
+}
+
+#[test]
+fn help_overlay() {
+    let mut m = with_view(View::Machines);
+    m.overlay = Some(Overlay::Help { scroll: 0 });
+    snap_both("help", &m);
+    m.overlay = Some(Overlay::Help { scroll: 1000 });
+    let t = render(&m, 80, 24);
+    insta::assert_snapshot!("help_scrolled_to_end_80x24", t.backend());
+}
+
+#[test]
+fn input_overlays() {
+    let mut m = with_view(View::Machines);
+    m.overlay = Some(Overlay::FilterInput { text: "wor".into() });
+    insta::assert_snapshot!("filter_input_80x24", render(&m, 80, 24).backend());
+    m.overlay = Some(Overlay::CommandInput { text: "lo".into() });
+    insta::assert_snapshot!("command_input_80x24", render(&m, 80, 24).backend());
+    let mut m = with_view(View::Logs);
+    m.overlay = Some(Overlay::LogSearchInput {
+        text: "drain".into(),
+    });
+    insta::assert_snapshot!("log_search_input_80x24", render(&m, 80, 24).backend());
+}
+
+#[test]
+fn terminal_too_small() {
+    let t = render(&base_model(), 60, 20);
+    insta::assert_snapshot!("too_small_60x20", t.backend());
+    assert!(text_of(t.backend().buffer()).contains("need 80x24, have 60x20"));
+}
+
+#[test]
+fn missing_crd_table() {
+    let mut m = with_view(View::States);
+    m.missing_kinds.insert(
+        Kind::LcmClusterState,
+        "the server could not find the requested resource (404)".into(),
+    );
+    m.snapshot.replace_kind(Kind::LcmClusterState, vec![]);
+    m.health.remove(&Kind::LcmClusterState);
+    insta::assert_snapshot!("missing_crd_80x24", render(&m, 80, 24).backend());
+}
+
+#[test]
+fn empty_table() {
+    let mut m = with_view(View::Requests);
+    m.snapshot
+        .replace_kind(Kind::ClusterMaintenanceRequest, vec![]);
+    m.snapshot
+        .replace_kind(Kind::NodeMaintenanceRequest, vec![]);
+    insta::assert_snapshot!("empty_table_80x24", render(&m, 80, 24).backend());
+}
+
+#[test]
+fn degraded_watch_and_notice() {
+    let mut m = with_view(View::Machines);
+    m.health.insert(
+        Kind::Node,
+        WatchHealth {
+            cluster: Kind::Node.cluster(),
+            connected: false,
+            last_event: Some(ago(12)),
+            last_error: Some("connection refused".into()),
+        },
+    );
+    m.notice = Some(Notice {
+        text: "patch refused: nodes \"kaas-node-b2a5\" is forbidden".into(),
+        level: NoticeLevel::Error,
+        at: now(),
+    });
+    m.session.read_only = true;
+    m.session.demo = Some("mid-update".into());
+    let t = render(&m, 80, 24);
+    insta::assert_snapshot!("degraded_notice_80x24", t.backend());
+    let text = text_of(t.backend().buffer());
+    assert!(
+        text.contains("1 degraded: nodes (connection refused"),
+        "{text}"
+    );
+    assert!(text.contains("READ-ONLY"), "{text}");
+    assert!(text.contains("error: patch refused"), "{text}");
+    // With room, the contexts and the whole health line are shown.
+    let text = text_of(render(&m, 160, 48).backend().buffer());
+    assert!(
+        text.contains(
+            "mgmt: mgmt-admin@kaas-mgmt  mosk: child-admin@child-cl │ 1 degraded: nodes (connection refused, 12s)"
+        ),
+        "{text}"
+    );
+}
