@@ -9,6 +9,7 @@ use ratatui::widgets::{Gauge, Paragraph};
 use crate::app::model::{Model, View};
 use crate::app::tables;
 use crate::config::theme::Theme;
+use crate::domain::objects::Kind;
 use crate::domain::vrouter::{DaemonSetStatus, daemonsets};
 use crate::ui::{pane, table};
 
@@ -37,12 +38,9 @@ fn counters(ds: &DaemonSetStatus) -> String {
 pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
     let sets = daemonsets(&model.snapshot);
     let data = tables::table(model, View::Vrouter);
-    // Two lines per DaemonSet (gauge, verdict), at most a third of the screen.
-    let want = if sets.is_empty() {
-        1
-    } else {
-        sets.len() as u16 * 2
-    };
+    // Three lines per DaemonSet (counters, gauge, verdict), at most a third
+    // of the screen.
+    let want = (sets.len().max(1) * 3) as u16;
     let summary_height = (want + 2).min(area.height / 3).max(3);
     let [top, rest] =
         Layout::vertical([Constraint::Length(summary_height), Constraint::Fill(1)]).areas(area);
@@ -53,50 +51,46 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
         let text = data.missing.first().cloned().unwrap_or_else(|| {
             format!(
                 "no tf-vrouter DaemonSet seen yet ({})",
-                tables::watch_state(model, &[crate::domain::objects::Kind::VrouterDaemonSet])
+                tables::watch_state(model, &[Kind::VrouterDaemonSet])
             )
         });
         frame.render_widget(Paragraph::new(Line::styled(text, theme.muted)), inner);
     }
-    let mut y = inner.y;
+    let mut lines: Vec<Box<dyn Fn(&mut Frame, Rect) + '_>> = Vec::new();
     for ds in &sets {
-        if y >= inner.bottom() {
-            break;
-        }
-        let style = if ds.up_to_date() {
-            theme.ok
-        } else {
-            theme.warn
-        };
-        frame.render_widget(
-            Paragraph::new(Line::from(vec![
-                Span::raw(counters(ds)),
-                Span::raw("  "),
-                Span::styled(verdict(ds), style),
-            ])),
-            Rect::new(inner.x, y, inner.width, 1),
+        lines.push(Box::new(move |f: &mut Frame, r: Rect| {
+            f.render_widget(Paragraph::new(Line::raw(counters(ds))), r)
+        }));
+        lines.push(Box::new(move |f: &mut Frame, r: Rect| {
+            let ratio = if ds.current > 0 {
+                (ds.updated as f64 / ds.current as f64).clamp(0.0, 1.0)
+            } else {
+                1.0
+            };
+            let label = format!("{}/{} up to date", ds.updated, ds.current);
+            f.render_widget(
+                Gauge::default()
+                    .gauge_style(theme.gauge)
+                    .ratio(ratio)
+                    .label(Span::raw(label))
+                    .use_unicode(true),
+                r,
+            )
+        }));
+        lines.push(Box::new(move |f: &mut Frame, r: Rect| {
+            let style = if ds.up_to_date() {
+                theme.ok
+            } else {
+                theme.warn
+            };
+            f.render_widget(Paragraph::new(Line::styled(verdict(ds), style)), r)
+        }));
+    }
+    for (i, draw_line) in lines.iter().enumerate().take(inner.height as usize) {
+        draw_line(
+            frame,
+            Rect::new(inner.x, inner.y + i as u16, inner.width, 1),
         );
-        y += 1;
-        if y >= inner.bottom() {
-            break;
-        }
-        let ratio = if ds.current > 0 {
-            (ds.updated as f64 / ds.current as f64).clamp(0.0, 1.0)
-        } else {
-            1.0
-        };
-        frame.render_widget(
-            Gauge::default()
-                .gauge_style(theme.gauge)
-                .ratio(ratio)
-                .label(Span::raw(format!(
-                    "{}/{} up to date",
-                    ds.updated, ds.current
-                )))
-                .use_unicode(true),
-            Rect::new(inner.x, y, inner.width, 1),
-        );
-        y += 1;
     }
     table::draw_titled(
         frame,
