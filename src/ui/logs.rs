@@ -170,6 +170,21 @@ fn window(
     (flat, reached_start)
 }
 
+/// The last `n` lines that pass the log view's filters, cut to `width`, for
+/// the Overview.
+pub(crate) fn tail(pane: &LogPane, n: usize, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let mut out: Vec<Line<'static>> = pane
+        .lines
+        .iter()
+        .rev()
+        .filter(|l| pane.shows(l))
+        .take(n)
+        .flat_map(|l| render_line(l, &[], width, false, theme))
+        .collect();
+    out.reverse();
+    out
+}
+
 fn status_line<'a>(pane: &'a LogPane, theme: &Theme) -> Line<'a> {
     let mut spans = vec![if pane.follow {
         Span::styled("FOLLOWING", theme.ok)

@@ -56,41 +56,37 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
         });
         frame.render_widget(Paragraph::new(Line::styled(text, theme.muted)), inner);
     }
-    let mut lines: Vec<Box<dyn Fn(&mut Frame, Rect) + '_>> = Vec::new();
-    for ds in &sets {
-        lines.push(Box::new(move |f: &mut Frame, r: Rect| {
-            f.render_widget(Paragraph::new(Line::raw(counters(ds))), r)
-        }));
-        lines.push(Box::new(move |f: &mut Frame, r: Rect| {
-            let ratio = if ds.current > 0 {
-                (ds.updated as f64 / ds.current as f64).clamp(0.0, 1.0)
-            } else {
-                1.0
-            };
-            let label = format!("{}/{} up to date", ds.updated, ds.current);
-            f.render_widget(
-                Gauge::default()
-                    .gauge_style(theme.gauge)
-                    .ratio(ratio)
-                    .label(Span::raw(label))
-                    .use_unicode(true),
-                r,
-            )
-        }));
-        lines.push(Box::new(move |f: &mut Frame, r: Rect| {
-            let style = if ds.up_to_date() {
-                theme.ok
-            } else {
-                theme.warn
-            };
-            f.render_widget(Paragraph::new(Line::styled(verdict(ds), style)), r)
-        }));
-    }
-    for (i, draw_line) in lines.iter().enumerate().take(inner.height as usize) {
-        draw_line(
-            frame,
-            Rect::new(inner.x, inner.y + i as u16, inner.width, 1),
-        );
+    // Counters, gauge and verdict of each DaemonSet, as far as they fit.
+    let rows = sets.iter().flat_map(|ds| [(ds, 0), (ds, 1), (ds, 2)]);
+    for (i, (ds, part)) in rows.take(inner.height as usize).enumerate() {
+        let r = Rect::new(inner.x, inner.y + i as u16, inner.width, 1);
+        match part {
+            0 => frame.render_widget(Paragraph::new(Line::raw(counters(ds))), r),
+            1 => {
+                let ratio = if ds.current > 0 {
+                    (ds.updated as f64 / ds.current as f64).clamp(0.0, 1.0)
+                } else {
+                    1.0
+                };
+                let label = format!("{}/{} up to date", ds.updated, ds.current);
+                frame.render_widget(
+                    Gauge::default()
+                        .gauge_style(theme.gauge)
+                        .ratio(ratio)
+                        .label(Span::raw(label))
+                        .use_unicode(true),
+                    r,
+                );
+            }
+            _ => {
+                let style = if ds.up_to_date() {
+                    theme.ok
+                } else {
+                    theme.warn
+                };
+                frame.render_widget(Paragraph::new(Line::styled(verdict(ds), style)), r);
+            }
+        }
     }
     table::draw_titled(
         frame,

@@ -6,6 +6,7 @@ use super::{
     missing_lines,
 };
 use crate::app::model::Model;
+use crate::domain::history::History;
 use crate::domain::join::{MachineRow, NodeLink, pending};
 use crate::domain::objects::{Kind, LockState};
 use crate::ui::format;
@@ -22,7 +23,7 @@ const COLUMNS: [Column; 11] = [
     col("#", Width::Fixed(3), SortKind::Number, 5),
     col("NAME", Width::Min(18), SortKind::Text, 0),
     col("TYPE", Width::Fixed(7), SortKind::Text, 4),
-    col("STATE", Width::Min(7), SortKind::Text, 0),
+    col("STATE", Width::Min(13), SortKind::Text, 0),
     col("NODE", Width::Min(16), SortKind::Text, 3),
     col("MODE", Width::Min(6), SortKind::Text, 2),
     col("NMR", Width::Min(9), SortKind::Text, 1),
@@ -144,18 +145,28 @@ fn search_text(row: &MachineRow) -> String {
     parts.join("\n")
 }
 
-pub(super) fn row(order: usize, row: &MachineRow, model: &Model) -> TableRow {
+/// The state, with how long the machine has been in it when the console
+/// saw it enter (`Deploy 35m12s`).
+pub fn state_text(row: &MachineRow, history: &History, model: &Model) -> String {
+    if row.state().is_empty() {
+        return "-".into();
+    }
+    match history.machine_state_since(row.name()) {
+        Some(t) if history.machine_state_observed(row.name()) => {
+            format!("{} {}", row.state(), format::age(model.now, t))
+        }
+        _ => row.state().to_string(),
+    }
+}
+
+pub(super) fn row(order: usize, row: &MachineRow, history: &History, model: &Model) -> TableRow {
     TableRow {
         id: row.name().to_string(),
         cells: vec![
             (order + 1).to_string(),
             row.name().to_string(),
             row.machine_type().as_str().to_string(),
-            if row.state().is_empty() {
-                "-".into()
-            } else {
-                row.state().to_string()
-            },
+            state_text(row, history, model),
             row.node_name.clone().unwrap_or_else(|| "-".into()),
             mode_text(row),
             nmr_text(row, model),
@@ -177,7 +188,7 @@ pub(super) fn table(model: &Model) -> TableData {
         .rows
         .iter()
         .enumerate()
-        .map(|(i, r)| row(i, r, model))
+        .map(|(i, r)| row(i, r, &d.history, model))
         .collect();
     rows.extend(malformed_rows(
         model,

@@ -5,7 +5,7 @@
 
 mod audit;
 mod derived;
-mod events;
+pub mod events;
 mod locks;
 pub mod machines;
 mod requests;
@@ -156,15 +156,15 @@ pub fn selected_index(rows: &[&TableRow], cursor: &TableCursor) -> Option<usize>
     if rows.is_empty() {
         return None;
     }
-    if let Some(id) = &cursor.selected_id {
-        if let Some(i) = rows.iter().position(|r| &r.id == id) {
-            return Some(i);
-        }
+    if let Some(id) = &cursor.selected_id
+        && let Some(i) = rows.iter().position(|r| &r.id == id)
+    {
+        return Some(i);
     }
     Some(cursor.selected.min(rows.len() - 1))
 }
 
-fn cell<'a>(row: &'a TableRow, i: usize) -> &'a str {
+fn cell(row: &TableRow, i: usize) -> &str {
     row.cells.get(i).map(|s| s.as_str()).unwrap_or("")
 }
 
