@@ -302,3 +302,183 @@ fn degraded_watch_and_notice() {
         "{text}"
     );
 }
+
+// ---- Theme colours are applied (styles are not in the text snapshots) ----
+
+/// The position of the first cell of `needle` on screen.
+fn find(buf: &Buffer, needle: &str) -> Option<(u16, u16)> {
+    for y in 0..buf.area.height {
+        let row: Vec<String> = (0..buf.area.width)
+            .map(|x| buf[(x, y)].symbol().to_string())
+            .collect();
+        let joined: String = row.concat();
+        if let Some(byte) = joined.find(needle) {
+            // Cells are one char each; count chars before the match.
+            let x = joined[..byte].chars().count() as u16;
+            return Some((x, y));
+        }
+    }
+    None
+}
+
+fn assert_style(buf: &Buffer, at: (u16, u16), style: ratatui::style::Style, what: &str) {
+    let cell = &buf[at];
+    if let Some(fg) = style.fg {
+        assert_eq!(cell.fg, fg, "{what}: fg at {at:?}");
+    }
+    if let Some(bg) = style.bg {
+        assert_eq!(cell.bg, bg, "{what}: bg at {at:?}");
+    }
+    assert!(
+        cell.modifier.contains(style.add_modifier),
+        "{what}: modifiers at {at:?}: {:?} lacks {:?}",
+        cell.modifier,
+        style.add_modifier
+    );
+}
+
+#[test]
+fn attention_items_use_the_attention_style() {
+    let theme = Theme::default_theme();
+    for (w, h) in [(80, 24), (160, 48)] {
+        let t = render_with(&with_view(View::Overview), w, h, &theme);
+        let buf = t.backend().buffer();
+        let at = find(buf, "manual migration").expect("attention item on screen");
+        assert_style(buf, at, theme.attention, "attention item");
+        // The subject on the same line too.
+        let subject = find(buf, &format!("{WORKER_3}  manual migration")).unwrap();
+        assert_style(buf, subject, theme.attention, "attention subject");
+    }
+    // The mono theme marks them without colour.
+    let mono = Theme::load("mono").unwrap();
+    let t = render_with(&with_view(View::Overview), 80, 24, &mono);
+    let buf = t.backend().buffer();
+    let at = find(buf, "manual migration").unwrap();
+    assert!(
+        buf[at]
+            .modifier
+            .contains(ratatui::style::Modifier::REVERSED)
+    );
+}
+
+#[test]
+fn the_selected_row_is_highlighted_and_marked_rows_are_starred() {
+    let theme = Theme::default_theme();
+    let mut m = with_view(View::Machines);
+    m.cursors.insert(
+        View::Machines,
+        TableCursor {
+            selected_id: Some(WORKER_2.into()),
+            ..Default::default()
+        },
+    );
+    m.selected_nodes.insert(NODE_W4.into());
+    let t = render_with(&m, 80, 24, &theme);
+    let buf = t.backend().buffer();
+    let sel = find(buf, WORKER_2).unwrap();
+    assert_style(buf, sel, theme.row_selected, "selected row");
+    assert_eq!(buf[(sel.0 - 3, sel.1)].symbol(), ">", "cursor marker");
+    let other = find(buf, WORKER_1).unwrap();
+    assert_ne!(
+        buf[other].bg,
+        theme.row_selected.bg.unwrap(),
+        "only one row highlighted"
+    );
+    let marked = find(buf, WORKER_4).unwrap();
+    assert_eq!(
+        buf[(marked.0 - 2, marked.1)].symbol(),
+        "*",
+        "marked row has a star"
+    );
+    assert_style(buf, marked, theme.row_marked, "marked row");
+    assert_style(buf, other, theme.ok, "a Ready machine row");
+}
+
+#[test]
+fn error_rows_and_log_levels_and_search_matches_are_coloured() {
+    let theme = Theme::default_theme();
+    let mut m = with_view(View::Locks);
+    m.snapshot
+        .apply(mosk_console::domain::objects::Object::Malformed(
+            mosk_console::domain::objects::MalformedObject {
+                kind: Kind::NodeWorkloadLock,
+                namespace: String::new(),
+                name: "broken-lock".into(),
+                error: "status.state: expected a string".into(),
+            },
+        ));
+    let t = render_with(&m, 160, 48, &theme);
+    let buf = t.backend().buffer();
+    let bad = find(buf, "MALFORMED NodeWorkloadLock").unwrap();
+    assert_style(buf, bad, theme.error, "malformed row");
+
+    let mut m = with_view(View::Logs);
+    m.logs.search = Some("DRAIN".into());
+    let t = render_with(&m, 80, 24, &theme);
+    let buf = t.backend().buffer();
+    let err = find(buf, "ERROR drain").unwrap();
+    assert_style(buf, err, theme.log_error, "error log line");
+    let hit = find(buf, "drain failed").unwrap();
+    assert_style(buf, hit, theme.search_match, "search match");
+    let after = (hit.0 + 6, hit.1);
+    assert_ne!(
+        buf[after].bg,
+        theme.search_match.bg.unwrap(),
+        "only the match"
+    );
+    let warn = find(buf, "WARN ").unwrap();
+    assert_style(buf, warn, theme.log_warn, "warn log line");
+}
+
+// ---- Big inputs: only what fits is built ----
+
+#[test]
+fn a_full_log_buffer_shows_its_window_and_the_dropped_marker() {
+    let mut m = with_view(View::Logs);
+    let lines: Vec<String> = (0..mosk_console::app::logs::LOG_CAPACITY + 250)
+        .map(|i| format!("plain line {i}"))
+        .collect();
+    m.logs.push("p", &lines);
+    let text = text_of(render(&m, 80, 24).backend().buffer());
+    assert!(
+        text.contains("plain line 20249"),
+        "newest line shown when following: {text}"
+    );
+    assert!(text.contains("dropped 257"), "{text}");
+    // Scrolled to the oldest kept line: the marker says lines were dropped.
+    m.logs.follow = false;
+    m.logs.anchor = m.logs.lines.front().map(|l| l.seq + 3);
+    let t = render(&m, 80, 24);
+    insta::assert_snapshot!("logs_scrolled_to_oldest_80x24", t.backend());
+    let text = text_of(t.backend().buffer());
+    assert!(text.contains("PAUSED"), "{text}");
+    assert!(text.contains("…257 lines dropped"), "{text}");
+}
+
+#[test]
+fn two_thousand_machines_render_the_window_around_the_cursor() {
+    use mosk_console::domain::objects::{MachineType, Object};
+    let mut m = with_view(View::Machines);
+    for i in 0..2000 {
+        let name = format!("w-{:04}", i + 10);
+        m.snapshot.apply(Object::Machine(fixtures::machine(
+            &name,
+            MachineType::Worker,
+            "Ready",
+            None,
+            Some(100 + i),
+        )));
+    }
+    m.cursors.insert(
+        View::Machines,
+        TableCursor {
+            selected_id: Some("w-1509".into()),
+            ..Default::default()
+        },
+    );
+    let t = render(&m, 80, 24);
+    let text = text_of(t.backend().buffer());
+    assert!(text.contains("Machines (2007)"), "{text}");
+    assert!(text.contains("w-1509"), "{text}");
+    assert!(!text.contains("w-0010"), "{text}");
+}
