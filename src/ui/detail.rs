@@ -8,9 +8,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use crate::app::model::{Model, View};
+use crate::app::tables::events::{change_text, kind_short};
 use crate::app::tables::machines::{mode_text, nmr_text};
 use crate::app::tables::{self, derived, selected_index, visible_rows};
 use crate::config::theme::Theme;
+use crate::domain::changes::Change;
+use crate::domain::history::History;
 use crate::domain::join::{MachineRow, NodeLink, pending};
 use crate::domain::objects::LockState;
 use crate::ui::format;
@@ -18,6 +21,8 @@ use crate::ui::{pane, table};
 
 /// Below this width the detail panel goes under the table, not beside it.
 const SIDE_BY_SIDE: u16 = 140;
+/// How many of the machine's recent changes the panel lists.
+const RECENT_CHANGES: usize = 8;
 
 pub(crate) fn draw_machines(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
     let data = tables::table(model, View::Machines);
@@ -45,7 +50,7 @@ pub(crate) fn draw_machines(frame: &mut Frame, area: Rect, model: &Model, theme:
     let (title, lines) = match row {
         Some(r) => (
             format!(" {} ", r.name()),
-            detail_lines(r, model, width, theme),
+            detail_lines(r, model, &d.history, width, theme),
         ),
         None => (
             " Details ".to_string(),
@@ -77,6 +82,7 @@ fn kv<'a>(key: &'a str, value: String, theme: &Theme) -> Vec<Span<'a>> {
 pub(crate) fn detail_lines<'a>(
     r: &'a MachineRow,
     model: &Model,
+    history: &History,
     width: usize,
     theme: &Theme,
 ) -> Vec<Line<'a>> {
@@ -223,6 +229,36 @@ pub(crate) fn detail_lines<'a>(
             )),
             Span::styled(format!("  {}", p.phase), theme.muted),
         ]));
+    }
+
+    out.push(heading("Recent changes", theme));
+    let about: Vec<&Change> = history
+        .changes()
+        .rev()
+        .filter(|c| {
+            c.key.name.contains(r.name())
+                || r.node_name
+                    .as_deref()
+                    .is_some_and(|n| c.key.name.contains(n))
+        })
+        .take(RECENT_CHANGES)
+        .collect();
+    if about.is_empty() {
+        out.push(Line::styled("  none seen", theme.muted));
+    }
+    for c in about {
+        let what = if c.is_added() || c.is_removed() {
+            change_text(c)
+        } else {
+            format!("{}: {}", c.field, change_text(c))
+        };
+        let text = format!(
+            "{:>6}  {what}  {}/{}",
+            format::age(model.now, c.at),
+            kind_short(c.key.kind),
+            c.key.name
+        );
+        out.push(Line::raw(format::truncate(&text, width)));
     }
     out
 }

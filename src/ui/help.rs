@@ -65,13 +65,13 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, scroll: u16, th
     } else {
         String::new()
     };
-    let hint = match (
-        model.keymap.first_key(KeyAction::Down),
-        model.keymap.first_key(KeyAction::Back),
-    ) {
-        (Some(d), Some(b)) => format!(" {d}/scroll, {b} closes "),
-        _ => String::new(),
-    };
+    let key = |a: KeyAction| model.keymap.first_key(a).unwrap_or("?");
+    let hint = format!(
+        " {}/{} scroll · {} closes ",
+        key(KeyAction::Down),
+        key(KeyAction::Up),
+        key(KeyAction::Back)
+    );
     let block = pane(" Keys ", true, theme)
         .title_bottom(Line::styled(more, theme.muted))
         .title_bottom(Line::styled(hint, theme.muted).right_aligned());

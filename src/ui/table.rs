@@ -35,10 +35,19 @@ fn cell_width(s: &str) -> u16 {
     s.chars().count().min(u16::MAX as usize) as u16
 }
 
-/// Chooses which columns to show and how wide, for `width` cells: columns
-/// are taken by priority while their minimum widths fit; then every column
-/// grows towards its content one cell at a time, most important first (so
-/// two long columns share the room); what is left goes to `Fill` columns.
+/// What a column would like: its content, at most this wide, counts when
+/// deciding whether a less important column may take room.
+const COMFORT: u16 = 24;
+
+/// Chooses which columns to show and how wide, for `width` cells:
+/// 1. columns are taken by priority while their minimum widths fit
+///    (priority 0 always);
+/// 2. they grow towards their content, most important first (within one
+///    priority one cell at a time, so long columns share the room); what is
+///    left goes to `Fill` columns;
+/// 3. while the more important columns lack at least as much room as the
+///    least important one takes, that one is dropped and 2. is redone.
+///
 /// Returns (column index, width) in column order.
 pub(crate) fn layout_columns(
     columns: &[Column],
@@ -58,42 +67,77 @@ pub(crate) fn layout_columns(
             content.max(cell_width(c.title) + 1)
         })
         .collect();
-    let minimum = |i: usize| match columns[i].width {
-        Width::Fixed(n) => n,
-        Width::Min(n) | Width::Fill(n) => n.min(desired[i]).max(cell_width(columns[i].title)),
-    };
+    let minimum: Vec<u16> = (0..columns.len())
+        .map(|i| match columns[i].width {
+            Width::Fixed(n) => n,
+            Width::Min(n) | Width::Fill(n) => n.min(desired[i]).max(cell_width(columns[i].title)),
+        })
+        .collect();
+    let comfort = |i: usize| desired[i].min(minimum[i].max(COMFORT)).max(minimum[i]);
+
     let mut order: Vec<usize> = (0..columns.len()).collect();
     order.sort_by_key(|&i| (columns[i].priority, i));
     let mut chosen: Vec<usize> = Vec::new();
     let mut used: u16 = 0;
     for i in order {
-        let gap = if chosen.is_empty() { 0 } else { SPACING };
-        let need = minimum(i) + gap;
-        // Priority 0 columns are always shown.
+        let need = minimum[i] + if chosen.is_empty() { 0 } else { SPACING };
         if columns[i].priority == 0 || used + need <= width {
             used += need;
             chosen.push(i);
         }
     }
     chosen.sort_unstable();
-    let mut widths: Vec<u16> = chosen.iter().map(|&i| minimum(i)).collect();
-    let mut left = width.saturating_sub(used);
-    // Then every column grows towards its content, one cell at a time.
-    let mut by_priority: Vec<usize> = (0..chosen.len())
-        .filter(|&k| !matches!(columns[chosen[k]].width, Width::Fixed(_)))
-        .collect();
-    by_priority.sort_by_key(|&k| (columns[chosen[k]].priority, chosen[k]));
-    while left > 0 {
-        let mut grew = false;
-        for &k in &by_priority {
-            if left > 0 && widths[k] < desired[chosen[k]] {
-                widths[k] += 1;
-                left -= 1;
-                grew = true;
-            }
+    loop {
+        let widths = grow(columns, &chosen, &minimum, &desired, width);
+        // The least important column shown (the rightmost among equals).
+        let Some(k_low) = (0..chosen.len()).max_by_key(|&k| columns[chosen[k]].priority) else {
+            return Vec::new();
+        };
+        let low = columns[chosen[k_low]].priority;
+        let lacking: u16 = (0..chosen.len())
+            .filter(|&k| columns[chosen[k]].priority < low)
+            .map(|k| comfort(chosen[k]).saturating_sub(widths[k]))
+            .sum();
+        if low == 0 || lacking < widths[k_low] + SPACING {
+            return chosen.into_iter().zip(widths).collect();
         }
-        if !grew {
-            break;
+        chosen.remove(k_low);
+    }
+}
+
+/// The widths of the `chosen` columns (step 2 of [`layout_columns`]).
+fn grow(
+    columns: &[Column],
+    chosen: &[usize],
+    minimum: &[u16],
+    desired: &[u16],
+    width: u16,
+) -> Vec<u16> {
+    let mut widths: Vec<u16> = chosen.iter().map(|&i| minimum[i]).collect();
+    let used = widths.iter().sum::<u16>() + SPACING * (chosen.len() as u16).saturating_sub(1);
+    let mut left = width.saturating_sub(used);
+    let mut priorities: Vec<u8> = chosen.iter().map(|&i| columns[i].priority).collect();
+    priorities.sort_unstable();
+    priorities.dedup();
+    for p in priorities {
+        let tier: Vec<usize> = (0..chosen.len())
+            .filter(|&k| {
+                columns[chosen[k]].priority == p
+                    && !matches!(columns[chosen[k]].width, Width::Fixed(_))
+            })
+            .collect();
+        while left > 0 {
+            let mut grew = false;
+            for &k in &tier {
+                if left > 0 && widths[k] < desired[chosen[k]] {
+                    widths[k] += 1;
+                    left -= 1;
+                    grew = true;
+                }
+            }
+            if !grew {
+                break;
+            }
         }
     }
     // The rest goes to the Fill columns (or the last column).
@@ -112,7 +156,7 @@ pub(crate) fn layout_columns(
     } else if let Some(last) = widths.last_mut() {
         *last += left;
     }
-    chosen.into_iter().zip(widths).collect()
+    widths
 }
 
 /// The first row shown so that `selected` is on screen with `height` rows.
