@@ -143,6 +143,22 @@ fn overview() {
 #[test]
 fn machines() {
     snap_both("machines", &with_view(View::Machines));
+    // At 80x24 the columns that matter stay legible: NAME, STATE, WAITING ON.
+    let text = text_of(
+        render(&with_view(View::Machines), 80, 24)
+            .backend()
+            .buffer(),
+    );
+    for needle in [
+        "NAME",
+        "STATE",
+        "WAITING ON",
+        WORKER_2,
+        "Deploy",
+        "lock openstack active: servers present",
+    ] {
+        assert!(text.contains(needle), "{needle} missing at 80x24:\n{text}");
+    }
 }
 
 #[test]

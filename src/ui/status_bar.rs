@@ -162,6 +162,43 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
 mod tests {
     use super::*;
 
+    use crate::cluster::events::WatchHealth;
+    use crate::config::keymap::Keymap;
+
+    #[test]
+    fn the_watch_summary_counts_ok_starting_degraded_and_missing() {
+        let now = crate::domain::fixtures::mid_update_now();
+        let mut m = Model::new(Default::default(), Keymap::default_keymap(), now);
+        assert_eq!(watch_summary(&m), "watches 0/10 ok, 10 starting");
+        for k in Kind::ALL {
+            m.health.insert(
+                k,
+                WatchHealth {
+                    cluster: k.cluster(),
+                    connected: true,
+                    last_event: Some(now),
+                    last_error: None,
+                },
+            );
+        }
+        assert_eq!(watch_summary(&m), "watches 10/10 ok");
+        m.missing_kinds.insert(Kind::LcmClusterState, "404".into());
+        assert_eq!(watch_summary(&m), "watches 9/9 ok, 1 CRD missing");
+        for (k, e) in [
+            (Kind::Node, "connection refused"),
+            (Kind::VrouterPod, "timeout"),
+        ] {
+            let h = m.health.get_mut(&k).unwrap();
+            h.connected = false;
+            h.last_error = Some(e.into());
+            h.last_event = Some(now - jiff::SignedDuration::from_secs(12));
+        }
+        assert_eq!(
+            watch_summary(&m),
+            "2 degraded: nodes (connection refused, 12s) +1, 1 CRD missing"
+        );
+    }
+
     #[test]
     fn contexts_are_shortened_in_the_middle() {
         assert_eq!(shorten_middle("mgmt-admin@kaas-mgmt", 9), "mgmt…mgmt");
