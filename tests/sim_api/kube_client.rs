@@ -432,3 +432,90 @@ async fn table_answers_carry_printer_columns() {
     );
     assert_eq!(table["rows"][0]["object"]["kind"], "PartialObjectMetadata");
 }
+
+#[tokio::test]
+async fn injected_latency_delays_answers() {
+    let sim = mosk();
+    let api = Api::<Node>::all(sim.client.clone());
+    sim.faults.latency(std::time::Duration::from_millis(300));
+    let start = std::time::Instant::now();
+    api.get("kaas-node-1").await.unwrap();
+    assert!(start.elapsed() >= std::time::Duration::from_millis(300));
+    sim.faults.latency(std::time::Duration::ZERO);
+}
+
+#[tokio::test]
+async fn metadata_only_lists_and_gets() {
+    let sim = mosk();
+    let api = Api::<Node>::all(sim.client.clone());
+    let list = api.list_metadata(&ListParams::default()).await.unwrap();
+    assert_eq!(list.items.len(), 3);
+    assert!(list.items[0].metadata.resource_version.is_some());
+    let one = api.get_metadata("kaas-node-2").await.unwrap();
+    assert_eq!(one.metadata.name.as_deref(), Some("kaas-node-2"));
+}
+
+#[tokio::test]
+async fn create_json_patch_compare_and_swap_and_dry_run_delete() {
+    let sim = mosk();
+    let api = nwl_api(&sim);
+    let gvk = GroupVersionKind::gvk("lcm.mirantis.com", "v1alpha1", "NodeWorkloadLock");
+    let mut obj = DynamicObject::new("tf-kaas-node-1", &ApiResource::from_gvk(&gvk)).data(json!({
+        "spec": {"controllerName": "tf", "nodeName": "kaas-node-1"},
+        "status": {"state": "inactive"}
+    }));
+    obj.metadata.annotations = Some([("owner".to_string(), "tf".to_string())].into());
+    let created = api.create(&PostParams::default(), &obj).await.unwrap();
+    assert!(created.metadata.uid.is_some());
+    assert_eq!(created.metadata.generation, Some(1));
+    assert!(
+        created.data.get("status").is_none(),
+        "status is not set through create"
+    );
+    // JSON patch with a `test` op: a compare-and-swap on an annotation.
+    let cas = |from: &str, to: &str| {
+        serde_json::from_value::<json_patch::Patch>(json!([
+            {"op": "test", "path": "/metadata/annotations/owner", "value": from},
+            {"op": "replace", "path": "/metadata/annotations/owner", "value": to},
+        ]))
+        .unwrap()
+    };
+    let out = api
+        .patch(
+            "tf-kaas-node-1",
+            &PatchParams::default(),
+            &Patch::Json::<()>(cas("tf", "operator")),
+        )
+        .await
+        .unwrap();
+    assert_eq!(out.metadata.annotations.unwrap()["owner"], "operator");
+    let e = api_error(
+        api.patch(
+            "tf-kaas-node-1",
+            &PatchParams::default(),
+            &Patch::Json::<()>(cas("tf", "x")),
+        )
+        .await
+        .unwrap_err(),
+    );
+    assert_eq!(e.code, 422);
+    // A dry-run delete (dryRun in the DeleteOptions body) leaves the lock in place.
+    let rv = sim.store.resource_version();
+    api.delete("tf-kaas-node-1", &DeleteParams::default().dry_run())
+        .await
+        .unwrap();
+    assert!(
+        sim.store
+            .get("nodeworkloadlocks", None, "tf-kaas-node-1")
+            .is_some()
+    );
+    assert_eq!(sim.store.resource_version(), rv);
+    api.delete("tf-kaas-node-1", &DeleteParams::default())
+        .await
+        .unwrap();
+    assert!(
+        sim.store
+            .get("nodeworkloadlocks", None, "tf-kaas-node-1")
+            .is_none()
+    );
+}
