@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use futures::{Stream, StreamExt};
 use kube::Client;
+use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind};
+use kube::core::Status;
 use mosk_console::sim::clock::Clock;
 use mosk_console::sim::faults::Faults;
 use mosk_console::sim::rbac::Rbac;
@@ -119,4 +121,18 @@ pub async fn next<S: Stream + Unpin>(s: &mut S) -> S::Item {
         .await
         .expect("stream item within the safety timeout")
         .expect("stream not ended")
+}
+
+/// The API error inside a kube error (panics on any other error).
+pub fn api_error(e: kube::Error) -> Status {
+    match e {
+        kube::Error::Api(s) => *s,
+        other => panic!("expected an API error, got {other:?}"),
+    }
+}
+
+/// NodeWorkloadLocks as dynamic objects.
+pub fn nwl_api(sim: &Sim) -> Api<DynamicObject> {
+    let gvk = GroupVersionKind::gvk("lcm.mirantis.com", "v1alpha1", "NodeWorkloadLock");
+    Api::all_with(sim.client.clone(), &ApiResource::from_gvk(&gvk))
 }

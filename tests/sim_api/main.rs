@@ -2,6 +2,8 @@
 //! (the axum router is the client's tower service; no socket).
 
 mod common;
+mod faults;
 mod garbage;
 mod kube_client;
 mod watch;
+mod writes;
