@@ -185,3 +185,65 @@ async fn waiting_delete_returns_when_the_grace_period_ends() {
         format!("pod \"{pod}\" deleted")
     );
 }
+
+#[tokio::test]
+async fn cordon_status_patch_describe_and_whoami() {
+    let Some(k) = kubectl_path() else { return };
+    let s = mosk(k, Rbac::allow_all("operator")).await;
+    let out = s.run(&["cordon", "kaas-node-1"]).await;
+    assert_eq!(out.trim(), "node/kaas-node-1 cordoned");
+    let node = s.store.get("nodes", None, "kaas-node-1").unwrap();
+    assert_eq!(node["spec"]["unschedulable"], true);
+    let nodes = s.run(&["get", "nodes"]).await;
+    assert!(
+        squeeze(&nodes).contains("kaas-node-1 Ready,SchedulingDisabled worker"),
+        "{nodes}"
+    );
+    // The lock's status only changes through the status subresource.
+    let patch = r#"{"status":{"state":"inactive"}}"#;
+    s.run(&[
+        "patch",
+        "nodeworkloadlock",
+        "openstack-kaas-node-1",
+        "--type=merge",
+        "-p",
+        patch,
+    ])
+    .await;
+    let lock = s
+        .store
+        .get("nodeworkloadlocks", None, "openstack-kaas-node-1")
+        .unwrap();
+    assert_eq!(lock["status"]["state"], "active");
+    s.run(&[
+        "patch",
+        "nodeworkloadlock",
+        "openstack-kaas-node-1",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        patch,
+    ])
+    .await;
+    let lock = s
+        .store
+        .get("nodeworkloadlocks", None, "openstack-kaas-node-1")
+        .unwrap();
+    assert_eq!(lock["status"]["state"], "inactive");
+    let described = s
+        .run(&["describe", "nodeworkloadlock", "openstack-kaas-node-1"])
+        .await;
+    assert!(
+        described.contains("Controller Name:  openstack"),
+        "{described}"
+    );
+    let described = s
+        .run(&["-n", "tf", "describe", "pod", "tf-vrouter-agent-x7k2p"])
+        .await;
+    assert!(
+        described.contains("Node:") && described.contains("kaas-node-1"),
+        "{described}"
+    );
+    let whoami = s.run(&["auth", "whoami"]).await;
+    assert!(squeeze(&whoami).contains("Username operator"), "{whoami}");
+}
