@@ -3,7 +3,9 @@
 
 mod common;
 mod faults;
+mod fuzz;
 mod garbage;
 mod kube_client;
+mod streams;
 mod watch;
 mod writes;
