@@ -202,3 +202,39 @@ async fn metadata_only_lists_and_gets() {
     let one = api.get_metadata("kaas-node-2").await.unwrap();
     assert_eq!(one.metadata.name.as_deref(), Some("kaas-node-2"));
 }
+
+#[tokio::test]
+async fn kube_discovery_finds_the_lock_kinds() {
+    let sim = mosk();
+    let discovery = kube::Discovery::new(sim.client.clone())
+        .run()
+        .await
+        .unwrap();
+    let lcm = discovery.get("lcm.mirantis.com").expect("the lcm group");
+    let kinds: Vec<String> = lcm
+        .recommended_resources()
+        .into_iter()
+        .map(|(r, _)| r.kind)
+        .collect();
+    for k in [
+        "NodeWorkloadLock",
+        "ClusterWorkloadLock",
+        "NodeMaintenanceRequest",
+        "ClusterMaintenanceRequest",
+    ] {
+        assert!(kinds.iter().any(|x| x == k), "{k} in {kinds:?}");
+    }
+    let gvk = kube::api::GroupVersionKind::gvk("lcm.mirantis.com", "v1alpha1", "NodeWorkloadLock");
+    let (ar, caps) = kube::discovery::pinned_kind(&sim.client, &gvk)
+        .await
+        .unwrap();
+    assert_eq!(ar.plural, "nodeworkloadlocks");
+    assert_eq!(caps.scope, kube::discovery::Scope::Cluster);
+    // A kind the cluster does not serve is reported as missing, not as a hang.
+    let missing = kube::api::GroupVersionKind::gvk("lcm.mirantis.com", "v1alpha1", "LCMMachine");
+    assert!(
+        kube::discovery::pinned_kind(&sim.client, &missing)
+            .await
+            .is_err()
+    );
+}
