@@ -5,9 +5,12 @@
 //! commands, the runtime runs the commands, and `ui::draw` renders the model.
 
 pub mod app;
+pub mod cli;
 pub mod cluster;
 pub mod config;
 pub mod domain;
+pub mod logging;
 pub mod sanitize;
 pub mod sim;
+pub mod terminal;
 pub mod ui;

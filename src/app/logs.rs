@@ -81,25 +81,24 @@ impl LogLine {
             fields: Vec::new(),
         };
         let trimmed = raw.trim_start();
-        if trimmed.starts_with('{') {
-            if let Ok(serde_json::Value::Object(map)) =
+        if trimmed.starts_with('{')
+            && let Ok(serde_json::Value::Object(map)) =
                 serde_json::from_str::<serde_json::Value>(trimmed)
-            {
-                for (k, v) in map {
-                    let text = match &v {
-                        serde_json::Value::String(s) => s.clone(),
-                        other => other.to_string(),
-                    };
-                    match k.as_str() {
-                        "level" => line.level = LogLevel::parse(&text),
-                        "ts" | "time" | "timestamp" => line.ts = Some(text),
-                        "logger" => line.logger = Some(text),
-                        "msg" | "message" => line.msg = text,
-                        _ => line.fields.push((k, text)),
-                    }
+        {
+            for (k, v) in map {
+                let text = match &v {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                match k.as_str() {
+                    "level" => line.level = LogLevel::parse(&text),
+                    "ts" | "time" | "timestamp" => line.ts = Some(text),
+                    "logger" => line.logger = Some(text),
+                    "msg" | "message" => line.msg = text,
+                    _ => line.fields.push((k, text)),
                 }
-                return line;
             }
+            return line;
         }
         // Plain text: guess the level from a leading word such as "E1123" or "ERROR".
         let first = trimmed.split_whitespace().next().unwrap_or("");
@@ -125,8 +124,9 @@ pub struct LogPane {
     pub wrap: bool,
     /// Lines below this level are hidden (lines without a level are shown).
     pub min_level: LogLevel,
-    /// Show only lines that mention this machine or node name.
-    pub subject: Option<String>,
+    /// Show only lines that mention one of these names (a machine and its
+    /// node); empty shows every line.
+    pub subject: Vec<String>,
     /// The search text; matches are highlighted and `n`/`N` jump between them.
     pub search: Option<String>,
     /// When not following: the `seq` of the line at the bottom of the screen.
@@ -144,7 +144,7 @@ impl Default for LogPane {
             follow: true,
             wrap: false,
             min_level: LogLevel::Debug,
-            subject: None,
+            subject: Vec::new(),
             search: None,
             anchor: None,
             status: "waiting for the lcm-controller pod".into(),
@@ -168,15 +168,16 @@ impl LogPane {
 
     /// Whether a line passes the level and subject filters.
     pub fn shows(&self, line: &LogLine) -> bool {
-        if let Some(level) = line.level {
-            if level < self.min_level {
-                return false;
-            }
+        if let Some(level) = line.level
+            && level < self.min_level
+        {
+            return false;
         }
-        match &self.subject {
-            Some(s) => line.mentions(&s.to_lowercase()),
-            None => true,
-        }
+        self.subject.is_empty()
+            || self
+                .subject
+                .iter()
+                .any(|s| line.mentions(&s.to_lowercase()))
     }
 
     /// The lines that pass the filters, oldest first.
@@ -248,9 +249,9 @@ mod tests {
         assert_eq!(pane.lines.len(), LOG_CAPACITY);
         assert_eq!(pane.dropped, 10);
         assert_eq!(pane.lines.front().unwrap().msg, "line 10");
-        pane.subject = Some("KAAS-NODE-1".into());
+        pane.subject = vec!["KAAS-NODE-1".into()];
         assert!(pane.visible().iter().all(|l| l.raw.contains("kaas-node-1")));
-        pane.subject = None;
+        pane.subject.clear();
         pane.min_level = LogLevel::Warn;
         assert!(pane.visible().is_empty());
     }

@@ -2,4 +2,7 @@
 
 pub mod logs;
 pub mod model;
+pub mod msg;
+pub mod runtime;
 pub mod tables;
+pub mod update;

@@ -202,8 +202,8 @@ fn status_line<'a>(pane: &'a LogPane, theme: &Theme) -> Line<'a> {
         Style::new(),
     );
     add("level ≥ ", pane.min_level.as_str().into(), Style::new());
-    if let Some(s) = &pane.subject {
-        add("about ", s.clone(), theme.key_hint);
+    if !pane.subject.is_empty() {
+        add("about ", pane.subject.join(" or "), theme.key_hint);
     }
     if let Some(s) = &pane.search {
         add("search ", format!("\"{s}\""), theme.search_match);
@@ -246,8 +246,8 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
             "no line passes the filters (level ≥ {}",
             pane_state.min_level.as_str()
         );
-        if let Some(s) = &pane_state.subject {
-            why.push_str(&format!(", about {s}"));
+        if !pane_state.subject.is_empty() {
+            why.push_str(&format!(", about {}", pane_state.subject.join(" or ")));
         }
         why.push(')');
         frame.render_widget(Paragraph::new(Line::styled(why, theme.muted)), body);

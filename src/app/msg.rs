@@ -1,0 +1,31 @@
+//! Messages: everything that can change the model. Keys, terminal resizes,
+//! clock ticks and cluster events all arrive as one of these.
+
+use crossterm::event::KeyEvent;
+use jiff::Timestamp;
+
+use crate::cluster::events::ClusterEvent;
+
+// Messages are moved through a channel and consumed at once, never stored in
+// bulk, so boxing the large cluster events would only add an allocation each.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum Msg {
+    /// A key press (release and repeat events are dropped before this).
+    Key(KeyEvent),
+    /// Pasted text (bracketed paste), for the input lines.
+    Paste(String),
+    /// The terminal was resized.
+    Resize { width: u16, height: u16 },
+    /// The slow clock tick: ages and clocks on screen move on.
+    Tick(Timestamp),
+    /// Something the cluster layer observed.
+    Cluster(ClusterEvent),
+}
+
+/// What `update` asks the runtime to do. `update` itself does no I/O.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Leave the console (the runtime restores the terminal).
+    Quit,
+}

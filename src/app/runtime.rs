@@ -1,0 +1,108 @@
+//! The runtime: receives messages, runs `update`, executes the commands it
+//! returns, and redraws — only when the model changed, at most ~30 frames a
+//! second, plus a 1 s tick for clocks. When nothing happens it sleeps.
+
+use std::time::Duration;
+
+use jiff::Timestamp;
+use ratatui::Terminal;
+use ratatui::backend::Backend;
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::time::{Instant, MissedTickBehavior};
+
+use crate::app::model::Model;
+use crate::app::msg::{Command, Msg};
+use crate::app::update::update;
+use crate::config::theme::Theme;
+
+/// The shortest time between two frames (~30 frames a second).
+pub const FRAME_BUDGET: Duration = Duration::from_millis(33);
+/// The slow tick that moves clocks and ages on screen.
+pub const TICK: Duration = Duration::from_secs(1);
+/// At most this many queued messages are applied before a frame may be drawn.
+const BATCH: usize = 512;
+
+/// Where the runtime sends commands that have effects outside the model.
+pub trait Effects {
+    fn run(&mut self, command: Command);
+}
+
+/// Effects that do nothing (for tests of the loop itself).
+pub struct NoEffects;
+
+impl Effects for NoEffects {
+    fn run(&mut self, _command: Command) {}
+}
+
+/// Runs the console until the model asks to quit or the message channel
+/// closes. `now` is the clock (the real one, or a test's).
+pub async fn run<B: Backend>(
+    terminal: &mut Terminal<B>,
+    model: &mut Model,
+    theme: &Theme,
+    rx: &mut UnboundedReceiver<Msg>,
+    effects: &mut dyn Effects,
+    now: impl Fn() -> Timestamp,
+) -> std::io::Result<RunStats>
+where
+    B::Error: Into<std::io::Error>,
+{
+    let mut stats = RunStats::default();
+    let mut tick = tokio::time::interval(TICK);
+    tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    let mut dirty = true;
+    let mut last_draw: Option<Instant> = None;
+    loop {
+        if dirty && last_draw.is_none_or(|t| t.elapsed() >= FRAME_BUDGET) {
+            model.refresh_derived();
+            terminal
+                .draw(|f| crate::ui::draw(f, model, theme))
+                .map_err(Into::into)?;
+            stats.frames += 1;
+            dirty = false;
+            last_draw = Some(Instant::now());
+        }
+        let next_frame = last_draw
+            .map(|t| t + FRAME_BUDGET)
+            .unwrap_or_else(Instant::now);
+        tokio::select! {
+            msg = rx.recv() => {
+                let Some(msg) = msg else { break };
+                apply(model, msg, effects, &mut stats);
+                // Coalesce a burst (a re-list, a flood of log lines) into one frame.
+                let mut n = 1;
+                while n < BATCH {
+                    match rx.try_recv() {
+                        Ok(msg) => apply(model, msg, effects, &mut stats),
+                        Err(_) => break,
+                    }
+                    n += 1;
+                }
+                dirty = true;
+            }
+            _ = tick.tick() => {
+                apply(model, Msg::Tick(now()), effects, &mut stats);
+                dirty = true;
+            }
+            _ = tokio::time::sleep_until(next_frame), if dirty => {}
+        }
+        if model.quit {
+            break;
+        }
+    }
+    Ok(stats)
+}
+
+fn apply(model: &mut Model, msg: Msg, effects: &mut dyn Effects, stats: &mut RunStats) {
+    stats.messages += 1;
+    for command in update(model, msg) {
+        effects.run(command);
+    }
+}
+
+/// Counters for benchmarks and tests.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunStats {
+    pub messages: u64,
+    pub frames: u64,
+}

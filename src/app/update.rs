@@ -1,0 +1,512 @@
+//! `update`: the one place the model changes. Pure: no I/O, no clock reads;
+//! anything with an effect is returned as a [`Command`] for the runtime.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use jiff::SignedDuration;
+
+use crate::app::model::{Model, Notice, NoticeLevel, Overlay, View};
+use crate::app::msg::{Command, Msg};
+use crate::app::tables::{table, visible_rows};
+use crate::cluster::events::ClusterEvent;
+use crate::config::keymap::KeyAction;
+use crate::domain::objects::Kind;
+
+/// How long a notice stays in the footer.
+const NOTICE_TTL: SignedDuration = SignedDuration::from_secs(10);
+/// How many notices are remembered.
+const NOTICE_HISTORY: usize = 50;
+
+/// Applies one message to the model and returns what the runtime must do.
+pub fn update(model: &mut Model, msg: Msg) -> Vec<Command> {
+    match msg {
+        Msg::Key(key) => on_key(model, key),
+        Msg::Paste(text) => {
+            if let Some(input) = input_text(model) {
+                input.push_str(&crate::sanitize::sanitize(&text));
+                sync_live_filter(model);
+            }
+            Vec::new()
+        }
+        Msg::Resize { height, .. } => {
+            // Tab bar, status bar, footer, table border and header.
+            model.page_rows = (height as usize).saturating_sub(7).max(1);
+            Vec::new()
+        }
+        Msg::Tick(now) => {
+            model.now = now;
+            if let Some(n) = &model.notice
+                && now.duration_since(n.at) > NOTICE_TTL
+            {
+                model.notice = None;
+            }
+            Vec::new()
+        }
+        Msg::Cluster(ev) => {
+            on_cluster(model, ev);
+            Vec::new()
+        }
+    }
+}
+
+/// Puts a message in the footer (and the notice history).
+pub fn notify(model: &mut Model, level: NoticeLevel, text: impl Into<String>) {
+    let notice = Notice {
+        text: text.into(),
+        level,
+        at: model.now,
+    };
+    model.notices.push_back(notice.clone());
+    while model.notices.len() > NOTICE_HISTORY {
+        model.notices.pop_front();
+    }
+    model.notice = Some(notice);
+}
+
+fn on_cluster(model: &mut Model, ev: ClusterEvent) {
+    match ev {
+        ClusterEvent::Applied(obj) => {
+            model.last_event = Some(model.now);
+            model.history.apply(&mut model.snapshot, obj, model.now);
+            model.derived_stale = true;
+        }
+        ClusterEvent::Deleted(key) => {
+            model.last_event = Some(model.now);
+            model.history.remove(&mut model.snapshot, &key, model.now);
+            model.derived_stale = true;
+        }
+        ClusterEvent::Resynced { kind, objects } => {
+            model.last_event = Some(model.now);
+            model.missing_kinds.remove(&kind);
+            model
+                .history
+                .relist(&mut model.snapshot, kind, objects, model.now);
+            model.derived_stale = true;
+        }
+        ClusterEvent::Health { kind, health } => {
+            model.health.insert(kind, health);
+        }
+        ClusterEvent::KindMissing { kind, message } => {
+            model
+                .history
+                .relist(&mut model.snapshot, kind, Vec::new(), model.now);
+            model.derived_stale = true;
+            model.missing_kinds.insert(kind, message);
+        }
+        ClusterEvent::LogLines { pod, lines } => {
+            model.logs.push(&pod, &lines);
+        }
+        ClusterEvent::LogStatus { message } => {
+            model.logs.status = message;
+        }
+    }
+}
+
+/// The text being typed, when an input line is open.
+fn input_text(model: &mut Model) -> Option<&mut String> {
+    match &mut model.overlay {
+        Some(Overlay::FilterInput { text })
+        | Some(Overlay::CommandInput { text })
+        | Some(Overlay::LogSearchInput { text }) => Some(text),
+        _ => None,
+    }
+}
+
+/// While `/` is open the table filters as the operator types.
+fn sync_live_filter(model: &mut Model) {
+    if let Some(Overlay::FilterInput { text }) = &model.overlay {
+        let text = text.clone();
+        let view = model.view;
+        model.cursor_mut(view).filter = text;
+    }
+}
+
+fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
+    // Ctrl-C always quits, whatever is open.
+    if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
+        model.quit = true;
+        return vec![Command::Quit];
+    }
+    match model.overlay.clone() {
+        Some(Overlay::Help { scroll }) => {
+            on_help_key(model, key, scroll);
+            return Vec::new();
+        }
+        Some(Overlay::FilterInput { .. })
+        | Some(Overlay::CommandInput { .. })
+        | Some(Overlay::LogSearchInput { .. }) => {
+            on_input_key(model, key);
+            return Vec::new();
+        }
+        None => {}
+    }
+    let Some(action) = model.keymap.action_for(&key) else {
+        return Vec::new();
+    };
+    on_action(model, action)
+}
+
+fn on_help_key(model: &mut Model, key: KeyEvent, scroll: u16) {
+    match model.keymap.action_for(&key) {
+        Some(KeyAction::Down) => model.overlay = Some(Overlay::Help { scroll: scroll + 1 }),
+        Some(KeyAction::Up) => {
+            model.overlay = Some(Overlay::Help {
+                scroll: scroll.saturating_sub(1),
+            })
+        }
+        Some(KeyAction::PageDown) => {
+            model.overlay = Some(Overlay::Help {
+                scroll: scroll + model.page_rows as u16,
+            })
+        }
+        Some(KeyAction::PageUp) => {
+            model.overlay = Some(Overlay::Help {
+                scroll: scroll.saturating_sub(model.page_rows as u16),
+            })
+        }
+        Some(KeyAction::Top) => model.overlay = Some(Overlay::Help { scroll: 0 }),
+        Some(KeyAction::Help) | Some(KeyAction::Back) | Some(KeyAction::Quit) => {
+            model.overlay = None
+        }
+        _ => {}
+    }
+}
+
+/// Keys while an input line (`/`, `:`, log search) is open. Hand-written on a
+/// `String`: a one-line input needs only insert, backspace, enter and escape.
+fn on_input_key(model: &mut Model, key: KeyEvent) {
+    let Some(overlay) = model.overlay.clone() else {
+        return;
+    };
+    match key.code {
+        KeyCode::Esc => {
+            if let Overlay::FilterInput { .. } = overlay {
+                let view = model.view;
+                model.cursor_mut(view).filter.clear();
+            }
+            model.overlay = None;
+        }
+        KeyCode::Enter => {
+            model.overlay = None;
+            match overlay {
+                Overlay::FilterInput { .. } => {}
+                Overlay::CommandInput { text } => run_command(model, &text),
+                Overlay::LogSearchInput { text } => {
+                    let text = text.trim().to_string();
+                    model.logs.search = if text.is_empty() { None } else { Some(text) };
+                    if let Some(seq) = model.logs.find_match(false) {
+                        model.logs.follow = false;
+                        model.logs.anchor = Some(seq);
+                    } else if model.logs.search.is_some() {
+                        notify(
+                            model,
+                            NoticeLevel::Warning,
+                            "no log line matches the search",
+                        );
+                    }
+                }
+                Overlay::Help { .. } => {}
+            }
+        }
+        KeyCode::Backspace => {
+            if let Some(t) = input_text(model) {
+                t.pop();
+            }
+            sync_live_filter(model);
+        }
+        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+            if let Some(t) = input_text(model)
+                && t.chars().count() < 200
+            {
+                t.push(c);
+            }
+            sync_live_filter(model);
+        }
+        _ => {}
+    }
+}
+
+fn run_command(model: &mut Model, text: &str) {
+    let cmd = text.trim();
+    if cmd.is_empty() {
+        return;
+    }
+    if matches!(cmd, "q" | "quit" | "q!") {
+        model.quit = true;
+        return;
+    }
+    match View::from_command(cmd) {
+        Some(view) => switch_view(model, view),
+        None => notify(
+            model,
+            NoticeLevel::Warning,
+            format!(
+                "unknown view {cmd:?}; views: {}",
+                View::ALL.map(|v| v.command_name()).join(", ")
+            ),
+        ),
+    }
+}
+
+fn switch_view(model: &mut Model, view: View) {
+    model.view = view;
+    model.overlay = None;
+}
+
+fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
+    use KeyAction::*;
+    match action {
+        Quit => {
+            model.quit = true;
+            return vec![crate::app::msg::Command::Quit];
+        }
+        Help => model.overlay = Some(Overlay::Help { scroll: 0 }),
+        Filter => {
+            if model.view == View::Logs {
+                model.overlay = Some(Overlay::LogSearchInput {
+                    text: model.logs.search.clone().unwrap_or_default(),
+                });
+            } else if model.view.is_table() {
+                let text = model.cursor(model.view).filter;
+                model.overlay = Some(Overlay::FilterInput { text });
+            }
+        }
+        Command => {
+            model.overlay = Some(Overlay::CommandInput {
+                text: String::new(),
+            })
+        }
+        LogSearch => {
+            model.overlay = Some(Overlay::LogSearchInput {
+                text: model.logs.search.clone().unwrap_or_default(),
+            })
+        }
+        Back => on_back(model),
+        Open => {
+            if model.view == View::Machines {
+                model.detail_open = !model.detail_open;
+            }
+        }
+        Down => move_selection(model, 1),
+        Up => move_selection(model, -1),
+        PageDown => move_selection(model, model.page_rows as isize),
+        PageUp => move_selection(model, -(model.page_rows as isize)),
+        Top => move_to_end(model, false),
+        Bottom => move_to_end(model, true),
+        NextView | PreviousView => {
+            let i = View::ALL.iter().position(|v| *v == model.view).unwrap_or(0);
+            let n = View::ALL.len();
+            let next = if action == NextView {
+                (i + 1) % n
+            } else {
+                (i + n - 1) % n
+            };
+            switch_view(model, View::ALL[next]);
+        }
+        Sort => {
+            let view = model.view;
+            let c = model.cursor_mut(view);
+            c.sort_column += 1;
+        }
+        ReverseSort => {
+            let view = model.view;
+            let c = model.cursor_mut(view);
+            c.sort_reverse = !c.sort_reverse;
+        }
+        ViewOverview => switch_view(model, View::Overview),
+        ViewMachines => switch_view(model, View::Machines),
+        ViewStates => switch_view(model, View::States),
+        ViewLocks => switch_view(model, View::Locks),
+        ViewRequests => switch_view(model, View::Requests),
+        ViewVrouter => switch_view(model, View::Vrouter),
+        ViewLogs => switch_view(model, View::Logs),
+        ViewEvents => switch_view(model, View::Events),
+        ViewAudit => switch_view(model, View::Audit),
+        LogFollow => {
+            model.logs.follow = !model.logs.follow;
+            if model.logs.follow {
+                model.logs.anchor = None;
+            } else {
+                model.logs.anchor = model.logs.visible().last().map(|l| l.seq);
+            }
+        }
+        LogWrap => model.logs.wrap = !model.logs.wrap,
+        LogLevel => model.logs.min_level = model.logs.min_level.next(),
+        LogNextMatch | LogPreviousMatch => match model.logs.find_match(action == LogNextMatch) {
+            Some(seq) => {
+                model.logs.follow = false;
+                model.logs.anchor = Some(seq);
+            }
+            None => notify(model, NoticeLevel::Info, "no further match"),
+        },
+        LogsForMachine => logs_for_selected_machine(model),
+        ToggleSelect => toggle_selected_node(model),
+        SetMigrationMode | AcknowledgeMigration | RestartVrouter | RestartAllVrouters => {
+            notify(
+                model,
+                NoticeLevel::Warning,
+                format!("{} is not available in this build", action.name()),
+            );
+        }
+    }
+    Vec::new()
+}
+
+fn on_back(model: &mut Model) {
+    if model.view == View::Machines && model.detail_open {
+        model.detail_open = false;
+        return;
+    }
+    if model.view == View::Logs {
+        model.logs.subject.clear();
+        model.logs.search = None;
+        return;
+    }
+    let view = model.view;
+    model.cursor_mut(view).filter.clear();
+}
+
+/// The ids of the rows the current table shows, in order.
+pub fn visible_ids(model: &Model, view: View) -> Vec<String> {
+    let data = table(model, view);
+    let cursor = model.cursor(view);
+    visible_rows(&data, &cursor)
+        .into_iter()
+        .map(|r| r.id.clone())
+        .collect()
+}
+
+/// The index of the selected row among `ids` (by id, else by remembered index).
+pub fn selected_index(model: &Model, view: View, ids: &[String]) -> Option<usize> {
+    if ids.is_empty() {
+        return None;
+    }
+    let cursor = model.cursor(view);
+    cursor
+        .selected_id
+        .as_ref()
+        .and_then(|id| ids.iter().position(|i| i == id))
+        .or(Some(cursor.selected.min(ids.len() - 1)))
+}
+
+/// The id of the selected row of the current view, if any.
+pub fn selected_id(model: &Model) -> Option<String> {
+    let ids = visible_ids(model, model.view);
+    selected_index(model, model.view, &ids).map(|i| ids[i].clone())
+}
+
+fn move_selection(model: &mut Model, delta: isize) {
+    if model.view == View::Logs {
+        scroll_logs(model, delta);
+        return;
+    }
+    if !model.view.is_table() {
+        return;
+    }
+    let view = model.view;
+    let ids = visible_ids(model, view);
+    let Some(current) = selected_index(model, view, &ids) else {
+        return;
+    };
+    let next = (current as isize + delta).clamp(0, ids.len() as isize - 1) as usize;
+    let c = model.cursor_mut(view);
+    c.selected = next;
+    c.selected_id = Some(ids[next].clone());
+}
+
+fn move_to_end(model: &mut Model, bottom: bool) {
+    if model.view == View::Logs {
+        if bottom {
+            model.logs.follow = true;
+            model.logs.anchor = None;
+        } else {
+            model.logs.follow = false;
+            model.logs.anchor = model.logs.visible().first().map(|l| l.seq);
+        }
+        return;
+    }
+    let view = model.view;
+    let ids = visible_ids(model, view);
+    if ids.is_empty() {
+        return;
+    }
+    let i = if bottom { ids.len() - 1 } else { 0 };
+    let c = model.cursor_mut(view);
+    c.selected = i;
+    c.selected_id = Some(ids[i].clone());
+}
+
+fn scroll_logs(model: &mut Model, delta: isize) {
+    let visible: Vec<u64> = model.logs.visible().iter().map(|l| l.seq).collect();
+    if visible.is_empty() {
+        return;
+    }
+    let at = model
+        .logs
+        .anchor
+        .and_then(|a| visible.iter().position(|s| *s >= a))
+        .unwrap_or(visible.len() - 1);
+    let next = (at as isize + delta).clamp(0, visible.len() as isize - 1) as usize;
+    if next == visible.len() - 1 && delta > 0 {
+        model.logs.follow = true;
+        model.logs.anchor = None;
+    } else {
+        model.logs.follow = false;
+        model.logs.anchor = Some(visible[next]);
+    }
+}
+
+/// The machine name and node name of the selected Machines row.
+fn selected_machine(model: &Model) -> Option<(String, Option<String>)> {
+    if model.view != View::Machines {
+        return None;
+    }
+    let id = selected_id(model)?;
+    let node = model
+        .snapshot
+        .machines()
+        .find(|m| m.name == id)
+        .and_then(|m| m.hostname.clone());
+    Some((id, node))
+}
+
+fn logs_for_selected_machine(model: &mut Model) {
+    let Some((machine, node)) = selected_machine(model) else {
+        notify(
+            model,
+            NoticeLevel::Info,
+            "select a machine in the Machines view first",
+        );
+        return;
+    };
+    model.logs.subject = std::iter::once(machine).chain(node).collect();
+    model.logs.follow = true;
+    model.logs.anchor = None;
+    switch_view(model, View::Logs);
+}
+
+fn toggle_selected_node(model: &mut Model) {
+    let node = match selected_machine(model) {
+        Some((_, Some(node))) => node,
+        Some((machine, None)) => {
+            notify(
+                model,
+                NoticeLevel::Warning,
+                format!("machine {machine} has no node yet; nothing to select"),
+            );
+            return;
+        }
+        None => return,
+    };
+    if !model.selected_nodes.remove(&node) {
+        model.selected_nodes.insert(node);
+    }
+    move_selection(model, 1);
+}
+
+/// Whether a kind's watch currently reports an error.
+pub fn kind_degraded(model: &Model, kind: Kind) -> bool {
+    model
+        .health
+        .get(&kind)
+        .is_some_and(|h| !h.connected || h.last_error.is_some())
+}

@@ -1,0 +1,145 @@
+//! Command-line interface (clap).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// A terminal console for watching and steering a MOSK cluster update.
+///
+/// Without a subcommand it watches a real pair of clusters: the management
+/// cluster (LCMMachine, LCMClusterState, the lcm-controller log) and the MOSK
+/// cluster (Nodes, locks, maintenance requests, vRouter pods).
+#[derive(Debug, Parser)]
+#[command(name = "mosk-console", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Cmd>,
+
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    #[command(flatten)]
+    pub ui: UiArgs,
+}
+
+/// Which clusters to watch.
+#[derive(Debug, Args, Clone)]
+pub struct TargetArgs {
+    /// Kubeconfig of the management cluster (default: $KUBECONFIG, then ~/.kube/config).
+    #[arg(long, value_name = "PATH")]
+    pub kubeconfig: Option<PathBuf>,
+    /// Context of the management cluster (default: the kubeconfig's current context).
+    #[arg(long, value_name = "CTX")]
+    pub mgmt_context: Option<String>,
+    /// Context of the MOSK cluster.
+    #[arg(long, value_name = "CTX")]
+    pub mosk_context: Option<String>,
+    /// Kubeconfig of the MOSK cluster, when it is a separate file.
+    #[arg(long, value_name = "PATH")]
+    pub mosk_kubeconfig: Option<PathBuf>,
+    /// Project namespace of the MOSK cluster in the management cluster.
+    #[arg(long, short = 'n', value_name = "NS", default_value = "child-ns")]
+    pub namespace: String,
+    /// Name of the MOSK cluster (the LCMCluster).
+    #[arg(long, value_name = "NAME", default_value = "child-cl")]
+    pub cluster: String,
+}
+
+/// How the console looks and behaves; these apply to `demo` too.
+#[derive(Debug, Args, Clone)]
+pub struct UiArgs {
+    /// Colour theme: a built-in name (default) or a path to a TOML file.
+    #[arg(
+        long,
+        global = true,
+        value_name = "NAME|PATH",
+        default_value = "default"
+    )]
+    pub theme: String,
+    /// Keymap: a built-in name (default) or a path to a TOML file.
+    #[arg(
+        long,
+        global = true,
+        value_name = "NAME|PATH",
+        default_value = "default"
+    )]
+    pub keymap: String,
+    /// Never send a write request; actions are shown as unavailable.
+    #[arg(long, global = true, conflicts_with = "dry_run")]
+    pub read_only: bool,
+    /// Send writes with dryRun=All: the server validates, nothing changes.
+    #[arg(long, global = true)]
+    pub dry_run: bool,
+    /// Where the audit log of operator actions is written
+    /// (default: the XDG state directory).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub audit_log: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Cmd {
+    /// Run the console on a built-in simulated pair of clusters.
+    Demo(DemoArgs),
+    /// The simulated clusters on their own.
+    Sim {
+        #[command(subcommand)]
+        command: SimCmd,
+    },
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct DemoArgs {
+    /// Scenario: a built-in name (quick, standard, stuck-drain, large) or a path.
+    #[arg(long, value_name = "NAME|PATH", default_value = "quick")]
+    pub scenario: String,
+    /// Simulated seconds per real second.
+    #[arg(long, value_name = "X", default_value_t = 10.0)]
+    pub speed: f64,
+    /// Random seed: the same seed plays the same update.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SimCmd {
+    /// Serve the simulated management and MOSK clusters on loopback until interrupted.
+    Serve(ServeArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub demo: DemoArgs,
+    /// Port of the management cluster's API (0: any free port).
+    #[arg(long, value_name = "P", default_value_t = 0)]
+    pub mgmt_port: u16,
+    /// Port of the MOSK cluster's API (0: any free port).
+    #[arg(long, value_name = "P", default_value_t = 0)]
+    pub mosk_port: u16,
+    /// Where to write the kubeconfig (contexts sim-mgmt and sim-mosk).
+    #[arg(long, value_name = "PATH")]
+    pub kubeconfig_out: PathBuf,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn demo_takes_global_ui_flags() {
+        let cli =
+            Cli::try_parse_from(["mosk-console", "demo", "--speed", "30", "--dry-run"]).unwrap();
+        assert!(cli.ui.dry_run);
+        match cli.command {
+            Some(Cmd::Demo(d)) => assert_eq!(d.speed, 30.0),
+            other => panic!("{other:?}"),
+        }
+        assert!(Cli::try_parse_from(["mosk-console", "--read-only", "--dry-run"]).is_err());
+    }
+}

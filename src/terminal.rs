@@ -1,0 +1,91 @@
+//! The real terminal: raw mode and the alternate screen on, a panic hook that
+//! restores it, keys read from crossterm's event stream into the message
+//! channel, and SIGTERM/SIGHUP turned into a clean quit.
+//!
+//! Only the interactive binary uses this module: `EventStream` panics without
+//! a TTY, so tests drive the loop through the message channel instead.
+
+use std::io::{self, Stdout};
+
+use crossterm::event::{
+    DisableBracketedPaste, EnableBracketedPaste, Event, EventStream, KeyEventKind,
+};
+use crossterm::execute;
+use futures::StreamExt;
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+use crate::app::msg::Msg;
+
+pub type Tui = Terminal<CrosstermBackend<Stdout>>;
+
+/// Enters raw mode and the alternate screen. ratatui's `init` installs a
+/// panic hook that restores the terminal before the panic report prints.
+pub fn enter() -> io::Result<Tui> {
+    let terminal = ratatui::try_init()?;
+    execute!(io::stdout(), EnableBracketedPaste)?;
+    Ok(terminal)
+}
+
+/// Leaves raw mode and the alternate screen. Safe to call more than once.
+pub fn leave() {
+    let _ = execute!(io::stdout(), DisableBracketedPaste);
+    ratatui::restore();
+}
+
+/// Reads terminal events into `tx` until cancelled or the terminal goes away
+/// (an SSH hang-up ends the stream: the console then quits instead of spinning).
+pub fn spawn_input(tx: UnboundedSender<Msg>, cancel: CancellationToken) {
+    tokio::spawn(async move {
+        let mut events = EventStream::new();
+        loop {
+            let next = tokio::select! {
+                _ = cancel.cancelled() => break,
+                ev = events.next() => ev,
+            };
+            let msg = match next {
+                Some(Ok(Event::Key(k))) if k.kind == KeyEventKind::Press => Msg::Key(k),
+                Some(Ok(Event::Paste(text))) => Msg::Paste(text),
+                Some(Ok(Event::Resize(width, height))) => Msg::Resize { width, height },
+                Some(Ok(_)) => continue,
+                // The terminal is gone (hang-up) or broken: quit.
+                Some(Err(_)) | None => {
+                    let _ = tx.send(quit_msg());
+                    break;
+                }
+            };
+            if tx.send(msg).is_err() {
+                break;
+            }
+        }
+    });
+}
+
+/// Turns SIGTERM, SIGHUP and SIGINT into a quit message.
+pub fn spawn_signals(tx: UnboundedSender<Msg>) {
+    #[cfg(unix)]
+    tokio::spawn(async move {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut term), Ok(mut hup), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+            signal(SignalKind::interrupt()),
+        ) else {
+            return;
+        };
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = hup.recv() => {}
+            _ = int.recv() => {}
+        }
+        let _ = tx.send(quit_msg());
+    });
+}
+
+/// A message that quits the console: Ctrl-C always quits.
+fn quit_msg() -> Msg {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    Msg::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL))
+}
