@@ -6,23 +6,13 @@ use std::borrow::Cow;
 
 pub use crate::app::model::Derived;
 use crate::app::model::Model;
-use crate::domain::attention::attention;
-use crate::domain::join::machine_rows;
-use crate::domain::phase::phase;
-use crate::domain::progress::progress;
 
 /// The derived data of `model`: `model.derived` when it is up to date;
 /// otherwise (a caller that did not call `Model::refresh_derived`) computed
 /// here the same way, so a frame never shows stale rows.
 pub fn derived(model: &Model) -> Cow<'_, Derived> {
-    if !model.derived_stale && model.derived.at == Some(model.now) {
+    if model.derived_fresh() {
         return Cow::Borrowed(&model.derived);
     }
-    Cow::Owned(Derived {
-        rows: machine_rows(&model.snapshot),
-        phase: Some(phase(&model.snapshot, &model.history)),
-        attention: attention(&model.snapshot, &model.history, model.now),
-        progress: Some(progress(&model.snapshot, &model.history, model.now)),
-        at: Some(model.now),
-    })
+    Cow::Owned(Derived::compute(&model.snapshot, &model.history, model.now))
 }
