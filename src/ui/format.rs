@@ -53,6 +53,24 @@ pub fn truncate(s: &str, max: usize) -> String {
     out
 }
 
+/// Cuts `s` to at most `max` characters by removing its middle, so both the
+/// start and the distinguishing end stay visible (`kaas-node-…8f2c1`).
+pub fn truncate_middle(s: &str, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max {
+        return s.to_string();
+    }
+    if max < 5 {
+        return truncate(s, max);
+    }
+    let tail = (max - 1) / 2;
+    let head = max - 1 - tail;
+    let mut out: String = s.chars().take(head).collect();
+    out.push('…');
+    out.extend(s.chars().skip(n - tail));
+    out
+}
+
 /// Word-wraps `text` to lines of at most `width` characters, each starting
 /// with `indent` spaces (words longer than a line are cut). Hand-written:
 /// ratatui's wrapping cannot indent continuation lines, and textwrap is not
@@ -144,5 +162,8 @@ mod tests {
         assert_eq!(truncate("abcdef", 4), "abc…");
         assert_eq!(truncate("abc", 4), "abc");
         assert_eq!(truncate("abc", 0), "");
+        assert_eq!(truncate_middle("kaas-node-0123456789", 11), "kaas-…56789");
+        assert_eq!(truncate_middle("short", 11), "short");
+        assert_eq!(truncate_middle("abcdef", 4), "abc…");
     }
 }

@@ -14,7 +14,7 @@ use ratatui::widgets::{
 use crate::app::model::{Model, View};
 use crate::app::tables::{Column, TableData, TableRow, Width, selected_index, visible_rows};
 use crate::config::theme::Theme;
-use crate::ui::format::truncate;
+use crate::ui::format::{truncate, truncate_middle};
 use crate::ui::{pane, tone_style};
 
 /// Space between columns.
@@ -105,6 +105,10 @@ pub(crate) fn layout_columns(
     }
 }
 
+/// A named column grows at most this wide before the Fill column (the
+/// message) gets the rest; longer names are cut in the middle.
+const GROW_CAP: u16 = 32;
+
 /// The widths of the `chosen` columns (step 2 of [`layout_columns`]).
 fn grow(
     columns: &[Column],
@@ -123,13 +127,14 @@ fn grow(
         let tier: Vec<usize> = (0..chosen.len())
             .filter(|&k| {
                 columns[chosen[k]].priority == p
-                    && !matches!(columns[chosen[k]].width, Width::Fixed(_))
+                    && matches!(columns[chosen[k]].width, Width::Min(_))
             })
             .collect();
         while left > 0 {
             let mut grew = false;
             for &k in &tier {
-                if left > 0 && widths[k] < desired[chosen[k]] {
+                let cap = desired[chosen[k]].min(GROW_CAP.max(minimum[chosen[k]]));
+                if left > 0 && widths[k] < cap {
                     widths[k] += 1;
                     left -= 1;
                     grew = true;
@@ -140,7 +145,8 @@ fn grow(
             }
         }
     }
-    // The rest goes to the Fill columns (or the last column).
+    // The rest goes to the Fill columns (or the last column): a Fill column
+    // (a long message) takes what the named columns leave, never more.
     let fills: Vec<usize> = (0..chosen.len())
         .filter(|&k| matches!(columns[chosen[k]].width, Width::Fill(_)))
         .collect();
@@ -293,7 +299,12 @@ pub(crate) fn draw_titled(
             }
             for &(i, w) in &layout {
                 let text = r.cells.get(i).map(|s| s.as_str()).unwrap_or("");
-                cells.push(Cell::from(truncate(text, w as usize)));
+                let text = if data.columns[i].keep_end {
+                    truncate_middle(text, w as usize)
+                } else {
+                    truncate(text, w as usize)
+                };
+                cells.push(Cell::from(text));
             }
             Row::new(cells).style(style)
         })
@@ -345,6 +356,7 @@ mod tests {
             width,
             sort: SortKind::Text,
             priority,
+            keep_end: false,
         }
     }
 

@@ -13,9 +13,9 @@ use crate::ui::format;
 
 const COLUMNS: [Column; 8] = [
     col("KIND", Width::Fixed(7), SortKind::Text, 2),
-    col("NAME", Width::Min(16), SortKind::Text, 2),
+    col("NAME", Width::Min(16), SortKind::Text, 2).keep_end(),
     col("CONTROLLER", Width::Min(10), SortKind::Text, 0),
-    col("NODE", Width::Min(14), SortKind::Text, 1),
+    col("NODE", Width::Min(14), SortKind::Text, 1).keep_end(),
     col("STATE", Width::Fixed(8), SortKind::Text, 0),
     col("INNER", Width::Fixed(8), SortKind::Text, 2),
     col("AGE", Width::Fixed(6), SortKind::Age, 1),

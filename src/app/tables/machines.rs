@@ -21,10 +21,10 @@ const WAITING_ON: usize = 10;
 /// default sort, dropped from narrow screens but still sortable.
 const COLUMNS: [Column; 11] = [
     col("#", Width::Fixed(3), SortKind::Number, 5),
-    col("NAME", Width::Min(18), SortKind::Text, 0),
+    col("NAME", Width::Min(32), SortKind::Text, 0).keep_end(),
     col("TYPE", Width::Fixed(7), SortKind::Text, 4),
     col("STATE", Width::Min(13), SortKind::Text, 0),
-    col("NODE", Width::Min(16), SortKind::Text, 3),
+    col("NODE", Width::Min(16), SortKind::Text, 3).keep_end(),
     col("MODE", Width::Min(6), SortKind::Text, 2),
     col("NMR", Width::Min(9), SortKind::Text, 1),
     col("LOCKS", Width::Min(20), SortKind::Text, 2),

@@ -52,6 +52,19 @@ pub struct Column {
     /// Which columns to drop first when the terminal is narrow: 0 is always
     /// shown, higher numbers go first.
     pub priority: u8,
+    /// Names such as `kaas-node-<uuid>` differ at the end: cut them in the
+    /// middle, not at the end.
+    pub keep_end: bool,
+}
+
+impl Column {
+    /// The same column, cut in the middle when too narrow.
+    pub const fn keep_end(self) -> Column {
+        Column {
+            keep_end: true,
+            ..self
+        }
+    }
 }
 
 const fn col(title: &'static str, width: Width, sort: SortKind, priority: u8) -> Column {
@@ -60,6 +73,7 @@ const fn col(title: &'static str, width: Width, sort: SortKind, priority: u8) ->
         width,
         sort,
         priority,
+        keep_end: false,
     }
 }
 

@@ -11,8 +11,8 @@ use crate::ui::format;
 
 const COLUMNS: [Column; 7] = [
     col("KIND", Width::Fixed(7), SortKind::Text, 1),
-    col("NAME", Width::Min(16), SortKind::Text, 0),
-    col("NODE", Width::Min(16), SortKind::Text, 0),
+    col("NAME", Width::Min(16), SortKind::Text, 0).keep_end(),
+    col("NODE", Width::Min(16), SortKind::Text, 0).keep_end(),
     col("SCOPE", Width::Fixed(6), SortKind::Text, 0),
     col("RELEASE", Width::Min(8), SortKind::Text, 3),
     col("AGE", Width::Fixed(6), SortKind::Age, 1),

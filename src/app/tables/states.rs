@@ -9,7 +9,7 @@ use crate::app::model::Model;
 use crate::domain::objects::{ClusterState, Kind};
 
 const COLUMNS: [Column; 7] = [
-    col("NAME", Width::Min(18), SortKind::Text, 2),
+    col("NAME", Width::Min(18), SortKind::Text, 2).keep_end(),
     col("TYPE", Width::Fixed(13), SortKind::Text, 1),
     col("ARG", Width::Min(18), SortKind::Text, 0),
     col("VALUE", Width::Fixed(5), SortKind::Text, 0),

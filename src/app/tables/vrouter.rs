@@ -12,8 +12,8 @@ use crate::domain::vrouter::pod_status;
 use crate::ui::format;
 
 const COLUMNS: [Column; 7] = [
-    col("NODE", Width::Min(16), SortKind::Text, 0),
-    col("POD", Width::Min(16), SortKind::Text, 0),
+    col("NODE", Width::Min(16), SortKind::Text, 0).keep_end(),
+    col("POD", Width::Min(16), SortKind::Text, 0).keep_end(),
     col("REVISION", Width::Min(12), SortKind::Text, 2),
     col("UP-TO-DATE", Width::Fixed(10), SortKind::Text, 0),
     col("READY", Width::Fixed(5), SortKind::Text, 0),
