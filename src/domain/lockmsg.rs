@@ -1,0 +1,494 @@
+//! Reading a workload lock's `status.errorMessage`.
+//!
+//! Rockoon (the OpenStack controller) writes `str(datetime.utcnow())` and one
+//! space before every message, e.g. `2022-02-04 14:43:52.674125 Starting
+//! migration for <uuid>`; the microseconds are missing when they happen to be
+//! zero. Each handler retry writes the message again with a new timestamp, so
+//! the timestamp says when the controller last checked, not when the
+//! condition started (the console's [`History`](super::history::History) knows
+//! that). The texts matched here are the ones of the reference's §3.9
+//! catalogue; Python lists and dicts appear with their repr.
+
+use std::sync::LazyLock;
+
+use jiff::Timestamp;
+use jiff::civil::DateTime;
+use jiff::tz::TimeZone;
+use regex::Regex;
+
+/// A parsed lock message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LockMessage {
+    /// The Rockoon timestamp prefix (UTC), when present and valid.
+    pub at: Option<Timestamp>,
+    /// The message without the timestamp prefix.
+    pub text: String,
+    pub kind: MessageKind,
+}
+
+/// What a lock message says, by the catalogue entry it matches.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MessageKind {
+    /// E-MIG-START: `Starting migration for <uuid>`.
+    MigrationStarted { server: String },
+    /// E-MIG-WAIT: `Waiting servers migration is completed: [...]`.
+    MigrationWaiting { servers: Vec<String> },
+    /// E-MIG-ERR: `Got error while trying to migrate server <uuid>: <exception>`.
+    MigrationError { server: String, error: String },
+    /// E-LEFT-OLD or E-LEFT: instances are still on the node being prepared
+    /// for maintenance; the lock stays active until they are gone.
+    ServersPresent(ServersPresent),
+    /// E-CONC: another node holds the maintenance slot.
+    ConcurrencyDeferred { node: Option<String> },
+    /// E-SVC: a service (MariaDB, etcd, …) refuses to let the node go.
+    ServicesBlocking {
+        services: String,
+        node: Option<String>,
+    },
+    /// E-HEALTH: the cluster lock waits for every OpenStack service to be healthy.
+    HealthWait,
+    /// E-NDRSRV / E-NDRVOL: node removal blocked by servers or volumes.
+    RemovalBlocked { ids: Vec<String> },
+    /// Any other text (kept in [`LockMessage::text`]).
+    Other,
+}
+
+/// Which form of the "servers still present" message was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServersFormat {
+    /// E-LEFT-OLD (MOSK ≤ 24.3): `Some servers {'<uuid>': '<STATUS>'} are still
+    /// present on host <node>. Waiting unless …` (the docs show a list instead of a dict).
+    Old,
+    /// E-LEFT (MOSK 25.1): `Some servers are still present on the host.` with
+    /// optional `Notify owners of …` and `Servers with unset maintenance action: …`.
+    New,
+}
+
+/// The servers named by a "servers still present" message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServersPresent {
+    pub format: ServersFormat,
+    /// Every server named, in message order, without duplicates.
+    pub servers: Vec<String>,
+    /// Server status from the old dict form (`{'uuid': 'ACTIVE'}`), in order.
+    pub statuses: Vec<(String, String)>,
+    /// New form: servers whose owners must be told (tag `notify` or mode `manual`).
+    pub notify: Vec<String>,
+    /// New form: live-migration candidates that failed every attempt.
+    pub unset: Vec<String>,
+    /// Old form: the host named in the message.
+    pub host: Option<String>,
+}
+
+impl MessageKind {
+    /// A short label for tables and the "waiting on" summary.
+    pub fn short(&self) -> &'static str {
+        match self {
+            MessageKind::MigrationStarted { .. } => "migration started",
+            MessageKind::MigrationWaiting { .. } => "waiting for migration",
+            MessageKind::MigrationError { .. } => "migration error",
+            MessageKind::ServersPresent(_) => "servers present",
+            MessageKind::ConcurrencyDeferred { .. } => "deferred (concurrency)",
+            MessageKind::ServicesBlocking { .. } => "deferred (services)",
+            MessageKind::HealthWait => "waiting for healthy services",
+            MessageKind::RemovalBlocked { .. } => "node removal blocked",
+            MessageKind::Other => "message",
+        }
+    }
+
+    /// The servers this message names, if any.
+    pub fn servers(&self) -> Vec<String> {
+        match self {
+            MessageKind::MigrationStarted { server }
+            | MessageKind::MigrationError { server, .. } => {
+                vec![server.clone()]
+            }
+            MessageKind::MigrationWaiting { servers } => servers.clone(),
+            MessageKind::ServersPresent(p) => p.servers.clone(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+// A hand-written regex set: no crate parses Rockoon's free-text messages.
+static PREFIX: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{1,9})?)\s+").expect("valid regex")
+});
+static QUOTED: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"'([^']*)'").expect("valid regex"));
+static DICT_ITEM: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"'([^']*)'\s*:\s*'([^']*)'").expect("valid regex"));
+static UUID: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
+        .expect("valid regex")
+});
+static LEFT_OLD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?s)^Some servers\s+(.*?)\s+are still present on host\s+(\S+?)\.?\s+Waiting unless",
+    )
+    .expect("valid regex")
+});
+static LEFT_NEW: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^Some servers are still present on the host\.").expect("valid regex")
+});
+static NOTIFY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"Notify owners of the following servers?:\s*(\[[^\]]*\])").expect("valid regex")
+});
+static UNSET: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"Servers with unset maintenance action:\s*(\[[^\]]*\])").expect("valid regex")
+});
+static MIG_START: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^Starting migration for\s+(\S+)").expect("valid regex"));
+static MIG_WAIT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^Waiting servers migration is completed:\s*(.*)$").expect("valid regex")
+});
+static MIG_ERR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?s)^Got error while trying to migrate server\s+(\S+?):\s*(.*)$")
+        .expect("valid regex")
+});
+static DEFER_NODE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)deferring processing for node\s+(\S+)").expect("valid regex")
+});
+static SVC: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^Some services blocks nmr handling\s+(\{[^}]*\})").expect("valid regex")
+});
+static REMOVAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?s)^Some (?:servers|volumes)\s+(.*?)\s+are still present on host\s+\S+\s+Blocking node removal")
+        .expect("valid regex")
+});
+
+/// Splits the Rockoon timestamp prefix off `message`. Returns the timestamp
+/// (UTC) and the rest; a message without a valid prefix is returned whole.
+pub fn split_timestamp(message: &str) -> (Option<Timestamp>, &str) {
+    let Some(caps) = PREFIX.captures(message) else {
+        return (None, message.trim());
+    };
+    let whole = caps.get(0).map_or(0, |m| m.end());
+    let stamp = caps.get(1).map_or("", |m| m.as_str());
+    let parsed = stamp
+        .replacen(' ', "T", 1)
+        .parse::<DateTime>()
+        .ok()
+        .and_then(|dt| TimeZone::UTC.to_timestamp(dt).ok());
+    match parsed {
+        Some(ts) => (Some(ts), message[whole..].trim()),
+        None => (None, message.trim()),
+    }
+}
+
+/// Parses a lock `errorMessage`.
+pub fn parse(message: &str) -> LockMessage {
+    let (at, text) = split_timestamp(message);
+    LockMessage {
+        at,
+        text: text.to_string(),
+        kind: classify(text),
+    }
+}
+
+/// Classifies a message text (without the timestamp prefix).
+pub fn classify(text: &str) -> MessageKind {
+    let text = text.trim();
+    if let Some(c) = MIG_START.captures(text) {
+        return MessageKind::MigrationStarted {
+            server: c[1].trim_end_matches(['.', ',']).to_string(),
+        };
+    }
+    if let Some(c) = MIG_WAIT.captures(text) {
+        return MessageKind::MigrationWaiting {
+            servers: ids_in(&c[1]),
+        };
+    }
+    if let Some(c) = MIG_ERR.captures(text) {
+        return MessageKind::MigrationError {
+            server: c[1].to_string(),
+            error: c[2].trim().to_string(),
+        };
+    }
+    if let Some(c) = REMOVAL.captures(text) {
+        return MessageKind::RemovalBlocked { ids: ids_in(&c[1]) };
+    }
+    if let Some(c) = LEFT_OLD.captures(text) {
+        let repr = &c[1];
+        let statuses: Vec<(String, String)> = DICT_ITEM
+            .captures_iter(repr)
+            .map(|d| (d[1].to_string(), d[2].to_string()))
+            .collect();
+        let servers = if statuses.is_empty() {
+            ids_in(repr)
+        } else {
+            dedup(statuses.iter().map(|(id, _)| id.clone()))
+        };
+        return MessageKind::ServersPresent(ServersPresent {
+            format: ServersFormat::Old,
+            servers,
+            statuses,
+            notify: Vec::new(),
+            unset: Vec::new(),
+            host: Some(c[2].to_string()),
+        });
+    }
+    if LEFT_NEW.is_match(text) {
+        let notify = NOTIFY
+            .captures(text)
+            .map(|c| ids_in(&c[1]))
+            .unwrap_or_default();
+        let unset = UNSET
+            .captures(text)
+            .map(|c| ids_in(&c[1]))
+            .unwrap_or_default();
+        let servers = dedup(notify.iter().chain(unset.iter()).cloned());
+        return MessageKind::ServersPresent(ServersPresent {
+            format: ServersFormat::New,
+            servers,
+            statuses: Vec::new(),
+            notify,
+            unset,
+            host: None,
+        });
+    }
+    if text.starts_with("Number of inactive NodeWorkloadLocks exceeds allowed concurrency")
+        || text.starts_with("Inactive NodeWorkloadLocks for openstack detected")
+    {
+        return MessageKind::ConcurrencyDeferred {
+            node: DEFER_NODE.captures(text).map(|c| c[1].to_string()),
+        };
+    }
+    if let Some(c) = SVC.captures(text) {
+        return MessageKind::ServicesBlocking {
+            services: c[1].to_string(),
+            node: DEFER_NODE.captures(text).map(|c| c[1].to_string()),
+        };
+    }
+    if text.starts_with("Waiting for all OpenStack services are healthy") {
+        return MessageKind::HealthWait;
+    }
+    MessageKind::Other
+}
+
+/// The ids in a Python list/dict repr: a dict's keys, a list's quoted
+/// strings, or failing that the bare UUIDs.
+fn ids_in(repr: &str) -> Vec<String> {
+    if repr.trim_start().starts_with('{') {
+        let keys = dedup(DICT_ITEM.captures_iter(repr).map(|c| c[1].to_string()));
+        if !keys.is_empty() {
+            return keys;
+        }
+    }
+    let quoted: Vec<String> = QUOTED
+        .captures_iter(repr)
+        .map(|c| c[1].to_string())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if !quoted.is_empty() {
+        return dedup(quoted.into_iter());
+    }
+    dedup(UUID.find_iter(repr).map(|m| m.as_str().to_string()))
+}
+
+fn dedup(items: impl Iterator<Item = String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for i in items {
+        if !out.contains(&i) {
+            out.push(i);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const UUID1: &str = "0ab4dd8f-ef0d-401d-9d5e-e9e97e077422";
+    const UUID2: &str = "6a0e3d1c-0000-4000-8000-00000000beef";
+
+    #[test]
+    fn timestamp_with_microseconds() {
+        let m = parse(
+            "2022-02-04 14:43:52.674125 Starting migration for 6a0e3d1c-0000-4000-8000-00000000beef",
+        );
+        assert_eq!(m.at, Some("2022-02-04T14:43:52.674125Z".parse().unwrap()));
+        assert_eq!(m.text, format!("Starting migration for {UUID2}"));
+        assert_eq!(
+            m.kind,
+            MessageKind::MigrationStarted {
+                server: UUID2.to_string()
+            }
+        );
+    }
+
+    #[test]
+    fn timestamp_without_microseconds() {
+        let m = parse("2022-02-04 14:43:52 Waiting for all OpenStack services are healthy.");
+        assert_eq!(m.at, Some("2022-02-04T14:43:52Z".parse().unwrap()));
+        assert_eq!(m.kind, MessageKind::HealthWait);
+    }
+
+    #[test]
+    fn no_or_invalid_timestamp_keeps_whole_text() {
+        let m = parse("Waiting for all OpenStack services are healthy.");
+        assert_eq!(m.at, None);
+        assert_eq!(m.kind, MessageKind::HealthWait);
+        let m = parse("2022-13-45 99:99:99 something");
+        assert_eq!(m.at, None);
+        assert_eq!(m.text, "2022-13-45 99:99:99 something");
+        assert_eq!(m.kind, MessageKind::Other);
+        assert_eq!(parse("").kind, MessageKind::Other);
+    }
+
+    #[test]
+    fn old_servers_present_list_form_from_docs() {
+        // The documented 22.1 example (D-UPD22), folded onto one line by sanitizing.
+        let msg = "2022-02-04 14:43:52.674125 Some servers ['0ab4dd8f-ef0d-401d-9d5e-e9e97e077422'] are still present on host kaas-node-b2a55089-5b03-4698-9879-8756e2e81df5. Waiting unless all of them are migrated manually or instance_migration_mode is set to 'skip'";
+        let m = parse(msg);
+        let MessageKind::ServersPresent(p) = m.kind else {
+            panic!("not servers present: {:?}", m.kind)
+        };
+        assert_eq!(p.format, ServersFormat::Old);
+        assert_eq!(p.servers, vec![UUID1.to_string()]);
+        assert_eq!(
+            p.host.as_deref(),
+            Some("kaas-node-b2a55089-5b03-4698-9879-8756e2e81df5")
+        );
+    }
+
+    #[test]
+    fn old_servers_present_dict_form_from_code() {
+        let msg = format!(
+            "2023-01-10 08:00:01.5 Some servers {{'{UUID1}': 'ACTIVE', '{UUID2}': 'PAUSED'}} are still present on host kaas-node-1. Waiting unless all of them are migrated manually or instance_migration_mode is set to 'skip'"
+        );
+        let MessageKind::ServersPresent(p) = parse(&msg).kind else {
+            panic!("not servers present")
+        };
+        assert_eq!(p.servers, vec![UUID1.to_string(), UUID2.to_string()]);
+        assert_eq!(
+            p.statuses,
+            vec![
+                (UUID1.to_string(), "ACTIVE".to_string()),
+                (UUID2.to_string(), "PAUSED".to_string())
+            ]
+        );
+        assert_eq!(p.host.as_deref(), Some("kaas-node-1"));
+    }
+
+    #[test]
+    fn new_servers_present_with_both_lists() {
+        let msg = format!(
+            "2025-03-04 10:15:02.118734 Some servers are still present on the host. Notify owners of the following server: ['{UUID1}'] Servers with unset maintenance action: ['{UUID2}']"
+        );
+        let MessageKind::ServersPresent(p) = parse(&msg).kind else {
+            panic!("not servers present")
+        };
+        assert_eq!(p.format, ServersFormat::New);
+        assert_eq!(p.notify, vec![UUID1.to_string()]);
+        assert_eq!(p.unset, vec![UUID2.to_string()]);
+        assert_eq!(p.servers, vec![UUID1.to_string(), UUID2.to_string()]);
+        assert_eq!(p.host, None);
+    }
+
+    #[test]
+    fn new_servers_present_bare_and_single_list() {
+        let MessageKind::ServersPresent(p) =
+            classify("Some servers are still present on the host.")
+        else {
+            panic!("not servers present")
+        };
+        assert!(p.servers.is_empty());
+        let MessageKind::ServersPresent(p) = classify(&format!(
+            "Some servers are still present on the host. Servers with unset maintenance action: ['{UUID2}', '{UUID1}']"
+        )) else {
+            panic!("not servers present")
+        };
+        assert!(p.notify.is_empty());
+        assert_eq!(p.unset, vec![UUID2.to_string(), UUID1.to_string()]);
+    }
+
+    #[test]
+    fn migration_wait_and_error() {
+        let k = classify(&format!(
+            "Waiting servers migration is completed: ['{UUID1}', '{UUID2}']"
+        ));
+        assert_eq!(
+            k,
+            MessageKind::MigrationWaiting {
+                servers: vec![UUID1.to_string(), UUID2.to_string()]
+            }
+        );
+        // Rockoon formats the list of server objects; accept bare UUIDs too.
+        let k = classify(&format!(
+            "Waiting servers migration is completed: [{UUID1}]"
+        ));
+        assert_eq!(k.servers(), vec![UUID1.to_string()]);
+        let k = classify(&format!(
+            "Got error while trying to migrate server {UUID1}: No valid host was found."
+        ));
+        assert_eq!(
+            k,
+            MessageKind::MigrationError {
+                server: UUID1.to_string(),
+                error: "No valid host was found.".to_string()
+            }
+        );
+    }
+
+    #[test]
+    fn concurrency_both_texts() {
+        let k = classify(
+            "Number of inactive NodeWorkloadLocks exceeds allowed concurrency. Deferring processing for node kaas-node-7",
+        );
+        assert_eq!(
+            k,
+            MessageKind::ConcurrencyDeferred {
+                node: Some("kaas-node-7".to_string())
+            }
+        );
+        let k = classify(
+            "Inactive NodeWorkloadLocks for openstack detected, deferring processing for node kaas-node-8",
+        );
+        assert_eq!(
+            k,
+            MessageKind::ConcurrencyDeferred {
+                node: Some("kaas-node-8".to_string())
+            }
+        );
+    }
+
+    #[test]
+    fn services_blocking() {
+        let k = classify(
+            "Some services blocks nmr handling {'mariadb': True, 'nova': False}. Deferring processing for node kaas-node-2",
+        );
+        assert_eq!(
+            k,
+            MessageKind::ServicesBlocking {
+                services: "{'mariadb': True, 'nova': False}".to_string(),
+                node: Some("kaas-node-2".to_string())
+            }
+        );
+    }
+
+    #[test]
+    fn node_removal_is_not_a_migration_wait() {
+        let k = classify(&format!(
+            "Some servers {{'{UUID1}': 'ACTIVE'}} are still present on host kaas-node-1. Blocking node removal unless they removed or migrated."
+        ));
+        assert_eq!(
+            k,
+            MessageKind::RemovalBlocked {
+                ids: vec![UUID1.to_string()]
+            }
+        );
+    }
+
+    #[test]
+    fn other_catalogue_texts_are_other() {
+        for t in [
+            "Waitinging for cwl release is 17.3.0+24.3.",
+            "Waiting osdpl status APPLIED, current state is APPLYING",
+            "Timeout waiting for compute services up on the host.",
+            "Can not disable compute service on a host to be deleted",
+        ] {
+            assert_eq!(classify(t), MessageKind::Other, "{t}");
+        }
+    }
+}
