@@ -1,8 +1,9 @@
 //! The Elm loop: model, messages, update, and the runtime that runs commands.
 
+pub mod actions;
 pub mod logs;
 pub mod model;
 pub mod msg;
+pub mod runtime;
 pub mod tables;
 pub mod update;
-pub mod runtime;

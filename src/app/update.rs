@@ -4,6 +4,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use jiff::SignedDuration;
 
+use crate::app::actions::{self, registry::ActionId};
 use crate::app::model::{Model, Notice, NoticeLevel, Overlay, View};
 use crate::app::msg::{Command, Msg};
 use crate::app::tables::{table, visible_rows};
@@ -39,12 +40,13 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Command> {
                     model.notice = None;
                 }
             }
-            Vec::new()
+            actions::on_tick(model)
         }
         Msg::Cluster(ev) => {
             on_cluster(model, ev);
             Vec::new()
         }
+        Msg::Action(ev) => actions::on_event(model, ev),
     }
 }
 
@@ -118,6 +120,10 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
         model.quit = true;
         return vec![Command::Quit];
     }
+    // An open action dialog takes every key before the keymap.
+    if model.actions.dialog.is_some() {
+        return actions::keys::on_dialog_key(model, key);
+    }
     match model.overlay.clone() {
         Some(Overlay::Help { scroll }) => {
             on_help_key(model, key, scroll);
@@ -189,7 +195,11 @@ fn on_input_key(model: &mut Model, key: KeyEvent) {
                         model.logs.follow = false;
                         model.logs.anchor = Some(seq);
                     } else if model.logs.search.is_some() {
-                        notify(model, NoticeLevel::Warning, "no log line matches the search");
+                        notify(
+                            model,
+                            NoticeLevel::Warning,
+                            "no log line matches the search",
+                        );
                     }
                 }
                 Overlay::Help { .. } => {}
@@ -319,23 +329,19 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
         }
         LogWrap => model.logs.wrap = !model.logs.wrap,
         LogLevel => model.logs.min_level = model.logs.min_level.next(),
-        LogNextMatch | LogPreviousMatch => {
-            match model.logs.find_match(action == LogNextMatch) {
-                Some(seq) => {
-                    model.logs.follow = false;
-                    model.logs.anchor = Some(seq);
-                }
-                None => notify(model, NoticeLevel::Info, "no further match"),
+        LogNextMatch | LogPreviousMatch => match model.logs.find_match(action == LogNextMatch) {
+            Some(seq) => {
+                model.logs.follow = false;
+                model.logs.anchor = Some(seq);
             }
-        }
+            None => notify(model, NoticeLevel::Info, "no further match"),
+        },
         LogsForMachine => logs_for_selected_machine(model),
         ToggleSelect => toggle_selected_node(model),
         SetMigrationMode | AcknowledgeMigration | RestartVrouter | RestartAllVrouters => {
-            notify(
-                model,
-                NoticeLevel::Warning,
-                format!("{} is not available in this build", action.name()),
-            );
+            if let Some(id) = ActionId::from_key(action) {
+                return actions::start(model, id);
+            }
         }
     }
     Vec::new()
