@@ -195,11 +195,7 @@ fn on_input_key(model: &mut Model, key: KeyEvent) {
                         model.logs.follow = false;
                         model.logs.anchor = Some(seq);
                     } else if model.logs.search.is_some() {
-                        notify(
-                            model,
-                            NoticeLevel::Warning,
-                            "no log line matches the search",
-                        );
+                        notify(model, NoticeLevel::Warning, "no log line matches the search");
                     }
                 }
                 Overlay::Help { .. } => {}
@@ -329,13 +325,15 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
         }
         LogWrap => model.logs.wrap = !model.logs.wrap,
         LogLevel => model.logs.min_level = model.logs.min_level.next(),
-        LogNextMatch | LogPreviousMatch => match model.logs.find_match(action == LogNextMatch) {
-            Some(seq) => {
-                model.logs.follow = false;
-                model.logs.anchor = Some(seq);
+        LogNextMatch | LogPreviousMatch => {
+            match model.logs.find_match(action == LogNextMatch) {
+                Some(seq) => {
+                    model.logs.follow = false;
+                    model.logs.anchor = Some(seq);
+                }
+                None => notify(model, NoticeLevel::Info, "no further match"),
             }
-            None => notify(model, NoticeLevel::Info, "no further match"),
-        },
+        }
         LogsForMachine => logs_for_selected_machine(model),
         ToggleSelect => toggle_selected_node(model),
         SetMigrationMode | AcknowledgeMigration | RestartVrouter | RestartAllVrouters => {
