@@ -11,6 +11,8 @@ use crate::domain::objects::ClusterId;
 
 /// How long an answer is trusted before the server is asked again.
 pub const ACCESS_TTL: SignedDuration = SignedDuration::from_secs(180);
+/// A question that could not be asked is asked again sooner.
+pub const UNKNOWN_TTL: SignedDuration = SignedDuration::from_secs(15);
 
 /// One question for SelfSubjectAccessReview.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -94,7 +96,13 @@ impl AccessCache {
     pub fn fresh(&self, key: &AccessKey, now: Timestamp) -> Option<&AccessVerdict> {
         self.entries
             .get(key)
-            .filter(|e| now.duration_since(e.at) < ACCESS_TTL)
+            .filter(|e| {
+                let ttl = match e.verdict {
+                    AccessVerdict::Unknown(_) => UNKNOWN_TTL,
+                    _ => ACCESS_TTL,
+                };
+                now.duration_since(e.at) < ttl
+            })
             .map(|e| &e.verdict)
     }
 

@@ -463,3 +463,7 @@ fn push_restarts(snap: &Snapshot, plan: &mut ActionPlan, pods: Vec<vrouter::PodS
         );
     }
 }
+
+#[cfg(test)]
+#[path = "plan_tests.rs"]
+mod tests;
