@@ -1,6 +1,8 @@
 //! Rendering: one file per view or dialog; a pure function of the model.
 //! (Placeholder until the UI branch lands.)
 
+pub mod dialogs;
+
 use ratatui::Frame;
 use ratatui::widgets::Paragraph;
 
@@ -13,4 +15,5 @@ pub fn draw(frame: &mut Frame, model: &Model, _theme: &Theme) {
         model.snapshot.machines().count()
     );
     frame.render_widget(Paragraph::new(text), frame.area());
+    dialogs::draw(frame, frame.area(), model, _theme);
 }

@@ -12,7 +12,7 @@ use crate::domain::objects::MigrationMode;
 /// The dialog on top of the screen; it takes every key while open.
 #[derive(Debug, Clone)]
 pub enum Dialog {
-    MigrationMode(MigrationPicker),
+    MigrationMode(Box<MigrationPicker>),
     Confirm(ConfirmDialog),
     /// Shows `ActionsState::running` (the plan being executed or just finished).
     Progress,

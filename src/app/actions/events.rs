@@ -12,7 +12,7 @@ pub enum ActionEvent {
         verdict: AccessVerdict,
     },
     /// An audit record was written (intent or result).
-    Audit(AuditRecord),
+    Audit(Box<AuditRecord>),
     /// One step of a plan changed state.
     Step {
         plan_id: u64,

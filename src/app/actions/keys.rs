@@ -25,7 +25,11 @@ pub fn on_dialog_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
     }
 }
 
-fn on_picker_key(model: &mut Model, mut picker: MigrationPicker, key: KeyEvent) -> Vec<Command> {
+fn on_picker_key(
+    model: &mut Model,
+    mut picker: Box<MigrationPicker>,
+    key: KeyEvent,
+) -> Vec<Command> {
     match key.code {
         KeyCode::Esc => return Vec::new(), // closed: nothing planned, nothing sent
         KeyCode::Tab | KeyCode::BackTab => {
@@ -61,7 +65,7 @@ fn on_picker_key(model: &mut Model, mut picker: MigrationPicker, key: KeyEvent) 
     Vec::new()
 }
 
-fn submit_picker(model: &mut Model, mut picker: MigrationPicker) -> Vec<Command> {
+fn submit_picker(model: &mut Model, mut picker: Box<MigrationPicker>) -> Vec<Command> {
     let attempts = match plan::parse_attempts(&picker.attempts_text()) {
         Ok(a) => a,
         Err(e) => {
@@ -172,18 +176,17 @@ fn on_progress_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
         return Vec::new();
     }
     model.actions.dialog = Some(Dialog::Progress);
-    if matches!(key.code, KeyCode::Esc | KeyCode::Char('c')) {
-        if let Some(r) = model.actions.running.as_mut() {
-            if !r.cancel_requested {
-                r.cancel_requested = true;
-                notify(
-                    model,
-                    NoticeLevel::Warning,
-                    "cancelling: the current object finishes, the next ones are not sent",
-                );
-                return vec![Command::CancelRun];
-            }
-        }
+    if matches!(key.code, KeyCode::Esc | KeyCode::Char('c'))
+        && let Some(r) = model.actions.running.as_mut()
+        && !r.cancel_requested
+    {
+        r.cancel_requested = true;
+        notify(
+            model,
+            NoticeLevel::Warning,
+            "cancelling: the current object finishes, the next ones are not sent",
+        );
+        return vec![Command::CancelRun];
     }
     Vec::new()
 }

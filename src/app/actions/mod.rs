@@ -174,7 +174,8 @@ pub fn start(model: &mut Model, action: ActionId) -> Vec<Command> {
                     }
                 })
                 .collect();
-            model.actions.dialog = Some(Dialog::MigrationMode(MigrationPicker::new(modes)));
+            model.actions.dialog =
+                Some(Dialog::MigrationMode(Box::new(MigrationPicker::new(modes))));
             return commands;
         }
         ActionId::AcknowledgeMigration => {
@@ -220,7 +221,7 @@ pub fn on_event(model: &mut Model, ev: ActionEvent) -> Vec<Command> {
             model.actions.access.record(key, verdict, now);
         }
         ActionEvent::Audit(rec) => {
-            model.actions.audit.push(rec);
+            model.actions.audit.push(*rec);
             let n = model.actions.audit.len();
             if n > AUDIT_KEEP {
                 model.actions.audit.drain(..n - AUDIT_KEEP);
@@ -236,10 +237,9 @@ pub fn on_event(model: &mut Model, ev: ActionEvent) -> Vec<Command> {
                 .running
                 .as_mut()
                 .filter(|r| r.plan.id == plan_id)
+                && let Some(s) = r.steps.get_mut(index)
             {
-                if let Some(s) = r.steps.get_mut(index) {
-                    *s = status;
-                }
+                *s = status;
             }
         }
         ActionEvent::Finished { plan_id, outcome } => {

@@ -132,12 +132,12 @@ impl Shared {
     /// The access verdict, from the cache unless `fresh` or expired.
     async fn review(&self, key: &AccessKey, fresh: bool) -> AccessVerdict {
         let ttl = Duration::from_secs(ACCESS_TTL.as_secs().max(0) as u64);
-        if !fresh {
-            if let Some((v, at)) = self.access.lock().ok().and_then(|m| m.get(key).cloned()) {
-                if at.elapsed() < ttl && !matches!(v, AccessVerdict::Unknown(_)) {
-                    return v;
-                }
-            }
+        if !fresh
+            && let Some((v, at)) = self.access.lock().ok().and_then(|m| m.get(key).cloned())
+            && at.elapsed() < ttl
+            && !matches!(v, AccessVerdict::Unknown(_))
+        {
+            return v;
         }
         let v = self.writer.review_access(key).await;
         if let Ok(mut m) = self.access.lock() {
@@ -176,7 +176,7 @@ impl Shared {
             .map_err(|e| e.to_string())
             .and_then(|r| r.map_err(|e| e.to_string()));
         if res.is_ok() {
-            self.send(ActionEvent::Audit(rec));
+            self.send(ActionEvent::Audit(Box::new(rec)));
         }
         res
     }
