@@ -1,3 +1,10 @@
 //! The simulated MOSK clusters: a Kubernetes-compatible API server playing a cluster update. Knows nothing of the console.
 
 pub mod clock;
+pub mod faults;
+pub mod rbac;
+pub mod registry;
+pub mod scenario;
+pub mod server;
+pub mod store;
+pub mod world;

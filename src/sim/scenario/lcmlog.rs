@@ -1,0 +1,219 @@
+//! lcm-controller log lines.
+//!
+//! The lcm-controller's own log format is not public; the LCM agent writes
+//! zap-style JSON lines (`{"level":..,"ts":..,"logger":..,"msg":..}`), so the
+//! controller is assumed to do the same (inferred, reference §8). Now and then
+//! a plain-text klog line appears, as client-go libraries write those.
+
+use jiff::tz::TimeZone;
+use jiff::{SignedDuration, Timestamp};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use super::text::zap_ts;
+
+/// Severity of a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Debug,
+    Info,
+    Warn,
+    Error,
+}
+
+impl Level {
+    fn as_str(self) -> &'static str {
+        match self {
+            Level::Debug => "debug",
+            Level::Info => "info",
+            Level::Warn => "warn",
+            Level::Error => "error",
+        }
+    }
+}
+
+/// Writes lcm-controller lines with monotonic timestamps and background noise.
+#[derive(Debug)]
+pub struct LcmLog {
+    rng: SmallRng,
+    last: Option<Timestamp>,
+    next_noise: Timestamp,
+}
+
+impl LcmLog {
+    pub fn new(seed: u64, start: Timestamp) -> LcmLog {
+        LcmLog {
+            rng: SmallRng::seed_from_u64(seed ^ 0x6c63_6d6c_6f67),
+            last: None,
+            next_noise: start,
+        }
+    }
+
+    /// A time just before `now` (sub-second jitter), never before the last line.
+    fn stamp(&mut self, now: Timestamp) -> Timestamp {
+        let jitter = SignedDuration::from_micros(self.rng.random_range(0..900_000));
+        let mut ts = now.saturating_sub(jitter).unwrap_or(now);
+        if let Some(last) = self.last
+            && ts <= last
+        {
+            ts = last
+                .saturating_add(SignedDuration::from_micros(1))
+                .unwrap_or(last);
+        }
+        self.last = Some(ts);
+        ts
+    }
+
+    /// One zap-style JSON line.
+    pub fn line(
+        &mut self,
+        now: Timestamp,
+        level: Level,
+        msg: &str,
+        fields: &[(&str, &str)],
+    ) -> String {
+        let ts = self.stamp(now);
+        let q = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
+        let mut out = format!(
+            "{{\"level\":\"{}\",\"ts\":\"{}\",\"logger\":\"lcm-controller\",\"msg\":{}",
+            level.as_str(),
+            zap_ts(ts),
+            q(msg)
+        );
+        for (k, v) in fields {
+            out.push(',');
+            out.push_str(&q(k));
+            out.push(':');
+            out.push_str(&q(v));
+        }
+        out.push('}');
+        out
+    }
+
+    /// A plain-text klog line (`I0101 10:15:02.118734       1 file.go:123] msg`).
+    pub fn klog(&mut self, now: Timestamp, severity: char, location: &str, msg: &str) -> String {
+        let ts = self.stamp(now);
+        let dt = ts.to_zoned(TimeZone::UTC).datetime();
+        format!(
+            "{severity}{} {:>7} {location}] {msg}",
+            dt.strftime("%m%d %H:%M:%S%.6f"),
+            1
+        )
+    }
+
+    /// Background lines due by `now`: reconcile chatter, lease renewals, the odd klog line.
+    /// `machines` gives names to mention; `namespace`/`cluster` the LCMCluster.
+    pub fn noise(
+        &mut self,
+        now: Timestamp,
+        namespace: &str,
+        cluster: &str,
+        machines: &[&str],
+    ) -> Vec<String> {
+        let mut out = Vec::new();
+        while self.next_noise <= now {
+            let at = self.next_noise;
+            let pick = self.rng.random_range(0..100);
+            let cl = format!("{namespace}/{cluster}");
+            let line = match pick {
+                0..=24 => self.line(at, Level::Info, "Reconciling LCMCluster", &[("lcmcluster", &cl)]),
+                25..=39 => {
+                    let release = ["stacklight", "ceph-controller", "openstack-operator", "tungstenfabric-operator", "metallb"]
+                        [self.rng.random_range(0..5)];
+                    self.line(
+                        at,
+                        Level::Debug,
+                        "HelmBundle release is up to date",
+                        &[("helmbundle", &cl), ("release", release)],
+                    )
+                }
+                40..=64 if !machines.is_empty() => {
+                    let m = machines[self.rng.random_range(0..machines.len())].to_string();
+                    self.line(at, Level::Debug, "Checked LCMMachine state items", &[("machine", &m)])
+                }
+                65..=79 => self.line(
+                    at,
+                    Level::Debug,
+                    "Successfully renewed lease",
+                    &[("lease", "kaas/lcm-controller-leader-election")],
+                ),
+                80..=89 => self.line(at, Level::Info, "Updated LCMCluster status", &[("lcmcluster", &cl)]),
+                90..=94 => self.klog(
+                    at,
+                    'I',
+                    "reflector.go:359",
+                    "Listing and watching *v1alpha1.LCMMachine from pkg/mod/k8s.io/client-go@v0.29.3/tools/cache/reflector.go:229",
+                ),
+                _ => self.klog(
+                    at,
+                    'W',
+                    "warnings.go:70",
+                    "metadata.finalizers: \"lcm.mirantis.com/machine-finalizer\": prefer a domain-qualified finalizer name to avoid accidental conflicts with other finalizer writers",
+                ),
+            };
+            out.push(line);
+            let gap = self.rng.random_range(3..=12);
+            self.next_noise = at
+                .saturating_add(SignedDuration::from_secs(gap))
+                .unwrap_or(at);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_zap_json_with_fields_in_order() {
+        let t0: Timestamp = "2026-01-01T10:00:05Z".parse().unwrap();
+        let mut log = LcmLog::new(1, t0);
+        let l = log.line(
+            t0,
+            Level::Info,
+            "Machine state changed",
+            &[("machine", "m-1"), ("node", "kaas-node-x")],
+        );
+        assert!(
+            l.starts_with("{\"level\":\"info\",\"ts\":\"2026-01-01T10:00:0"),
+            "{l}"
+        );
+        assert!(l.contains("\"logger\":\"lcm-controller\",\"msg\":\"Machine state changed\",\"machine\":\"m-1\",\"node\":\"kaas-node-x\"}"), "{l}");
+        let v: serde_json::Value = serde_json::from_str(&l).unwrap();
+        assert_eq!(v["node"], "kaas-node-x");
+    }
+
+    #[test]
+    fn noise_is_deterministic_and_monotonic() {
+        let t0: Timestamp = "2026-01-01T10:00:00Z".parse().unwrap();
+        let run = || {
+            let mut log = LcmLog::new(7, t0);
+            let mut all = Vec::new();
+            for s in 0..600 {
+                all.extend(log.noise(
+                    t0 + SignedDuration::from_secs(s),
+                    "child-ns",
+                    "child-cl",
+                    &["a", "b"],
+                ));
+            }
+            all
+        };
+        let a = run();
+        assert_eq!(a, run());
+        assert!(a.len() > 40, "{}", a.len());
+        assert!(
+            a.iter().any(|l| !l.starts_with('{')),
+            "some plain-text lines"
+        );
+        let json_ts: Vec<String> = a
+            .iter()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .map(|v| v["ts"].as_str().unwrap().to_string())
+            .collect();
+        let mut sorted = json_ts.clone();
+        sorted.sort();
+        assert_eq!(json_ts, sorted);
+    }
+}

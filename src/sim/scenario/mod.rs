@@ -1,0 +1,36 @@
+//! The simulated MOSK update: a scenario file describes the clusters and the
+//! timings, and a state machine over the simulator clock plays the update
+//! (LCM, the OpenStack/Ceph/TF controllers, Nova, the vRouter DaemonSet).
+//!
+//! Seams:
+//! - `spec`: the scenario file format and its validation;
+//! - `topology`: concrete machines, nodes and instances from a spec and a seed;
+//! - `text`: exact messages and time formats;
+//! - `nova`: servers and live migrations;
+//! - `lcmlog`: lcm-controller log lines;
+//! - `objects`, `seed`: the objects' JSON and the initial contents of both clusters;
+//! - `engine`: shared facts and the step context; `run`: one running scenario;
+//! - `lcm`: cluster phases and the per-machine flow;
+//! - `openstack`: the OpenStack controller (locks, instance migration);
+//! - `storage_net`: the Ceph and TF controllers;
+//! - `vrouter`: the vRouter DaemonSet.
+
+pub mod engine;
+pub mod lcm;
+pub mod lcmlog;
+pub mod load;
+pub mod nova;
+pub mod objects;
+pub mod openstack;
+pub mod run;
+pub mod seed;
+pub mod spec;
+pub mod storage_net;
+pub mod text;
+pub mod topology;
+pub mod vrouter;
+
+pub use engine::{HardReboot, UpdatePhase};
+pub use load::{ScenarioError, load_scenario, parse_scenario};
+pub use run::ScenarioRun;
+pub use spec::ScenarioSpec;

@@ -1,0 +1,171 @@
+//! One running scenario: the machines, the simulated controllers and their
+//! shared facts, stepped over the simulator clock.
+
+use jiff::Timestamp;
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+
+use super::engine::{Ctx, Facts, HardReboot, UpdatePhase};
+use super::lcm::{Lcm, MachineStep};
+use super::lcmlog::{LcmLog, Level};
+use super::nova::Nova;
+use super::openstack::Openstack;
+use super::seed::seed;
+use super::spec::{Controller, ScenarioSpec};
+use super::storage_net::AppController;
+use super::topology::{self, MachineInfo, k8s_suffix};
+use super::vrouter::Vrouter;
+use crate::sim::store::Store;
+
+/// The scenario state machine.
+#[derive(Debug)]
+pub struct ScenarioRun {
+    spec: ScenarioSpec,
+    machines: Vec<MachineInfo>,
+    rng: SmallRng,
+    log: LcmLog,
+    lcm_pod: String,
+    facts: Facts,
+    nova: Nova,
+    lcm: Lcm,
+    openstack: Openstack,
+    ceph: AppController,
+    tf: AppController,
+    vrouter: Option<Vrouter>,
+    /// The MOSK store's resource version after our last step.
+    mosk_rv: u64,
+}
+
+macro_rules! ctx {
+    ($s:ident, $now:expr, $mgmt:expr, $mosk:expr) => {
+        Ctx {
+            now: $now,
+            spec: &$s.spec,
+            machines: &$s.machines,
+            mgmt: $mgmt,
+            mosk: $mosk,
+            rng: &mut $s.rng,
+            facts: &mut $s.facts,
+            nova: &mut $s.nova,
+            log: &mut $s.log,
+            lcm_pod: &$s.lcm_pod,
+        }
+    };
+}
+
+impl ScenarioRun {
+    /// Builds the machines for `spec` from `seed` (nothing is stored yet).
+    pub fn new(spec: ScenarioSpec, seed: u64) -> ScenarioRun {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let machines = topology::build(&spec, &mut rng);
+        let lcm_pod = format!(
+            "lcm-lcm-controller-{}-{}",
+            k8s_suffix(&mut rng, 10),
+            k8s_suffix(&mut rng, 5)
+        );
+        let n = machines.len();
+        let start = spec.start.0;
+        ScenarioRun {
+            log: LcmLog::new(seed, start),
+            facts: Facts::new(n),
+            nova: Nova::default(),
+            lcm: Lcm::new(n, start),
+            openstack: Openstack::new(n),
+            ceph: AppController::new(Controller::Ceph, n),
+            tf: AppController::new(Controller::Tf, n),
+            vrouter: None,
+            mosk_rv: 0,
+            lcm_pod,
+            machines,
+            rng,
+            spec,
+        }
+    }
+
+    /// Puts the initial objects in both stores.
+    pub fn seed(&mut self, now: Timestamp, mgmt: &Store, mosk: &Store) {
+        let rs_hash = self
+            .lcm_pod
+            .trim_start_matches("lcm-lcm-controller-")
+            .split('-')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        let mut ctx = ctx!(self, now, mgmt, mosk);
+        seed(&mut ctx, &rs_hash);
+        let key = format!("{}/{}", ctx.spec.namespace, ctx.spec.cluster);
+        ctx.lcm(
+            Level::Info,
+            "Starting lcm-controller",
+            &[("version", &ctx.spec.release.agent_from)],
+        );
+        ctx.lcm(
+            Level::Info,
+            "LCMCluster is up to date",
+            &[("lcmcluster", &key), ("release", &ctx.spec.release.from)],
+        );
+        self.vrouter = Some(Vrouter::seed(&mut ctx));
+        self.mosk_rv = mosk.resource_version();
+    }
+
+    /// Runs every controller once at `now`.
+    pub fn step(&mut self, now: Timestamp, mgmt: &Store, mosk: &Store) {
+        let pods_changed = mosk.resource_version() != self.mosk_rv;
+        self.nova.tick(now);
+        let mut ctx = ctx!(self, now, mgmt, mosk);
+        self.lcm.step(&mut ctx);
+        self.openstack.step(&mut ctx);
+        self.ceph.step(&mut ctx);
+        self.tf.step(&mut ctx);
+        if let Some(v) = self.vrouter.as_mut() {
+            v.step(&mut ctx, pods_changed);
+        }
+        let names: Vec<&str> = ctx
+            .machines
+            .iter()
+            .take(64)
+            .map(|m| m.name.as_str())
+            .collect();
+        for line in ctx
+            .log
+            .noise(now, &ctx.spec.namespace, &ctx.spec.cluster, &names)
+        {
+            mgmt.append_log(super::objects::KAAS_NS, ctx.lcm_pod, "controller", &line);
+        }
+        self.mosk_rv = mosk.resource_version();
+    }
+
+    pub fn spec(&self) -> &ScenarioSpec {
+        &self.spec
+    }
+
+    pub fn machines(&self) -> &[MachineInfo] {
+        &self.machines
+    }
+
+    pub fn phase(&self) -> UpdatePhase {
+        self.facts.phase
+    }
+
+    pub fn machine_step(&self, i: usize) -> MachineStep {
+        self.lcm.step_of(i)
+    }
+
+    pub fn hard_reboots(&self) -> &[HardReboot] {
+        &self.facts.hard_reboots
+    }
+
+    pub fn timeline(&self) -> &[(Timestamp, String)] {
+        &self.facts.timeline
+    }
+
+    /// Name of the lcm-controller pod (namespace `kaas`, container `controller`).
+    pub fn lcm_pod(&self) -> &str {
+        &self.lcm_pod
+    }
+
+    /// Servers on a node now (Nova's view).
+    pub fn servers_on(&self, node: &str) -> Vec<String> {
+        self.nova.on_host(node).map(|s| s.id.clone()).collect()
+    }
+}

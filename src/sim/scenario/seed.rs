@@ -1,0 +1,92 @@
+//! The objects both clusters hold before the update starts.
+
+use super::engine::{CWL, Ctx, NWL, check};
+use super::lcm::KERNEL_FROM;
+use super::objects;
+use super::spec::Controller;
+
+/// Namespaces of the management cluster (the project namespace is added).
+const MGMT_NAMESPACES: &[&str] = &["default", "kube-system", "kaas"];
+/// Namespaces of the MOSK cluster (the Ceph and StackLight ones are inferred).
+const MOSK_NAMESPACES: &[&str] = &[
+    "default",
+    "kube-system",
+    "openstack",
+    "osh-system",
+    "tf",
+    "ceph-lcm-mirantis",
+    "rook-ceph",
+    "stacklight",
+];
+
+/// Creates namespaces, the LCMCluster and LCMMachines, the lcm-controller
+/// pod, Nodes, cluster and node locks (all active, old release), and Nova's
+/// servers. The vRouter DaemonSet is seeded by its controller.
+pub fn seed(ctx: &mut Ctx, lcm_rs_hash: &str) {
+    let spec = ctx.spec;
+    let now = ctx.now;
+    for ns in MGMT_NAMESPACES
+        .iter()
+        .copied()
+        .chain([spec.namespace.as_str()])
+    {
+        check(
+            ctx.mgmt.create("namespaces", objects::namespace(ns, now)),
+            "create namespace",
+        );
+    }
+    check(
+        ctx.mgmt
+            .create("lcmclusters", objects::lcm_cluster(spec, now)),
+        "create LCMCluster",
+    );
+    for m in ctx.machines {
+        check(
+            ctx.mgmt
+                .create("lcmmachines", objects::lcm_machine(spec, m, now)),
+            "create LCMMachine",
+        );
+    }
+    check(
+        ctx.mgmt.create(
+            "pods",
+            objects::lcm_controller_pod(ctx.lcm_pod, lcm_rs_hash, now),
+        ),
+        "create lcm-controller pod",
+    );
+
+    for ns in MOSK_NAMESPACES {
+        check(
+            ctx.mosk.create("namespaces", objects::namespace(ns, now)),
+            "create namespace",
+        );
+    }
+    let release = &spec.release.controller_from;
+    for c in [Controller::Openstack, Controller::Ceph, Controller::Tf] {
+        check(
+            ctx.mosk
+                .create(CWL, objects::cluster_lock(c, &spec.cluster, release)),
+            "create cluster lock",
+        );
+    }
+    for m in ctx.machines {
+        check(
+            ctx.mosk.create("nodes", objects::node(m, KERNEL_FROM, now)),
+            "create Node",
+        );
+        for c in [Controller::Openstack, Controller::Ceph, Controller::Tf] {
+            if m.has_lock(c) {
+                check(
+                    ctx.mosk.create(NWL, objects::node_lock(c, m, release)),
+                    "create node lock",
+                );
+            }
+        }
+        if m.is_compute() {
+            ctx.nova.add_host(&m.node);
+            for s in &m.servers {
+                ctx.nova.add_server(&s.id, &m.node, s.problem);
+            }
+        }
+    }
+}

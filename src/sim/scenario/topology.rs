@@ -1,0 +1,135 @@
+//! The concrete machines of a scenario: names, node names, addresses,
+//! per-node settings and instances, generated deterministically from the
+//! scenario and a seed.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, RngCore};
+
+use super::spec::{Controller, LiveMigrationProblem, MigrationMode, Role, ScenarioSpec, has_lock};
+
+/// Characters Kubernetes uses for generated name suffixes.
+const SUFFIX_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+
+/// A random suffix like Kubernetes' generateName (`rgxhk`).
+pub fn k8s_suffix(rng: &mut SmallRng, len: usize) -> String {
+    (0..len)
+        .map(|_| SUFFIX_ALPHABET[rng.random_range(0..SUFFIX_ALPHABET.len())] as char)
+        .collect()
+}
+
+/// A random version-4 UUID drawn from the seeded generator.
+pub fn seeded_uuid(rng: &mut SmallRng) -> String {
+    let mut bytes = [0u8; 16];
+    rng.fill_bytes(&mut bytes);
+    uuid::Builder::from_random_bytes(bytes)
+        .into_uuid()
+        .hyphenated()
+        .to_string()
+}
+
+/// One instance (Nova server) placed on a compute at the start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerSeed {
+    pub id: String,
+    pub problem: Option<LiveMigrationProblem>,
+}
+
+/// One machine (LCMMachine + Kubernetes node).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MachineInfo {
+    /// Position in update order; the `lcm.mirantis.com/index` annotation.
+    pub index: usize,
+    pub role: Role,
+    /// 0-based position among machines of the same role.
+    pub role_index: u32,
+    /// LCMMachine (and Machine) name.
+    pub name: String,
+    /// Kubernetes node name, `kaas-node-<uuid>`.
+    pub node: String,
+    pub ip: String,
+    pub migration_mode: Option<MigrationMode>,
+    pub migration_attempts: Option<u32>,
+    pub servers: Vec<ServerSeed>,
+    pub stuck_lock: Option<Controller>,
+    pub vrouter_never_ready: bool,
+}
+
+impl MachineInfo {
+    /// `control` for masters, `worker` otherwise (LCMMachine spec.type).
+    pub fn lcm_type(&self) -> &'static str {
+        match self.role {
+            Role::Control => "control",
+            _ => "worker",
+        }
+    }
+
+    /// Whether this node runs a vRouter pod (label tfvrouter=enabled).
+    pub fn has_vrouter(&self) -> bool {
+        self.role == Role::Compute
+    }
+
+    /// Whether the controller keeps a node lock for this node.
+    pub fn has_lock(&self, c: Controller) -> bool {
+        has_lock(self.role, c)
+    }
+
+    pub fn is_compute(&self) -> bool {
+        self.role == Role::Compute
+    }
+}
+
+/// Every machine of the scenario, in update order (masters, storage, computes).
+pub fn build(spec: &ScenarioSpec, rng: &mut SmallRng) -> Vec<MachineInfo> {
+    let mut out = Vec::with_capacity(spec.total_machines() as usize);
+    for role in Role::ALL {
+        for role_index in 0..spec.count(role) {
+            let group = spec
+                .group_of(role, role_index)
+                .expect("validated: index within role count");
+            let ov = spec
+                .overrides
+                .iter()
+                .find(|o| o.role == role && o.index == role_index);
+            let index = out.len();
+            let role_part = match role {
+                Role::Control => "control",
+                Role::Storage => "storage-worker",
+                Role::Compute => "compute",
+            };
+            let name = format!(
+                "{}{}-{}-{}-{}",
+                spec.machine_prefix,
+                7500 + index,
+                spec.cluster,
+                role_part,
+                k8s_suffix(rng, 5)
+            );
+            let node = format!("kaas-node-{}", seeded_uuid(rng));
+            let ip = format!("10.10.{}.{}", index / 200, index % 200 + 10);
+            let instances = ov.and_then(|o| o.instances).unwrap_or(group.instances);
+            let problems = ov.map(|o| o.unmigratable.clone()).unwrap_or_default();
+            let servers = (0..instances as usize)
+                .map(|i| ServerSeed {
+                    id: seeded_uuid(rng),
+                    problem: problems.get(i).copied(),
+                })
+                .collect();
+            out.push(MachineInfo {
+                index,
+                role,
+                role_index,
+                name,
+                node,
+                ip,
+                migration_mode: ov.and_then(|o| o.migration_mode).or(group.migration_mode),
+                migration_attempts: ov
+                    .and_then(|o| o.migration_attempts)
+                    .or(group.migration_attempts),
+                servers,
+                stuck_lock: ov.and_then(|o| o.stuck_lock),
+                vrouter_never_ready: ov.is_some_and(|o| o.vrouter_never_ready),
+            });
+        }
+    }
+    out
+}

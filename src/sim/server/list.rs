@@ -1,0 +1,178 @@
+//! LIST: selectors, `limit`/`continue` over a consistent snapshot,
+//! `resourceVersion`/`resourceVersionMatch`.
+
+use axum::response::Response;
+use serde_json::{Value, json};
+
+use super::Ctx;
+use super::request::{Output, Query, json_response};
+use super::table::{self, IncludeObject};
+use crate::sim::registry::ResourceInfo;
+use crate::sim::store::objects::{name_of, namespace_of};
+use crate::sim::store::selectors::Selectors;
+use crate::sim::store::{ApiError, StoreResult};
+
+/// An opaque continue token: the snapshot's resource version and the last key served.
+fn encode_continue(rv: u64, ns: &str, name: &str) -> String {
+    format!("{rv}/{ns}/{name}")
+        .bytes()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn decode_continue(token: &str) -> StoreResult<(u64, String, String)> {
+    let bad = || ApiError::bad_request(format!("continue key is not valid: {token:?}"));
+    if !token.len().is_multiple_of(2) || token.len() > 2048 {
+        return Err(bad());
+    }
+    let bytes = (0..token.len())
+        .step_by(2)
+        .map(|i| {
+            token
+                .get(i..i + 2)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        })
+        .collect::<Option<Vec<u8>>>()
+        .ok_or_else(bad)?;
+    let text = String::from_utf8(bytes).map_err(|_| bad())?;
+    let mut parts = text.splitn(3, '/');
+    let rv = parts.next().and_then(|r| r.parse().ok()).ok_or_else(bad)?;
+    let ns = parts.next().ok_or_else(bad)?.to_string();
+    let name = parts.next().ok_or_else(bad)?.to_string();
+    Ok((rv, ns, name))
+}
+
+/// Parses a resource version parameter.
+pub fn parse_rv(s: &str) -> StoreResult<u64> {
+    s.parse().map_err(|_| {
+        ApiError::bad_request(format!(
+            "resourceVersion: Invalid value: {s:?}: must be a non-negative integer"
+        ))
+    })
+}
+
+pub fn serve(
+    ctx: &Ctx,
+    info: &ResourceInfo,
+    ns: Option<&str>,
+    q: &Query,
+    output: Output,
+) -> StoreResult<Response> {
+    let sel = Selectors::parse(q.str("labelSelector"), q.str("fieldSelector"), &info.plural)?;
+    let include = IncludeObject::parse(q.str("includeObject"))
+        .ok_or_else(|| ApiError::bad_request("includeObject must be None, Metadata or Object"))?;
+    let limit = q
+        .int("limit")?
+        .filter(|l| *l > 0)
+        .map(|l| l.min(1_000_000) as usize);
+    let rv = q.str("resourceVersion");
+    let rvm = q.str("resourceVersionMatch");
+    let mut after: Option<(String, String)> = None;
+    let at = match q.get("continue").filter(|c| !c.is_empty()) {
+        Some(token) => {
+            if !rv.is_empty() && rv != "0" {
+                return Err(ApiError::bad_request(
+                    "specifying resource version is not allowed when using continue",
+                ));
+            }
+            let (rv, ns, name) = decode_continue(token)?;
+            after = Some((ns, name));
+            Some(rv)
+        }
+        None => match (rv, rvm) {
+            ("", "") => None,
+            ("", _) => {
+                return Err(ApiError::bad_request(
+                    "resourceVersionMatch is forbidden unless resourceVersion is provided",
+                ));
+            }
+            (r, "Exact") => {
+                let r = parse_rv(r)?;
+                if r == 0 {
+                    return Err(ApiError::bad_request(
+                        "resourceVersionMatch \"Exact\" is forbidden for resourceVersion \"0\"",
+                    ));
+                }
+                Some(r)
+            }
+            (r, "" | "NotOlderThan") => {
+                parse_rv(r)?;
+                None
+            }
+            (_, other) => {
+                return Err(ApiError::bad_request(format!(
+                    "resourceVersionMatch: Unsupported value: {other:?}: supported values: \"Exact\", \"NotOlderThan\""
+                )));
+            }
+        },
+    };
+    if let Some(r) = at
+        && ctx.opts.faults.is_expired(r)
+    {
+        return Err(ApiError::expired(r));
+    }
+    let (objs, list_rv) = ctx
+        .store
+        .list_at(&info.plural, ns, at)
+        .map_err(|e| match (&after, e.code) {
+            (Some(_), 410) => ApiError::new(
+                410,
+                "Expired",
+                "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
+            ),
+            _ => e,
+        })?;
+    let mut items: Vec<Value> = objs
+        .into_iter()
+        .filter(|o| sel.matches(o))
+        .filter(|o| {
+            after.as_ref().is_none_or(|(ans, aname)| {
+                (namespace_of(o), name_of(o)) > (ans.as_str(), aname.as_str())
+            })
+        })
+        .collect();
+    let mut metadata = json!({"resourceVersion": list_rv.to_string()});
+    if let Some(limit) = limit
+        && items.len() > limit
+    {
+        let remaining = items.len() - limit;
+        items.truncate(limit);
+        let last = items.last().expect("limit > 0");
+        metadata["continue"] = json!(encode_continue(list_rv, namespace_of(last), name_of(last)));
+        metadata["remainingItemCount"] = json!(remaining);
+    }
+    let now = ctx.store.now();
+    let body = match output {
+        Output::Table => table::table(info, &items, now, include, metadata, true),
+        Output::PartialMetadata => json!({
+            "kind": "PartialObjectMetadataList",
+            "apiVersion": "meta.k8s.io/v1",
+            "metadata": metadata,
+            "items": items.iter().map(table::partial_metadata).collect::<Vec<_>>(),
+        }),
+        Output::Json => json!({
+            "kind": format!("{}List", info.kind),
+            "apiVersion": info.api_version(),
+            "metadata": metadata,
+            "items": items,
+        }),
+    };
+    Ok(json_response(200, &body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn continue_tokens_round_trip_and_reject_garbage() {
+        let t = encode_continue(42, "tf", "tf-vrouter-agent-x");
+        assert_eq!(
+            decode_continue(&t).unwrap(),
+            (42, "tf".into(), "tf-vrouter-agent-x".into())
+        );
+        for bad in ["zz", "abc", "", "41"] {
+            assert_eq!(decode_continue(bad).unwrap_err().code, 400, "{bad}");
+        }
+    }
+}

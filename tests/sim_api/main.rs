@@ -1,0 +1,7 @@
+//! The simulator's API server through a real kube-rs `Client`, in-process
+//! (the axum router is the client's tower service; no socket).
+
+mod common;
+mod garbage;
+mod kube_client;
+mod watch;
