@@ -1,4 +1,45 @@
-//! kube-rs: clients for both clusters, watchers that feed messages, the log follower, writes.
+//! The cluster layer: everything that talks to Kubernetes (kube-rs), and
+//! nothing that draws (no ratatui here).
+//!
+//! What lives where:
+//! - [`connect`]: kubeconfig(s) -> the two `kube::Client`s ([`Clusters`]),
+//!   checked with a `/version` call; [`ConnectError`] explains failures to the
+//!   operator (missing file, unknown context, unreachable server, 401/403, bad YAML).
+//! - [`watch`]: one kube-rs `watcher` per [`Kind`](crate::domain::objects::Kind),
+//!   with discovery for CRDs, backoff, re-list buffering, health reporting:
+//!   [`spawn_watchers`].
+//! - [`convert`]: kube objects -> the plain domain objects
+//!   ([`crate::domain::objects::Object`]), sanitizing every string; a body
+//!   that does not match becomes `Object::Malformed`.
+//! - [`logs`]: the lcm-controller log follower: [`spawn_log_follower`].
+//! - [`writes`]: the one write path (Node annotation patches, vRouter pod
+//!   restarts, access reviews) and the action executor.
+//! - [`backoff`]: retry delays ([`BackoffPolicy`]); tests use short ones.
+//! - [`events`]: [`ClusterEvent`], the only thing the rest of the console
+//!   receives from this layer (over a tokio unbounded channel).
+//!
+//! Typical start-up (the runtime's job):
+//! ```no_run
+//! # async fn demo() -> Result<(), mosk_console::cluster::ConnectError> {
+//! use mosk_console::cluster::*;
+//! let clusters = connect(&Target::default()).await?;
+//! let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+//! let cancel = tokio_util::sync::CancellationToken::new();
+//! let _watchers = spawn_watchers(&clusters, &WatchOptions::default(), tx.clone(), cancel.clone());
+//! let _logs = spawn_log_follower(clusters.mgmt.clone(), LogOptions::default(), tx, cancel);
+//! # Ok(()) }
+//! ```
 
+pub mod backoff;
+pub mod connect;
+pub mod convert;
 pub mod events;
+pub mod logs;
+pub mod watch;
 pub mod writes;
+
+pub use backoff::BackoffPolicy;
+pub use connect::{Clusters, ConnectError, Target, connect};
+pub use events::{ClusterEvent, WatchHealth};
+pub use logs::{LogOptions, spawn_log_follower};
+pub use watch::{WatchOptions, spawn_watchers};

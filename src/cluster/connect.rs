@@ -1,0 +1,361 @@
+//! Building the two `kube::Client`s (management and MOSK cluster) from
+//! kubeconfig files, and checking that both answer.
+//!
+//! Which kubeconfig and which contexts (decided here, documented for `--help`):
+//! - The management cluster uses `--kubeconfig`, else the files in `KUBECONFIG`
+//!   (merged, as kubectl does), else `~/.kube/config`; its context is
+//!   `--mgmt-context`, else that kubeconfig's `current-context`.
+//! - The MOSK cluster uses `--mosk-kubeconfig` when given (MCC hands out one
+//!   kubeconfig per cluster), else the same kubeconfig as the management
+//!   cluster. Its context is `--mosk-context`; else, with `--mosk-kubeconfig`,
+//!   that file's `current-context`; else the one context (other than the
+//!   management one) whose name contains `mosk`, such as the simulator's
+//!   `sim-mosk`. Anything else is an error listing the contexts to choose from.
+//!
+//! Both servers are asked for `/version` (with a short timeout) before the
+//! console starts, so a wrong URL or an expired token is reported up front.
+
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+use std::time::Duration;
+
+use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
+use kube::{Client, Config};
+
+use crate::domain::objects::ClusterId;
+use crate::sanitize::sanitize;
+
+mod error;
+
+pub use error::ConnectError;
+
+/// How long to wait for a server's `/version` answer (and for its TCP connection).
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Where the two clusters are: kubeconfig files and contexts. Every field is
+/// optional; see the module documentation for the defaults.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Target {
+    /// The management cluster's kubeconfig (and the MOSK one's, unless
+    /// `mosk_kubeconfig` is set). `None`: `KUBECONFIG`, else `~/.kube/config`.
+    pub kubeconfig: Option<PathBuf>,
+    /// `None`: the kubeconfig's current context.
+    pub mgmt_context: Option<String>,
+    /// `None`: see the module documentation.
+    pub mosk_context: Option<String>,
+    /// A separate kubeconfig for the MOSK cluster.
+    pub mosk_kubeconfig: Option<PathBuf>,
+}
+
+/// Clients for both clusters, already checked to answer.
+#[derive(Clone)]
+pub struct Clusters {
+    pub mgmt: Client,
+    pub mosk: Client,
+    pub mgmt_context: String,
+    pub mosk_context: String,
+    /// The kubeconfig user of each context (shown in the header; `-` when the context names none).
+    pub mgmt_user: String,
+    pub mosk_user: String,
+    /// The server URL of each context.
+    pub mgmt_server: String,
+    pub mosk_server: String,
+}
+
+impl Clusters {
+    /// The client for `cluster`.
+    pub fn client(&self, cluster: ClusterId) -> &Client {
+        match cluster {
+            ClusterId::Mgmt => &self.mgmt,
+            ClusterId::Mosk => &self.mosk,
+        }
+    }
+}
+
+impl std::fmt::Debug for Clusters {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Clusters")
+            .field("mgmt_context", &self.mgmt_context)
+            .field("mosk_context", &self.mosk_context)
+            .field("mgmt_server", &self.mgmt_server)
+            .field("mosk_server", &self.mosk_server)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Installs rustls' `ring` crypto provider as the process default, once.
+///
+/// kube builds its TLS config with the process-default provider; if another
+/// dependency ever enables rustls' `aws-lc-rs` too, rustls can no longer pick
+/// one and panics at the first TLS connection (pitfall P4). Called by
+/// [`connect`]; harmless to call again.
+pub fn install_crypto_provider() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // Err means a provider is installed already, which is what we want.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
+/// Loads the kubeconfig(s) of `t`, builds both clients and checks that both
+/// servers answer `/version` within [`PROBE_TIMEOUT`].
+pub async fn connect(t: &Target) -> Result<Clusters, ConnectError> {
+    install_crypto_provider();
+    let main = load(t.kubeconfig.as_deref())?;
+    let mgmt_context = match &t.mgmt_context {
+        Some(c) => c.clone(),
+        None => main
+            .kubeconfig
+            .current_context
+            .clone()
+            .filter(|c| !c.is_empty())
+            .ok_or_else(|| ConnectError::NoContext {
+                cluster: ClusterId::Mgmt,
+                source: main.source.clone(),
+                available: context_names(&main.kubeconfig),
+            })?,
+    };
+    let separate;
+    let (mosk_kc, mosk_context) = match &t.mosk_kubeconfig {
+        Some(path) => {
+            separate = load(Some(path))?;
+            let ctx = match &t.mosk_context {
+                Some(c) => c.clone(),
+                None => separate
+                    .kubeconfig
+                    .current_context
+                    .clone()
+                    .filter(|c| !c.is_empty())
+                    .ok_or_else(|| ConnectError::NoContext {
+                        cluster: ClusterId::Mosk,
+                        source: separate.source.clone(),
+                        available: context_names(&separate.kubeconfig),
+                    })?,
+            };
+            (&separate, ctx)
+        }
+        None => {
+            let ctx = match &t.mosk_context {
+                Some(c) => c.clone(),
+                None => guess_mosk_context(&main, &mgmt_context)?,
+            };
+            (&main, ctx)
+        }
+    };
+    let mgmt = build(ClusterId::Mgmt, &main, &mgmt_context).await?;
+    let mosk = build(ClusterId::Mosk, mosk_kc, &mosk_context).await?;
+    let (a, b) = tokio::join!(probe(&mgmt), probe(&mosk));
+    a?;
+    b?;
+    Ok(Clusters {
+        mgmt: mgmt.client,
+        mosk: mosk.client,
+        mgmt_context,
+        mosk_context,
+        mgmt_user: mgmt.user,
+        mosk_user: mosk.user,
+        mgmt_server: mgmt.server,
+        mosk_server: mosk.server,
+    })
+}
+
+/// A kubeconfig and a description of where it came from (for messages).
+struct Loaded {
+    kubeconfig: Kubeconfig,
+    source: String,
+}
+
+fn load(path: Option<&Path>) -> Result<Loaded, ConnectError> {
+    let (result, source) = match path {
+        Some(p) => (Kubeconfig::read_from(p), p.display().to_string()),
+        None => match Kubeconfig::from_env() {
+            Ok(Some(kc)) => (Ok(kc), kubeconfig_env_source()),
+            Ok(None) => match std::env::home_dir().map(|h| h.join(".kube").join("config")) {
+                Some(p) => (Kubeconfig::read_from(&p), p.display().to_string()),
+                None => return Err(ConnectError::NoKubeconfig),
+            },
+            Err(e) => (Err(e), kubeconfig_env_source()),
+        },
+    };
+    match result {
+        Ok(kubeconfig) => Ok(Loaded { kubeconfig, source }),
+        Err(KubeconfigError::ReadConfig(err, path)) => {
+            if err.kind() == std::io::ErrorKind::NotFound {
+                Err(ConnectError::MissingFile { path })
+            } else {
+                Err(ConnectError::UnreadableFile {
+                    path,
+                    detail: err.to_string(),
+                })
+            }
+        }
+        Err(KubeconfigError::Parse(err)) => Err(ConnectError::BadYaml {
+            source,
+            // The parser adds a multi-line excerpt of the file; the first line says it all.
+            detail: sanitize(err.to_string().lines().next().unwrap_or_default()),
+        }),
+        Err(other) => Err(ConnectError::BadYaml {
+            source,
+            detail: sanitize(&other.to_string()),
+        }),
+    }
+}
+
+fn kubeconfig_env_source() -> String {
+    format!(
+        "KUBECONFIG ({})",
+        std::env::var_os("KUBECONFIG")
+            .map(|v| v.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    )
+}
+
+fn context_names(kc: &Kubeconfig) -> Vec<String> {
+    kc.contexts.iter().map(|c| sanitize(&c.name)).collect()
+}
+
+fn guess_mosk_context(main: &Loaded, mgmt_context: &str) -> Result<String, ConnectError> {
+    let candidates: Vec<&str> = main
+        .kubeconfig
+        .contexts
+        .iter()
+        .map(|c| c.name.as_str())
+        .filter(|n| *n != mgmt_context && n.to_ascii_lowercase().contains("mosk"))
+        .collect();
+    match candidates.as_slice() {
+        [one] => Ok(one.to_string()),
+        _ => Err(ConnectError::NoMoskContext {
+            source: main.source.clone(),
+            available: context_names(&main.kubeconfig),
+            ambiguous: candidates.len() > 1,
+        }),
+    }
+}
+
+/// A client and what the messages and the header say about it.
+struct Built {
+    cluster: ClusterId,
+    client: Client,
+    context: String,
+    user: String,
+    server: String,
+}
+
+async fn build(cluster: ClusterId, loaded: &Loaded, context: &str) -> Result<Built, ConnectError> {
+    let Some(named) = loaded
+        .kubeconfig
+        .contexts
+        .iter()
+        .find(|c| c.name == context)
+    else {
+        return Err(ConnectError::UnknownContext {
+            cluster,
+            context: sanitize(context),
+            source: loaded.source.clone(),
+            available: context_names(&loaded.kubeconfig),
+        });
+    };
+    let user = named
+        .context
+        .as_ref()
+        .and_then(|c| c.user.as_deref())
+        .map(sanitize)
+        .unwrap_or_else(|| "-".to_string());
+    let options = KubeConfigOptions {
+        context: Some(context.to_string()),
+        ..Default::default()
+    };
+    let bad = |detail: String| ConnectError::BadContext {
+        cluster,
+        context: sanitize(context),
+        source: loaded.source.clone(),
+        detail: sanitize(&detail),
+    };
+    let mut config = Config::from_custom_kubeconfig(loaded.kubeconfig.clone(), &options)
+        .await
+        .map_err(|e| match e {
+            KubeconfigError::LoadClusterOfContext(c) => bad(format!(
+                "it names the cluster \"{c}\", which the kubeconfig does not define"
+            )),
+            KubeconfigError::MissingClusterUrl => {
+                bad("its cluster entry has no server URL".to_string())
+            }
+            other => bad(error_chain(&other)),
+        })?;
+    config.connect_timeout = Some(PROBE_TIMEOUT);
+    let server = sanitize(config.cluster_url.to_string().trim_end_matches('/'));
+    let client = Client::try_from(config).map_err(|e| bad(e.to_string()))?;
+    Ok(Built {
+        cluster,
+        client,
+        context: sanitize(context),
+        user,
+        server,
+    })
+}
+
+/// Asks the server for `/version`.
+async fn probe(b: &Built) -> Result<(), ConnectError> {
+    let unreachable = |detail: String| ConnectError::Unreachable {
+        cluster: b.cluster,
+        context: b.context.clone(),
+        server: b.server.clone(),
+        detail,
+    };
+    match tokio::time::timeout(PROBE_TIMEOUT, b.client.apiserver_version()).await {
+        Err(_) => Err(unreachable(format!(
+            "no answer within {} s",
+            PROBE_TIMEOUT.as_secs()
+        ))),
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(kube::Error::Api(status))) if status.code == 401 || status.code == 403 => {
+            Err(ConnectError::AuthFailed {
+                cluster: b.cluster,
+                context: b.context.clone(),
+                server: b.server.clone(),
+                user: b.user.clone(),
+                code: status.code,
+                detail: sanitize(&status.message),
+            })
+        }
+        Ok(Err(kube::Error::Auth(e))) => Err(ConnectError::AuthFailed {
+            cluster: b.cluster,
+            context: b.context.clone(),
+            server: b.server.clone(),
+            user: b.user.clone(),
+            code: 0,
+            detail: sanitize(&error_chain(&e)),
+        }),
+        Ok(Err(kube::Error::Api(status))) => Err(unreachable(format!(
+            "the server answered {} {}",
+            status.code,
+            sanitize(&status.message)
+        ))),
+        Ok(Err(e)) => Err(unreachable(sanitize(&root_cause(&e)))),
+    }
+}
+
+/// The innermost error: "Connection refused (os error 111)" rather than
+/// "ServiceError: client error (Connect): tcp connect error: …".
+fn root_cause(e: &dyn std::error::Error) -> String {
+    let mut cur = e;
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    cur.to_string()
+}
+
+/// An error and its sources, joined: kube's top-level messages ("ServiceError: …")
+/// hide the useful part ("Connection refused") in the chain.
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut cur = e.source();
+    while let Some(s) = cur {
+        let text = s.to_string();
+        if !parts.last().is_some_and(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        cur = s.source();
+    }
+    parts.join(": ")
+}

@@ -1,0 +1,463 @@
+//! kube objects -> [`crate::domain::objects::Object`].
+//!
+//! Every watched object arrives as a [`DynamicObject`] (one watcher code path
+//! for custom and built-in kinds). Custom resources are read through small
+//! partial serde structs (only the fields the console shows, all optional, so
+//! fields added by newer releases are ignored); built-in kinds go through the
+//! typed k8s-openapi structs. A body that does not match becomes
+//! [`Object::Malformed`] carrying the decode error: it is shown as an error
+//! row and never breaks the list it came in.
+//!
+//! Every string taken from the cluster passes through
+//! [`crate::sanitize::sanitize`] here, before it reaches the domain.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::apps::v1::DaemonSet;
+use k8s_openapi::api::core::v1::{Node as KubeNode, Pod};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use kube::api::DynamicObject;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+use crate::domain::objects::{
+    ClusterMaintenanceRequest, ClusterState, Kind, LcmCluster, LockState, Machine, MachineType,
+    MalformedObject, MigrationMode, Node, NodeMaintenanceRequest, Object, ObjectKey,
+    VrouterDaemonSet, VrouterPod, WorkloadLock,
+};
+use crate::sanitize::sanitize;
+
+/// Name prefix of the vRouter pods and DaemonSets (mosk-lcm-api §5.2).
+pub const VROUTER_PREFIX: &str = "tf-vrouter";
+/// Namespace of the vRouter pods and DaemonSets (mosk-lcm-api §5.2).
+pub const VROUTER_NAMESPACE: &str = "tf";
+/// The label the DaemonSet controller puts on its pods: the DaemonSet generation
+/// the pod was created from.
+pub const TEMPLATE_GENERATION_LABEL: &str = "pod-template-generation";
+/// The label the DaemonSet controller puts on its pods: the ControllerRevision hash.
+pub const REVISION_HASH_LABEL: &str = "controller-revision-hash";
+/// LCMMachine annotation giving the machine order (mosk-lcm-api §7.1).
+pub const MACHINE_INDEX_ANNOTATION: &str = "lcm.mirantis.com/index";
+/// NodeWorkloadLock annotation Rockoon uses for its own bookkeeping (no prefix; §2.5).
+pub const INNER_STATE_ANNOTATION: &str = "inner_state";
+
+/// Converts one watched object of `kind`. Never fails: an object that cannot be
+/// read becomes [`Object::Malformed`].
+pub fn convert(kind: Kind, obj: &DynamicObject) -> Object {
+    let result = match kind {
+        Kind::LcmCluster => lcm_cluster(obj).map(Object::LcmCluster),
+        Kind::LcmMachine => machine(obj).map(Object::Machine),
+        Kind::LcmClusterState => cluster_state(obj).map(Object::ClusterState),
+        Kind::Node => node(obj).map(Object::Node),
+        Kind::ClusterMaintenanceRequest => {
+            cluster_request(obj).map(Object::ClusterMaintenanceRequest)
+        }
+        Kind::NodeMaintenanceRequest => node_request(obj).map(Object::NodeMaintenanceRequest),
+        Kind::ClusterWorkloadLock => lock(obj, false).map(Object::ClusterWorkloadLock),
+        Kind::NodeWorkloadLock => lock(obj, true).map(Object::NodeWorkloadLock),
+        Kind::VrouterPod => vrouter_pod(obj).map(Object::VrouterPod),
+        Kind::VrouterDaemonSet => vrouter_daemonset(obj).map(Object::VrouterDaemonSet),
+    };
+    result.unwrap_or_else(|error| {
+        let key = object_key(kind, obj);
+        Object::Malformed(MalformedObject {
+            kind,
+            namespace: key.namespace,
+            name: key.name,
+            error: sanitize(&error),
+        })
+    })
+}
+
+/// The key an object of `kind` has in the domain (sanitized namespace and name,
+/// namespace empty for cluster-scoped kinds): the same key [`convert`]'s result has.
+pub fn object_key(kind: Kind, obj: &DynamicObject) -> ObjectKey {
+    let namespace = if is_cluster_scoped(kind) {
+        String::new()
+    } else {
+        s_opt(obj.metadata.namespace.as_deref())
+    };
+    ObjectKey {
+        kind,
+        namespace,
+        name: s_opt(obj.metadata.name.as_deref()),
+    }
+}
+
+/// Kinds whose objects have no namespace.
+pub fn is_cluster_scoped(kind: Kind) -> bool {
+    matches!(
+        kind,
+        Kind::Node
+            | Kind::ClusterMaintenanceRequest
+            | Kind::NodeMaintenanceRequest
+            | Kind::ClusterWorkloadLock
+            | Kind::NodeWorkloadLock
+    )
+}
+
+/// Whether the watcher for `kind` should pass this object on: vRouter pods and
+/// DaemonSets are recognised by name (their labels are not documented, §5.2);
+/// LCM objects are restricted to one cluster when `cluster_name` is given.
+pub fn is_wanted(kind: Kind, obj: &DynamicObject, cluster_name: Option<&str>) -> bool {
+    let name = obj.metadata.name.as_deref().unwrap_or_default();
+    match kind {
+        Kind::VrouterPod | Kind::VrouterDaemonSet => name.starts_with(VROUTER_PREFIX),
+        Kind::LcmMachine | Kind::LcmClusterState => match cluster_name {
+            // An object whose clusterName cannot be read is kept (it shows as Malformed).
+            Some(want) => obj
+                .data
+                .pointer("/spec/clusterName")
+                .and_then(|v| v.as_str())
+                .is_none_or(|have| have == want),
+            None => true,
+        },
+        Kind::LcmCluster => cluster_name.is_none_or(|want| name == want),
+        _ => true,
+    }
+}
+
+// ---- helpers ---------------------------------------------------------------
+
+fn s(v: &str) -> String {
+    sanitize(v)
+}
+
+fn s_opt(v: Option<&str>) -> String {
+    v.map(sanitize).unwrap_or_default()
+}
+
+fn so(v: Option<String>) -> Option<String> {
+    v.map(|v| sanitize(&v))
+}
+
+fn name_of(meta: &ObjectMeta) -> Result<String, String> {
+    match meta.name.as_deref() {
+        Some(n) if !n.is_empty() => Ok(s(n)),
+        _ => Err("metadata.name is missing".to_string()),
+    }
+}
+
+fn annotation(meta: &ObjectMeta, key: &str) -> Option<String> {
+    meta.annotations.as_ref()?.get(key).map(|v| s(v))
+}
+
+fn time(t: Option<&Time>) -> Option<jiff::Timestamp> {
+    t.map(|t| t.0)
+}
+
+/// The `spec`/`status` of a custom resource, read leniently: unknown fields are
+/// ignored, missing ones are `None`, a wrong type is an error.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Body<Spec, Status> {
+    spec: Option<Spec>,
+    status: Option<Status>,
+}
+
+fn body<Spec: DeserializeOwned + Default, Status: DeserializeOwned + Default>(
+    obj: &DynamicObject,
+) -> Result<(Spec, Status), String> {
+    let b: Body<Spec, Status> = Body::deserialize(&obj.data).map_err(|e| e.to_string())?;
+    Ok((b.spec.unwrap_or_default(), b.status.unwrap_or_default()))
+}
+
+/// Decodes a built-in kind through its typed k8s-openapi struct.
+fn typed<K: DeserializeOwned>(obj: &DynamicObject) -> Result<K, String> {
+    let value = serde_json::to_value(obj).map_err(|e| e.to_string())?;
+    serde_json::from_value(value).map_err(|e| e.to_string())
+}
+
+// ---- management cluster ----------------------------------------------------
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct LcmClusterSpec {
+    release: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct LcmClusterStatus {
+    release: Option<String>,
+    requested_nodes: Option<i64>,
+    ready_nodes: Option<i64>,
+}
+
+fn lcm_cluster(obj: &DynamicObject) -> Result<LcmCluster, String> {
+    let (spec, status): (LcmClusterSpec, LcmClusterStatus) = body(obj)?;
+    Ok(LcmCluster {
+        name: name_of(&obj.metadata)?,
+        namespace: s_opt(obj.metadata.namespace.as_deref()),
+        target_release: so(spec.release),
+        current_release: so(status.release),
+        requested_nodes: status.requested_nodes,
+        ready_nodes: status.ready_nodes,
+    })
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct MachineSpec {
+    cluster_name: Option<String>,
+    #[serde(rename = "type")]
+    machine_type: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct MachineStatus {
+    state: Option<String>,
+    addresses: Option<Vec<Address>>,
+    agent_version: Option<String>,
+    release: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Address {
+    #[serde(rename = "type")]
+    address_type: Option<String>,
+    address: Option<String>,
+}
+
+fn machine(obj: &DynamicObject) -> Result<Machine, String> {
+    let (spec, status): (MachineSpec, MachineStatus) = body(obj)?;
+    let addresses = status.addresses.unwrap_or_default();
+    let address = |t: &str| {
+        addresses
+            .iter()
+            .find(|a| a.address_type.as_deref() == Some(t))
+            .and_then(|a| a.address.as_deref())
+            .map(s)
+    };
+    Ok(Machine {
+        name: name_of(&obj.metadata)?,
+        namespace: s_opt(obj.metadata.namespace.as_deref()),
+        uid: s_opt(obj.metadata.uid.as_deref()),
+        cluster_name: s_opt(spec.cluster_name.as_deref()),
+        machine_type: MachineType::parse(spec.machine_type.as_deref().unwrap_or_default()),
+        state: s_opt(status.state.as_deref()),
+        internal_ip: address("InternalIP"),
+        hostname: address("Hostname"),
+        agent_version: so(status.agent_version),
+        // `status.release`: the release the machine's applied configuration belongs to.
+        release: so(status.release),
+        // An unparseable index only loses the ordering hint; it does not make the machine malformed.
+        index: annotation(&obj.metadata, MACHINE_INDEX_ANNOTATION)
+            .and_then(|v| v.trim().parse().ok()),
+    })
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct ClusterStateSpec {
+    cluster_name: Option<String>,
+    #[serde(rename = "type")]
+    state_type: Option<String>,
+    arg: Option<String>,
+    value: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct ClusterStateStatus {
+    value: Option<String>,
+    attempt: Option<i64>,
+    message: Option<String>,
+}
+
+fn cluster_state(obj: &DynamicObject) -> Result<ClusterState, String> {
+    let (spec, status): (ClusterStateSpec, ClusterStateStatus) = body(obj)?;
+    Ok(ClusterState {
+        name: name_of(&obj.metadata)?,
+        namespace: s_opt(obj.metadata.namespace.as_deref()),
+        cluster_name: s_opt(spec.cluster_name.as_deref()),
+        state_type: s_opt(spec.state_type.as_deref()),
+        arg: so(spec.arg),
+        value: so(spec.value),
+        actual_value: so(status.value),
+        attempt: status.attempt,
+        message: so(status.message),
+    })
+}
+
+// ---- MOSK cluster: maintenance requests and locks --------------------------
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct RequestSpec {
+    node_name: Option<String>,
+    scope: Option<String>,
+    release: Option<String>,
+}
+
+fn cluster_request(obj: &DynamicObject) -> Result<ClusterMaintenanceRequest, String> {
+    // The requests have no status (mosk-lcm-api §2.1): whatever is there is ignored.
+    let (spec, _): (RequestSpec, serde_json::Value) = body(obj)?;
+    Ok(ClusterMaintenanceRequest {
+        name: name_of(&obj.metadata)?,
+        scope: so(spec.scope),
+        release: so(spec.release),
+        created: time(obj.metadata.creation_timestamp.as_ref()),
+        deleting: obj.metadata.deletion_timestamp.is_some(),
+    })
+}
+
+fn node_request(obj: &DynamicObject) -> Result<NodeMaintenanceRequest, String> {
+    let (spec, _): (RequestSpec, serde_json::Value) = body(obj)?;
+    Ok(NodeMaintenanceRequest {
+        name: name_of(&obj.metadata)?,
+        // Required by the CRD: without it the request cannot be tied to a node.
+        node_name: spec
+            .node_name
+            .as_deref()
+            .map(s)
+            .ok_or("spec.nodeName is missing")?,
+        scope: so(spec.scope),
+        release: so(spec.release),
+        created: time(obj.metadata.creation_timestamp.as_ref()),
+        deleting: obj.metadata.deletion_timestamp.is_some(),
+    })
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct LockSpec {
+    controller_name: Option<String>,
+    node_name: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct LockStatus {
+    state: Option<String>,
+    error_message: Option<String>,
+    release: Option<String>,
+    inactivation_progress: Option<Progress>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Progress {
+    percentage: Option<i64>,
+    description: Option<String>,
+}
+
+fn lock(obj: &DynamicObject, per_node: bool) -> Result<WorkloadLock, String> {
+    let (spec, status): (LockSpec, LockStatus) = body(obj)?;
+    let controller = spec
+        .controller_name
+        .as_deref()
+        .map(s)
+        .ok_or("spec.controllerName is missing")?;
+    let node_name = if per_node {
+        Some(
+            spec.node_name
+                .as_deref()
+                .map(s)
+                .ok_or("spec.nodeName is missing")?,
+        )
+    } else {
+        None
+    };
+    let progress = status.inactivation_progress.unwrap_or_default();
+    Ok(WorkloadLock {
+        name: name_of(&obj.metadata)?,
+        controller,
+        node_name,
+        state: LockState::parse(status.state.map(|v| s(&v)).as_deref()),
+        error_message: so(status.error_message),
+        release: so(status.release),
+        inner_state: annotation(&obj.metadata, INNER_STATE_ANNOTATION),
+        progress_percentage: progress.percentage,
+        progress_description: so(progress.description),
+    })
+}
+
+// ---- MOSK cluster: built-in kinds ------------------------------------------
+
+fn sanitized_map(m: Option<&BTreeMap<String, String>>) -> BTreeMap<String, String> {
+    m.map(|m| m.iter().map(|(k, v)| (s(k), s(v))).collect())
+        .unwrap_or_default()
+}
+
+fn node(obj: &DynamicObject) -> Result<Node, String> {
+    let n: KubeNode = typed(obj)?;
+    let ready = n
+        .status
+        .as_ref()
+        .and_then(|st| st.conditions.as_ref())
+        .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
+    Ok(Node {
+        name: name_of(&n.metadata)?,
+        uid: s_opt(n.metadata.uid.as_deref()),
+        labels: sanitized_map(n.metadata.labels.as_ref()),
+        migration_mode: annotation(&n.metadata, MigrationMode::ANNOTATION)
+            .map(|v| MigrationMode::parse(&v)),
+        migration_attempts: annotation(&n.metadata, MigrationMode::ATTEMPTS_ANNOTATION),
+        ready,
+        unschedulable: n
+            .spec
+            .as_ref()
+            .and_then(|sp| sp.unschedulable)
+            .unwrap_or(false),
+    })
+}
+
+fn vrouter_pod(obj: &DynamicObject) -> Result<VrouterPod, String> {
+    let p: Pod = typed(obj)?;
+    let meta = &p.metadata;
+    let label = |k: &str| meta.labels.as_ref().and_then(|l| l.get(k)).map(|v| s(v));
+    let daemonset = meta
+        .owner_references
+        .as_ref()
+        .and_then(|os| os.iter().find(|o| o.kind == "DaemonSet"))
+        .map(|o| s(&o.name));
+    let status = p.status.as_ref();
+    let ready = status
+        .and_then(|st| st.conditions.as_ref())
+        .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
+    Ok(VrouterPod {
+        name: name_of(meta)?,
+        namespace: s_opt(meta.namespace.as_deref()),
+        uid: s_opt(meta.uid.as_deref()),
+        node_name: p
+            .spec
+            .as_ref()
+            .and_then(|sp| sp.node_name.as_deref())
+            .map(s),
+        daemonset,
+        revision: label(REVISION_HASH_LABEL),
+        // A label that is not a number cannot be compared with the DaemonSet generation.
+        template_generation: label(TEMPLATE_GENERATION_LABEL).and_then(|v| v.trim().parse().ok()),
+        phase: s_opt(status.and_then(|st| st.phase.as_deref())),
+        ready,
+        deleting: meta.deletion_timestamp.is_some(),
+        created: time(meta.creation_timestamp.as_ref()),
+    })
+}
+
+fn vrouter_daemonset(obj: &DynamicObject) -> Result<VrouterDaemonSet, String> {
+    let d: DaemonSet = typed(obj)?;
+    let status = d.status.unwrap_or_default();
+    Ok(VrouterDaemonSet {
+        name: name_of(&d.metadata)?,
+        namespace: s_opt(d.metadata.namespace.as_deref()),
+        update_strategy: d
+            .spec
+            .as_ref()
+            .and_then(|sp| sp.update_strategy.as_ref())
+            .and_then(|u| u.type_.as_deref())
+            .map(s),
+        desired: i64::from(status.desired_number_scheduled),
+        current: i64::from(status.current_number_scheduled),
+        updated: status.updated_number_scheduled.map(i64::from).unwrap_or(0),
+        ready: i64::from(status.number_ready),
+        observed_generation: status.observed_generation,
+        generation: d.metadata.generation,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,182 @@
+use serde_json::json;
+
+use super::*;
+
+fn dynobj(v: serde_json::Value) -> DynamicObject {
+    serde_json::from_value(v).expect("a DynamicObject")
+}
+
+#[test]
+fn machine_reads_spec_status_addresses_and_index() {
+    let o = dynobj(json!({
+        "apiVersion": "lcm.mirantis.com/v1alpha1", "kind": "LCMMachine",
+        "metadata": {"name": "m-worker-1", "namespace": "child-ns", "uid": "u1",
+                     "annotations": {"lcm.mirantis.com/index": "3"},
+                     "managedFields": [{"manager": "x"}]},
+        "spec": {"clusterName": "child-cl", "type": "worker", "future": {"x": 1}},
+        "status": {"state": "Prepare", "agentVersion": "1.2", "release": "17.3.0",
+                   "addresses": [{"type": "InternalIP", "address": "10.0.0.5"},
+                                 {"type": "Hostname", "address": "kaas-node-1"}]}
+    }));
+    let Object::Machine(m) = convert(Kind::LcmMachine, &o) else {
+        panic!("not a machine: {:?}", convert(Kind::LcmMachine, &o));
+    };
+    assert_eq!(m.name, "m-worker-1");
+    assert_eq!(m.cluster_name, "child-cl");
+    assert_eq!(m.machine_type, MachineType::Worker);
+    assert_eq!(m.state, "Prepare");
+    assert_eq!(m.internal_ip.as_deref(), Some("10.0.0.5"));
+    assert_eq!(m.hostname.as_deref(), Some("kaas-node-1"));
+    assert_eq!(m.index, Some(3));
+    assert_eq!(m.release.as_deref(), Some("17.3.0"));
+}
+
+#[test]
+fn a_lock_with_a_wrong_type_is_malformed_with_the_error() {
+    let o = dynobj(json!({
+        "metadata": {"name": "openstack-kaas-node-1"},
+        "spec": {"controllerName": "openstack", "nodeName": "kaas-node-1"},
+        "status": {"state": 5}
+    }));
+    match convert(Kind::NodeWorkloadLock, &o) {
+        Object::Malformed(m) => {
+            assert_eq!(m.kind, Kind::NodeWorkloadLock);
+            assert_eq!(m.name, "openstack-kaas-node-1");
+            assert_eq!(m.namespace, "");
+            assert!(m.error.contains("invalid type"), "{}", m.error);
+        }
+        other => panic!("expected Malformed, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_node_maintenance_request_without_node_name_is_malformed() {
+    let o = dynobj(json!({"metadata": {"name": "kaas-node-1"}, "spec": {"scope": "os"}}));
+    let Object::Malformed(m) = convert(Kind::NodeMaintenanceRequest, &o) else {
+        panic!("expected Malformed");
+    };
+    assert!(m.error.contains("spec.nodeName"), "{}", m.error);
+}
+
+#[test]
+fn lock_reads_state_progress_and_inner_state() {
+    let o = dynobj(json!({
+        "metadata": {"name": "tf-openstack-tf", "annotations": {"inner_state": "active"}},
+        "spec": {"controllerName": "tungstenfabric"},
+        "status": {"state": "inactive", "errorMessage": "2025-03-04 10:15:02 Starting",
+                   "inactivationProgress": {"percentage": 20, "description": "1 out of 5 nodes updated"}}
+    }));
+    let Object::ClusterWorkloadLock(l) = convert(Kind::ClusterWorkloadLock, &o) else {
+        panic!("expected a cluster lock");
+    };
+    assert_eq!(l.state, LockState::Inactive);
+    assert_eq!(l.node_name, None);
+    assert_eq!(l.progress_percentage, Some(20));
+    assert_eq!(l.inner_state.as_deref(), Some("active"));
+    assert_eq!(
+        l.progress_description.as_deref(),
+        Some("1 out of 5 nodes updated")
+    );
+}
+
+#[test]
+fn strings_from_the_cluster_are_sanitized() {
+    let o = dynobj(json!({
+        "metadata": {"name": "evil\u{1b}[2Jnode", "labels": {"k\u{7}": "v\u{1b}"}},
+        "status": {"conditions": [{"type": "Ready", "status": "True"}]}
+    }));
+    let Object::Node(n) = convert(Kind::Node, &o) else {
+        panic!("expected a node");
+    };
+    assert!(!n.name.contains('\u{1b}'), "{:?}", n.name);
+    assert!(n.ready);
+    assert!(
+        n.labels
+            .keys()
+            .chain(n.labels.values())
+            .all(|s| !s.chars().any(char::is_control))
+    );
+    assert_eq!(object_key(Kind::Node, &o), Object::Node(n).key());
+}
+
+#[test]
+fn node_reads_migration_annotations() {
+    let o = dynobj(json!({
+        "metadata": {"name": "kaas-node-1", "annotations": {
+            "openstack.lcm.mirantis.com/instance_migration_mode": "manual",
+            "openstack.lcm.mirantis.com/instance_migration_attempts": "5"}},
+        "spec": {"unschedulable": true}
+    }));
+    let Object::Node(n) = convert(Kind::Node, &o) else {
+        panic!("expected a node");
+    };
+    assert_eq!(n.migration_mode, Some(MigrationMode::Manual));
+    assert_eq!(n.migration_attempts.as_deref(), Some("5"));
+    assert!(n.unschedulable);
+    assert!(!n.ready);
+}
+
+#[test]
+fn vrouter_pod_reads_generation_revision_owner_and_readiness() {
+    let o = dynobj(json!({
+        "metadata": {"name": "tf-vrouter-agent-abcde", "namespace": "tf", "uid": "p1",
+                     "labels": {"pod-template-generation": "2", "controller-revision-hash": "7d9f"},
+                     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet",
+                                          "name": "tf-vrouter-agent", "uid": "d1"}],
+                     "deletionTimestamp": "2025-01-01T00:00:00Z"},
+        "spec": {"nodeName": "kaas-node-1", "containers": []},
+        "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "False"}]}
+    }));
+    let Object::VrouterPod(p) = convert(Kind::VrouterPod, &o) else {
+        panic!(
+            "expected a vRouter pod: {:?}",
+            convert(Kind::VrouterPod, &o)
+        );
+    };
+    assert_eq!(p.template_generation, Some(2));
+    assert_eq!(p.revision.as_deref(), Some("7d9f"));
+    assert_eq!(p.daemonset.as_deref(), Some("tf-vrouter-agent"));
+    assert_eq!(p.node_name.as_deref(), Some("kaas-node-1"));
+    assert_eq!(p.phase, "Running");
+    assert!(!p.ready);
+    assert!(p.deleting);
+}
+
+#[test]
+fn vrouter_daemonset_reads_counts() {
+    let o = dynobj(json!({
+        "metadata": {"name": "tf-vrouter-agent", "namespace": "tf", "generation": 3},
+        "spec": {"selector": {}, "template": {}, "updateStrategy": {"type": "OnDelete"}},
+        "status": {"desiredNumberScheduled": 5, "currentNumberScheduled": 5,
+                   "updatedNumberScheduled": 2, "numberReady": 4, "numberMisscheduled": 0,
+                   "observedGeneration": 3}
+    }));
+    let Object::VrouterDaemonSet(d) = convert(Kind::VrouterDaemonSet, &o) else {
+        panic!(
+            "expected a DaemonSet: {:?}",
+            convert(Kind::VrouterDaemonSet, &o)
+        );
+    };
+    assert_eq!((d.desired, d.current, d.updated, d.ready), (5, 5, 2, 4));
+    assert_eq!(d.update_strategy.as_deref(), Some("OnDelete"));
+    assert_eq!(d.generation, Some(3));
+}
+
+#[test]
+fn only_vrouter_objects_and_the_chosen_cluster_are_wanted() {
+    let pod = |name: &str| dynobj(json!({"metadata": {"name": name, "namespace": "tf"}}));
+    assert!(is_wanted(
+        Kind::VrouterPod,
+        &pod("tf-vrouter-agent-x"),
+        None
+    ));
+    assert!(!is_wanted(Kind::VrouterPod, &pod("tf-control-0"), None));
+    let machine = |cluster: &str| {
+        dynobj(
+            json!({"metadata": {"name": "m", "namespace": "ns"}, "spec": {"clusterName": cluster}}),
+        )
+    };
+    assert!(is_wanted(Kind::LcmMachine, &machine("a"), Some("a")));
+    assert!(!is_wanted(Kind::LcmMachine, &machine("b"), Some("a")));
+    assert!(is_wanted(Kind::LcmMachine, &machine("b"), None));
+}

@@ -1,0 +1,458 @@
+//! Following the lcm-controller log (management cluster, namespace `kaas`,
+//! pods `lcm-lcm-controller-*`, container `controller`; mosk-lcm-api §8).
+//!
+//! The follower watches the pods and reads the log of the best one (Ready,
+//! then newest). When that pod is replaced it switches to the new Ready pod;
+//! when the stream ends (container restart, API server drop) it reconnects
+//! with `sinceTime` and drops the lines it already sent, so the operator sees
+//! each line once. Lines are read as bytes and decoded lossily (one bad byte
+//! never ends the tail), capped in length, stripped of the `timestamps=true`
+//! prefix, sanitized, and sent in batches ([`ClusterEvent::LogLines`]).
+//! What the follower is doing is reported as [`ClusterEvent::LogStatus`].
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::{Api, LogParams};
+use kube::runtime::utils::Backoff;
+use kube::runtime::watcher::{self, Event};
+use kube::runtime::{WatchStreamExt, watcher as watch_stream};
+use kube::{Client, ResourceExt};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use crate::cluster::backoff::{BackoffPolicy, RetryBackoff};
+use crate::cluster::events::ClusterEvent;
+use crate::cluster::watch::{describe_kube_error, describe_watch_error};
+use crate::sanitize::sanitize;
+
+mod lines;
+
+use lines::{Dedupe, cap_chars, decode, read_line_capped, split_timestamp};
+
+/// Which log to follow and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogOptions {
+    pub namespace: String,
+    /// Pods whose name starts with this are lcm-controller pods.
+    pub pod_prefix: String,
+    pub container: String,
+    /// Lines of history to fetch when starting on a pod.
+    pub tail_lines: i64,
+    /// Longer lines are cut (and marked with `…`).
+    pub max_line_chars: usize,
+    /// A batch is sent this long after its first line at the latest…
+    pub batch_interval: Duration,
+    /// …or as soon as it holds this many lines.
+    pub batch_lines: usize,
+    pub backoff: BackoffPolicy,
+    /// Server-side timeout of the pod watch.
+    pub watch_timeout_secs: u32,
+}
+
+impl Default for LogOptions {
+    fn default() -> Self {
+        LogOptions {
+            namespace: "kaas".to_string(),
+            pod_prefix: "lcm-lcm-controller".to_string(),
+            container: "controller".to_string(),
+            tail_lines: 500,
+            max_line_chars: 2000,
+            batch_interval: Duration::from_millis(50),
+            batch_lines: 200,
+            backoff: BackoffPolicy::Default,
+            watch_timeout_secs: 120,
+        }
+    }
+}
+
+/// Starts the follower on the management cluster's `client`. It runs until
+/// `cancel` fires or `tx`'s receiver is dropped.
+pub fn spawn_log_follower(
+    client: Client,
+    opts: LogOptions,
+    tx: mpsc::UnboundedSender<ClusterEvent>,
+    cancel: CancellationToken,
+) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut follower = Follower::new(client, opts, tx);
+        tokio::select! {
+            _ = cancel.cancelled() => {}
+            _ = follower.run() => {}
+        }
+        follower.abort_reader();
+    })
+}
+
+/// What a reader task tells the follower.
+enum Read {
+    /// The stream is open.
+    Opened,
+    Line(Vec<u8>),
+    /// The stream ended (`None`) or failed.
+    End(Option<String>),
+}
+
+/// An open (or opening) log stream.
+struct Conn {
+    pod: String,
+    rx: mpsc::Receiver<Read>,
+    task: JoinHandle<()>,
+    reconnect: bool,
+}
+
+#[derive(Debug, Clone)]
+struct PodInfo {
+    ready: bool,
+    deleting: bool,
+    created: Option<jiff::Timestamp>,
+}
+
+struct Follower {
+    opts: LogOptions,
+    api: Api<Pod>,
+    tx: mpsc::UnboundedSender<ClusterEvent>,
+    pods: BTreeMap<String, PodInfo>,
+    /// Pods seen during a re-list, swapped in at `InitDone`.
+    listing: Option<BTreeMap<String, PodInfo>>,
+    conn: Option<Conn>,
+    /// The pod whose lines `dedupe` has seen.
+    dedupe_pod: Option<String>,
+    dedupe: Dedupe,
+    retry_at: Option<Instant>,
+    backoff: RetryBackoff,
+    batch: Vec<String>,
+    batch_pod: String,
+    batch_deadline: Option<Instant>,
+    last_status: String,
+    closed: bool,
+}
+
+impl Follower {
+    fn new(client: Client, opts: LogOptions, tx: mpsc::UnboundedSender<ClusterEvent>) -> Self {
+        Follower {
+            api: Api::namespaced(client, &opts.namespace),
+            backoff: opts.backoff.build(),
+            opts,
+            tx,
+            pods: BTreeMap::new(),
+            listing: None,
+            conn: None,
+            dedupe_pod: None,
+            dedupe: Dedupe::default(),
+            retry_at: None,
+            batch: Vec::new(),
+            batch_pod: String::new(),
+            batch_deadline: None,
+            last_status: String::new(),
+            closed: false,
+        }
+    }
+
+    async fn run(&mut self) {
+        let config = watcher::Config::default().timeout(self.opts.watch_timeout_secs);
+        let pods = watch_stream(self.api.clone(), config)
+            .modify(|p| p.managed_fields_mut().clear())
+            .backoff(self.opts.backoff.build());
+        let mut pods = std::pin::pin!(pods);
+        while !self.closed {
+            tokio::select! {
+                ev = pods.next() => match ev {
+                    Some(Ok(ev)) => self.on_pod_event(ev),
+                    Some(Err(e)) => {
+                        self.status(format!("cannot watch the lcm-controller pods: {}", describe_watch_error(&e)));
+                    }
+                    None => return,
+                },
+                read = recv(&mut self.conn) => self.on_read(read),
+                _ = sleep_until(self.batch_deadline) => self.flush(),
+                _ = sleep_until(self.retry_at) => {
+                    self.retry_at = None;
+                    self.reconcile();
+                }
+            }
+        }
+    }
+
+    fn on_pod_event(&mut self, ev: Event<Pod>) {
+        let prefix = self.opts.pod_prefix.as_str();
+        match ev {
+            Event::Init => self.listing = Some(BTreeMap::new()),
+            Event::InitApply(p) => {
+                if p.name_any().starts_with(prefix) {
+                    self.listing
+                        .get_or_insert_default()
+                        .insert(p.name_any(), pod_info(&p));
+                }
+            }
+            Event::InitDone => {
+                self.pods = self.listing.take().unwrap_or_default();
+                self.reconcile();
+            }
+            Event::Apply(p) => {
+                if p.name_any().starts_with(prefix) {
+                    self.pods.insert(p.name_any(), pod_info(&p));
+                    self.reconcile();
+                }
+            }
+            Event::Delete(p) => {
+                if self.pods.remove(&p.name_any()).is_some() {
+                    self.reconcile();
+                }
+            }
+        }
+    }
+
+    /// The pod to follow: Ready and not terminating first, then not
+    /// terminating, then the newest.
+    fn best_pod(&self) -> Option<(&String, &PodInfo)> {
+        self.pods
+            .iter()
+            .max_by_key(|(name, p)| (p.ready && !p.deleting, !p.deleting, p.created, *name))
+    }
+
+    /// Decides whether to open, keep or switch the log stream.
+    fn reconcile(&mut self) {
+        let best = self.best_pod().map(|(n, p)| (n.clone(), p.ready));
+        if let Some(conn) = &self.conn {
+            let Some((best, best_ready)) = best else {
+                return; // keep reading what is there until it ends
+            };
+            if best == conn.pod {
+                return;
+            }
+            let current = self.pods.get(&conn.pod);
+            let current_ok = current.is_some_and(|p| p.ready && !p.deleting);
+            if current.is_none() || (!current_ok && best_ready) {
+                let old = conn.pod.clone();
+                self.abort_reader();
+                self.status(format!(
+                    "{old} was replaced; following {best} (container {})",
+                    self.opts.container
+                ));
+                self.open(best);
+            }
+            return;
+        }
+        match best {
+            Some((best, _)) => {
+                // A new pod does not wait for the retry delay meant for the old one.
+                if self.retry_at.is_none() || self.dedupe_pod.as_ref() != Some(&best) {
+                    self.retry_at = None;
+                    self.open(best);
+                }
+            }
+            None => self.status(format!(
+                "no lcm-controller pod ({}-*) in namespace {}",
+                self.opts.pod_prefix, self.opts.namespace
+            )),
+        }
+    }
+
+    fn open(&mut self, pod: String) {
+        let same_pod = self.dedupe_pod.as_ref() == Some(&pod);
+        let since_time = if same_pod {
+            self.dedupe.last_timestamp()
+        } else {
+            None
+        };
+        let reconnect = same_pod;
+        if let Some(since) = since_time {
+            self.dedupe.reopen();
+            tracing::debug!(%pod, %since, "reopening the log stream");
+        } else if !same_pod {
+            self.dedupe = Dedupe::default();
+            self.dedupe_pod = Some(pod.clone());
+        }
+        let params = LogParams {
+            container: Some(self.opts.container.clone()),
+            follow: true,
+            timestamps: true,
+            since_time,
+            tail_lines: since_time.is_none().then_some(self.opts.tail_lines),
+            ..Default::default()
+        };
+        let (tx, rx) = mpsc::channel(1024);
+        let max_bytes = self
+            .opts
+            .max_line_chars
+            .saturating_mul(4)
+            .saturating_add(64);
+        let task = tokio::spawn(read_log(
+            self.api.clone(),
+            pod.clone(),
+            params,
+            tx,
+            max_bytes,
+        ));
+        self.conn = Some(Conn {
+            pod,
+            rx,
+            task,
+            reconnect,
+        });
+    }
+
+    fn abort_reader(&mut self) {
+        if let Some(conn) = self.conn.take() {
+            conn.task.abort();
+        }
+    }
+
+    fn on_read(&mut self, read: Read) {
+        let Some(conn) = &self.conn else { return };
+        let pod = conn.pod.clone();
+        match read {
+            Read::Opened => {
+                let verb = if conn.reconnect {
+                    "reconnected to"
+                } else {
+                    "following"
+                };
+                self.status(format!("{verb} {pod} (container {})", self.opts.container));
+            }
+            Read::Line(raw) => {
+                self.backoff.reset();
+                self.on_line(&pod, &raw);
+            }
+            Read::End(error) => {
+                self.conn = None;
+                self.flush();
+                let delay = self.backoff.delay();
+                let why = match error {
+                    Some(e) => format!("cannot read the log of {pod}: {e}"),
+                    None => format!("the log stream of {pod} ended"),
+                };
+                self.status(format!("{why}; retrying in {:.1} s", delay.as_secs_f64()));
+                self.retry_at = Some(Instant::now() + delay);
+                // If the pod is gone or replaced, go to the new one at once.
+                if self.best_pod().is_some_and(|(n, _)| *n != pod) {
+                    self.retry_at = None;
+                    self.reconcile();
+                }
+            }
+        }
+    }
+
+    fn on_line(&mut self, pod: &str, raw: &[u8]) {
+        let line = decode(raw);
+        let body = match split_timestamp(&line) {
+            Some((ts, body)) => {
+                if !self.dedupe.admit(ts, body) {
+                    return;
+                }
+                body
+            }
+            // Without a timestamp the line cannot be matched after a reconnect; keep it.
+            None => line.as_str(),
+        };
+        let text = sanitize(&cap_chars(body.to_string(), self.opts.max_line_chars));
+        if self.batch_pod != pod {
+            self.flush();
+            self.batch_pod = pod.to_string();
+        }
+        self.batch.push(text);
+        if self.batch.len() >= self.opts.batch_lines {
+            self.flush();
+        } else if self.batch_deadline.is_none() {
+            self.batch_deadline = Some(Instant::now() + self.opts.batch_interval);
+        }
+    }
+
+    fn flush(&mut self) {
+        self.batch_deadline = None;
+        if self.batch.is_empty() {
+            return;
+        }
+        let lines = std::mem::take(&mut self.batch);
+        self.send(ClusterEvent::LogLines {
+            pod: sanitize(&self.batch_pod),
+            lines,
+        });
+    }
+
+    fn status(&mut self, message: String) {
+        if message != self.last_status {
+            self.last_status = message.clone();
+            self.send(ClusterEvent::LogStatus {
+                message: sanitize(&message),
+            });
+        }
+    }
+
+    fn send(&mut self, ev: ClusterEvent) {
+        if self.tx.send(ev).is_err() {
+            self.closed = true;
+        }
+    }
+}
+
+fn pod_info(p: &Pod) -> PodInfo {
+    let ready = p
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
+    PodInfo {
+        ready,
+        deleting: p.metadata.deletion_timestamp.is_some(),
+        created: p.metadata.creation_timestamp.as_ref().map(|t| t.0),
+    }
+}
+
+async fn recv(conn: &mut Option<Conn>) -> Read {
+    match conn {
+        Some(c) => c.rx.recv().await.unwrap_or(Read::End(None)),
+        None => std::future::pending().await,
+    }
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Reads one log stream into `tx` until it ends.
+async fn read_log(
+    api: Api<Pod>,
+    pod: String,
+    params: LogParams,
+    tx: mpsc::Sender<Read>,
+    max_bytes: usize,
+) {
+    let reader = match api.log_stream(&pod, &params).await {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = tx.send(Read::End(Some(describe_kube_error(&e)))).await;
+            return;
+        }
+    };
+    if tx.send(Read::Opened).await.is_err() {
+        return;
+    }
+    let mut reader = std::pin::pin!(reader);
+    let mut buf = Vec::new();
+    loop {
+        match read_line_capped(&mut reader, &mut buf, max_bytes).await {
+            Ok(true) => {
+                if tx.send(Read::Line(std::mem::take(&mut buf))).await.is_err() {
+                    return;
+                }
+            }
+            Ok(false) => {
+                let _ = tx.send(Read::End(None)).await;
+                return;
+            }
+            Err(e) => {
+                let _ = tx.send(Read::End(Some(sanitize(&e.to_string())))).await;
+                return;
+            }
+        }
+    }
+}
