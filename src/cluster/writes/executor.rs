@@ -40,6 +40,30 @@ pub struct ExecutorConfig {
     pub replacement_timeout: Duration,
 }
 
+impl ExecutorConfig {
+    /// From the connected clusters (a kubeconfig user of `-` counts as none).
+    pub fn from_clusters(
+        clusters: &crate::cluster::connect::Clusters,
+        audit: Arc<AuditLog>,
+        mode: WriteMode,
+        tx: UnboundedSender<Msg>,
+    ) -> ExecutorConfig {
+        let user = |u: &str| (!u.is_empty() && u != "-").then(|| u.to_string());
+        ExecutorConfig {
+            mgmt: clusters.mgmt.clone(),
+            mosk: clusters.mosk.clone(),
+            mgmt_context: clusters.mgmt_context.clone(),
+            mosk_context: clusters.mosk_context.clone(),
+            mgmt_user: user(&clusters.mgmt_user),
+            mosk_user: user(&clusters.mosk_user),
+            audit,
+            mode,
+            tx,
+            replacement_timeout: DEFAULT_REPLACEMENT_TIMEOUT,
+        }
+    }
+}
+
 struct Shared {
     writer: Writer,
     audit: Arc<AuditLog>,
