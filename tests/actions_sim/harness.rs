@@ -16,7 +16,7 @@ use mosk_console::app::model::{Model, SessionInfo};
 use mosk_console::app::msg::Msg;
 use mosk_console::app::runtime::Effects;
 use mosk_console::app::update::update;
-use mosk_console::audit::{self, AuditLog, AuditRecord};
+use mosk_console::audit::{self, AuditLog, AuditPhase, AuditRecord};
 use mosk_console::cluster::convert::{convert, is_wanted};
 use mosk_console::cluster::writes::WriteMode;
 use mosk_console::cluster::writes::executor::{ActionExecutor, ExecutorConfig};
@@ -37,6 +37,8 @@ pub struct Seen {
     pub method: String,
     pub path: String,
     pub query: String,
+    /// Intent records in the audit file when the request arrived.
+    pub intents_on_disk: usize,
 }
 
 impl Seen {
@@ -64,6 +66,8 @@ pub struct Options {
     /// answers (a server whose review and enforcement disagree).
     pub deny_at_execution_only: Vec<RbacRule>,
     pub replacement_timeout: Duration,
+    /// Whether the server answers SelfSubjectReview (Kubernetes 1.28+).
+    pub self_subject_review: bool,
 }
 
 impl Default for Options {
@@ -73,6 +77,7 @@ impl Default for Options {
             deny: Vec::new(),
             deny_at_execution_only: Vec::new(),
             replacement_timeout: Duration::from_secs(5),
+            self_subject_review: true,
         }
     }
 }
@@ -115,18 +120,43 @@ pub fn custom_world(body: &str) -> SimWorld {
     SimWorld::new(parse_scenario(&text, "test.toml").unwrap(), 42)
 }
 
-fn recorded(router: axum::Router, log: Arc<Mutex<Vec<Seen>>>) -> axum::Router {
+fn recorded(router: axum::Router, log: Arc<Mutex<Vec<Seen>>>, audit: PathBuf) -> axum::Router {
     router.layer(axum::middleware::from_fn(
         move |req: axum::extract::Request, next: axum::middleware::Next| {
             let log = log.clone();
+            let intents_on_disk = audit::read(&audit)
+                .map(|recs| {
+                    recs.iter()
+                        .filter(|r| r.phase == AuditPhase::Intent)
+                        .count()
+                })
+                .unwrap_or(0);
             async move {
                 log.lock().unwrap().push(Seen {
                     method: req.method().to_string(),
                     path: req.uri().path().to_string(),
                     query: req.uri().query().unwrap_or_default().to_string(),
+                    intents_on_disk,
                 });
                 next.run(req).await
             }
+        },
+    ))
+}
+
+/// A server without the SelfSubjectReview API (Kubernetes before 1.28).
+fn without_self_subject_review(router: axum::Router) -> axum::Router {
+    router.layer(axum::middleware::from_fn(
+        |req: axum::extract::Request, next: axum::middleware::Next| async move {
+            if req.uri().path().ends_with("/selfsubjectreviews") {
+                return axum::response::IntoResponse::into_response((
+                    axum::http::StatusCode::NOT_FOUND,
+                    axum::Json(serde_json::json!({"kind": "Status", "apiVersion": "v1",
+                        "status": "Failure", "reason": "NotFound", "code": 404,
+                        "message": "the server could not find the requested resource"})),
+                ));
+            }
+            next.run(req).await
         },
     ))
 }
@@ -156,11 +186,19 @@ impl Harness {
                 }
             },
         ));
-        let requests = Arc::new(Mutex::new(Vec::new()));
-        let mosk = Client::new(recorded(mosk_router, requests.clone()), "default");
-        let mgmt = Client::new(world.mgmt_router(), "default");
+        let mosk_router = if opts.self_subject_review {
+            mosk_router
+        } else {
+            without_self_subject_review(mosk_router)
+        };
         let dir = tempfile::tempdir().unwrap();
         let audit_path = dir.path().join("state/audit.jsonl");
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let mosk = Client::new(
+            recorded(mosk_router, requests.clone(), audit_path.clone()),
+            "default",
+        );
+        let mgmt = Client::new(world.mgmt_router(), "default");
         let audit = Arc::new(AuditLog::open(Some(&audit_path)).unwrap());
         let (tx, rx) = unbounded_channel();
         let exec = ActionExecutor::new(ExecutorConfig {

@@ -33,6 +33,10 @@ async fn set_mode_and_attempts_on_one_node() {
     assert_eq!(changes[0].method, "PATCH");
     assert_eq!(changes[0].path, format!("/api/v1/nodes/{node}"));
     assert!(!changes[0].query.contains("dryRun"));
+    assert_eq!(
+        changes[0].intents_on_disk, 1,
+        "the intent was on disk before the request"
+    );
 
     let audit = h.audit();
     assert_eq!(audit.len(), 2, "{audit:#?}");
@@ -102,6 +106,13 @@ async fn set_mode_on_several_nodes() {
     let changes = h.changes();
     assert_eq!(changes.len(), 3);
     assert!(changes.iter().all(|c| c.method == "PATCH"));
+    for (i, c) in changes.iter().enumerate() {
+        assert_eq!(
+            c.intents_on_disk,
+            i + 1,
+            "intent on disk before request {i}"
+        );
+    }
     let audit = h.audit();
     assert_eq!(audit.len(), 6);
     // Intent before result for each node, one node after the other.
@@ -218,4 +229,30 @@ fn sorted(v: &[String]) -> Vec<String> {
     let mut v = v.to_vec();
     v.sort();
     v
+}
+
+#[tokio::test(start_paused = true)]
+async fn without_self_subject_review_the_audit_names_the_kubeconfig_user() {
+    let mut h = Harness::new(
+        quick_world(),
+        Options {
+            self_subject_review: false,
+            ..Options::default()
+        },
+    );
+    h.tick_and_settle().await;
+    let node = h.computes()[2].clone();
+    h.select(&[&node]);
+    h.press('m');
+    h.press('j');
+    h.key(KeyCode::Enter, KeyModifiers::NONE);
+    h.press('y');
+    assert_eq!(
+        h.run_to_end(false).await,
+        RunOutcome::Completed { dry_run: false }
+    );
+    for r in h.audit() {
+        assert_eq!(r.user, "kubeconfig-user");
+        assert_eq!(r.user_source, "kubeconfig");
+    }
 }

@@ -121,6 +121,9 @@ async fn restart_all_outdated_one_at_a_time_until_up_to_date_equals_current() {
     let deletes = h.changes();
     assert_eq!(deletes.len(), 3);
     assert!(deletes.iter().all(|d| d.method == "DELETE"));
+    for (i, d) in deletes.iter().enumerate() {
+        assert_eq!(d.intents_on_disk, i + 1, "intent on disk before delete {i}");
+    }
     // One at a time: each pod's result is recorded before the next intent.
     let phases: Vec<AuditPhase> = h.audit().iter().map(|r| r.phase).collect();
     assert_eq!(
