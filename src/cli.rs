@@ -49,10 +49,20 @@ pub struct TargetArgs {
 #[derive(Debug, Args, Clone)]
 pub struct UiArgs {
     /// Colour theme: a built-in name (default) or a path to a TOML file.
-    #[arg(long, global = true, value_name = "NAME|PATH", default_value = "default")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "NAME|PATH",
+        default_value = "default"
+    )]
     pub theme: String,
     /// Keymap: a built-in name (default) or a path to a TOML file.
-    #[arg(long, global = true, value_name = "NAME|PATH", default_value = "default")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "NAME|PATH",
+        default_value = "default"
+    )]
     pub keymap: String,
     /// Never send a write request; actions are shown as unavailable.
     #[arg(long, global = true, conflicts_with = "dry_run")]
@@ -123,7 +133,8 @@ mod tests {
 
     #[test]
     fn demo_takes_global_ui_flags() {
-        let cli = Cli::try_parse_from(["mosk-console", "demo", "--speed", "30", "--dry-run"]).unwrap();
+        let cli =
+            Cli::try_parse_from(["mosk-console", "demo", "--speed", "30", "--dry-run"]).unwrap();
         assert!(cli.ui.dry_run);
         match cli.command {
             Some(Cmd::Demo(d)) => assert_eq!(d.speed, 30.0),

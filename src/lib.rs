@@ -9,6 +9,7 @@ pub mod audit;
 pub mod cli;
 pub mod cluster;
 pub mod config;
+pub mod console;
 pub mod domain;
 pub mod logging;
 pub mod sanitize;

@@ -16,11 +16,7 @@ pub fn state_dir() -> Option<PathBuf> {
         app_name: "mosk-console".into(),
     })
     .ok()?;
-    Some(
-        strategy
-            .state_dir()
-            .unwrap_or_else(|| strategy.data_dir()),
-    )
+    Some(strategy.state_dir().unwrap_or_else(|| strategy.data_dir()))
 }
 
 /// Starts tracing to `<state dir>/mosk-console.log` (level from
@@ -36,8 +32,8 @@ pub fn init() -> (Option<PathBuf>, Option<WorkerGuard>) {
     }
     let appender = tracing_appender::rolling::never(&dir, "mosk-console.log");
     let (writer, guard) = tracing_appender::non_blocking(appender);
-    let filter = EnvFilter::try_from_env("MOSK_CONSOLE_LOG")
-        .unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter =
+        EnvFilter::try_from_env("MOSK_CONSOLE_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
     let ok = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(writer)

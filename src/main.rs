@@ -1,3 +1,140 @@
-fn main() {
-    println!("mosk-console: under construction");
+//! mosk-console: parse the command line, set up error reports and tracing,
+//! run a subcommand.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use mosk_console::app::model::SessionInfo;
+use mosk_console::cli::{Cli, Cmd, DemoArgs, ServeArgs, SimCmd, TargetArgs, UiArgs};
+use mosk_console::cluster::{Target, connect};
+use mosk_console::config::keymap::Keymap;
+use mosk_console::config::theme::Theme;
+use mosk_console::console::{self, ConsoleOptions};
+use mosk_console::sim::serve::{self, ServeOptions};
+
+fn main() -> ExitCode {
+    if let Err(e) = color_eyre::install() {
+        eprintln!("mosk-console: cannot install error reporting: {e}");
+    }
+    let cli = Cli::parse();
+    let (_trace_file, _trace_guard) = mosk_console::logging::init();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return fail(format!("cannot start the async runtime: {e}")),
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => fail(message),
+    }
+}
+
+/// Prints a one-paragraph error (never with the terminal in raw mode: every
+/// path that entered it has left it by now) and exits non-zero.
+fn fail(message: String) -> ExitCode {
+    eprintln!("mosk-console: {message}");
+    ExitCode::from(2)
+}
+
+async fn run(cli: Cli) -> Result<(), String> {
+    match cli.command {
+        Some(Cmd::Sim {
+            command: SimCmd::Serve(args),
+        }) => serve::run(serve_options(&args.demo, &args))
+            .await
+            .map_err(|e| e.to_string()),
+        Some(Cmd::Demo(demo)) => run_demo(&demo, &cli.target, &cli.ui).await,
+        None => {
+            let target = Target {
+                kubeconfig: cli.target.kubeconfig.clone(),
+                mgmt_context: cli.target.mgmt_context.clone(),
+                mosk_context: cli.target.mosk_context.clone(),
+                mosk_kubeconfig: cli.target.mosk_kubeconfig.clone(),
+            };
+            let opts = console_options(&cli.target, &cli.ui, None)?;
+            let clusters = connect(&target).await.map_err(|e| e.to_string())?;
+            run_console(clusters, opts).await
+        }
+    }
+}
+
+fn serve_options(demo: &DemoArgs, args: &ServeArgs) -> ServeOptions {
+    ServeOptions {
+        scenario: demo.scenario.clone(),
+        speed: demo.speed,
+        seed: demo.seed,
+        mgmt_port: args.mgmt_port,
+        mosk_port: args.mosk_port,
+        kubeconfig_out: args.kubeconfig_out.clone(),
+    }
+}
+
+/// Starts the simulated clusters on loopback, writes their kubeconfig to a
+/// private temporary directory, and opens the console on them through the
+/// same code path as a real pair of clusters (kube-rs over HTTP).
+async fn run_demo(demo: &DemoArgs, target: &TargetArgs, ui: &UiArgs) -> Result<(), String> {
+    let opts = console_options(target, ui, Some(demo.scenario.clone()))?;
+    let dir = tempfile::Builder::new()
+        .prefix("mosk-console-demo-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a temporary directory for the demo kubeconfig: {e}"))?;
+    let kubeconfig = dir.path().join("kubeconfig");
+    let sim = serve::start(ServeOptions {
+        scenario: demo.scenario.clone(),
+        speed: demo.speed,
+        seed: demo.seed,
+        mgmt_port: 0,
+        mosk_port: 0,
+        kubeconfig_out: kubeconfig.clone(),
+    })
+    .await
+    .map_err(|e| e.to_string())?;
+    let target = Target {
+        kubeconfig: Some(kubeconfig),
+        mgmt_context: Some("sim-mgmt".into()),
+        mosk_context: Some("sim-mosk".into()),
+        mosk_kubeconfig: None,
+    };
+    let result = match connect(&target).await {
+        Ok(clusters) => run_console(clusters, opts).await,
+        Err(e) => Err(e.to_string()),
+    };
+    sim.shutdown().await;
+    result
+}
+
+fn console_options(
+    target: &TargetArgs,
+    ui: &UiArgs,
+    demo: Option<String>,
+) -> Result<ConsoleOptions, String> {
+    let theme = Theme::load(&ui.theme).map_err(|e| e.to_string())?;
+    let keymap = Keymap::load(&ui.keymap).map_err(|e| e.to_string())?;
+    Ok(ConsoleOptions {
+        session: SessionInfo {
+            mgmt_context: String::new(),
+            mosk_context: String::new(),
+            namespace: target.namespace.clone(),
+            cluster_name: target.cluster.clone(),
+            read_only: ui.read_only,
+            dry_run: ui.dry_run,
+            demo,
+        },
+        theme,
+        keymap,
+        audit_log: ui.audit_log.clone(),
+    })
+}
+
+async fn run_console(
+    clusters: mosk_console::cluster::Clusters,
+    mut opts: ConsoleOptions,
+) -> Result<(), String> {
+    opts.session.mgmt_context = clusters.mgmt_context.clone();
+    opts.session.mosk_context = clusters.mosk_context.clone();
+    console::run(clusters, opts)
+        .await
+        .map_err(|e| format!("the console stopped: {e}"))
 }

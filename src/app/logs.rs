@@ -81,25 +81,24 @@ impl LogLine {
             fields: Vec::new(),
         };
         let trimmed = raw.trim_start();
-        if trimmed.starts_with('{') {
-            if let Ok(serde_json::Value::Object(map)) =
+        if trimmed.starts_with('{')
+            && let Ok(serde_json::Value::Object(map)) =
                 serde_json::from_str::<serde_json::Value>(trimmed)
-            {
-                for (k, v) in map {
-                    let text = match &v {
-                        serde_json::Value::String(s) => s.clone(),
-                        other => other.to_string(),
-                    };
-                    match k.as_str() {
-                        "level" => line.level = LogLevel::parse(&text),
-                        "ts" | "time" | "timestamp" => line.ts = Some(text),
-                        "logger" => line.logger = Some(text),
-                        "msg" | "message" => line.msg = text,
-                        _ => line.fields.push((k, text)),
-                    }
+        {
+            for (k, v) in map {
+                let text = match &v {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                match k.as_str() {
+                    "level" => line.level = LogLevel::parse(&text),
+                    "ts" | "time" | "timestamp" => line.ts = Some(text),
+                    "logger" => line.logger = Some(text),
+                    "msg" | "message" => line.msg = text,
+                    _ => line.fields.push((k, text)),
                 }
-                return line;
             }
+            return line;
         }
         // Plain text: guess the level from a leading word such as "E1123" or "ERROR".
         let first = trimmed.split_whitespace().next().unwrap_or("");
@@ -169,10 +168,10 @@ impl LogPane {
 
     /// Whether a line passes the level and subject filters.
     pub fn shows(&self, line: &LogLine) -> bool {
-        if let Some(level) = line.level {
-            if level < self.min_level {
-                return false;
-            }
+        if let Some(level) = line.level
+            && level < self.min_level
+        {
+            return false;
         }
         self.subject.is_empty()
             || self

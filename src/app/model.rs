@@ -9,7 +9,12 @@ use crate::app::actions::ActionsState;
 use crate::app::logs::LogPane;
 use crate::cluster::events::WatchHealth;
 use crate::config::keymap::Keymap;
+use crate::domain::attention::{AttentionItem, attention};
+use crate::domain::history::History;
+use crate::domain::join::{MachineRow, machine_rows};
 use crate::domain::objects::{Kind, Snapshot};
+use crate::domain::phase::{PhaseInfo, phase};
+use crate::domain::progress::{Progress, progress};
 
 /// The views, in the order of their digit keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -173,6 +178,19 @@ impl Default for SessionInfo {
     }
 }
 
+/// Computed from the snapshot and history by `Model::refresh_derived`.
+#[derive(Debug, Clone, Default)]
+pub struct Derived {
+    /// The machine rows joined across both clusters.
+    pub rows: Vec<MachineRow>,
+    pub phase: Option<PhaseInfo>,
+    /// Items waiting for a human, oldest first.
+    pub attention: Vec<AttentionItem>,
+    pub progress: Option<Progress>,
+    /// The model time this was computed at.
+    pub at: Option<Timestamp>,
+}
+
 /// The whole state of the console.
 #[derive(Debug, Clone)]
 pub struct Model {
@@ -181,6 +199,12 @@ pub struct Model {
     pub view: View,
     /// Every watched object, as last seen.
     pub snapshot: Snapshot,
+    /// What changed and when (feeds the Events view, phase, ETA and stalls).
+    pub history: History,
+    /// What the screen shows that is computed from the snapshot and history.
+    pub derived: Derived,
+    /// The snapshot changed since `derived` was computed.
+    pub derived_stale: bool,
     /// Per-kind watch health.
     pub health: BTreeMap<Kind, WatchHealth>,
     /// Kinds whose CRD is missing, with the reason.
@@ -218,6 +242,9 @@ impl Model {
             keymap,
             view: View::Overview,
             snapshot: Snapshot::default(),
+            history: History::new(),
+            derived: Derived::default(),
+            derived_stale: true,
             health: BTreeMap::new(),
             missing_kinds: BTreeMap::new(),
             last_event: None,
@@ -236,8 +263,21 @@ impl Model {
         }
     }
 
-    /// Recomputes what is derived from the snapshot (once per frame, not per event).
-    pub fn refresh_derived(&mut self) {}
+    /// Recomputes what is derived from the snapshot: once per frame at most,
+    /// and only when the snapshot changed or the clock moved on.
+    pub fn refresh_derived(&mut self) {
+        if !self.derived_stale && self.derived.at == Some(self.now) {
+            return;
+        }
+        self.derived = Derived {
+            rows: machine_rows(&self.snapshot),
+            phase: Some(phase(&self.snapshot, &self.history)),
+            attention: attention(&self.snapshot, &self.history, self.now),
+            progress: Some(progress(&self.snapshot, &self.history, self.now)),
+            at: Some(self.now),
+        };
+        self.derived_stale = false;
+    }
 
     pub fn cursor(&self, view: View) -> TableCursor {
         self.cursors.get(&view).cloned().unwrap_or_default()

@@ -9,6 +9,9 @@ use crate::app::actions::events::ActionEvent;
 use crate::app::actions::plan::ActionPlan;
 use crate::cluster::events::ClusterEvent;
 
+// Messages are moved through a channel and consumed at once, never stored in
+// bulk, so boxing the large cluster events would only add an allocation each.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Msg {
     /// A key press (release and repeat events are dropped before this).

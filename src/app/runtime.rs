@@ -62,7 +62,9 @@ where
             dirty = false;
             last_draw = Some(Instant::now());
         }
-        let next_frame = last_draw.map(|t| t + FRAME_BUDGET).unwrap_or_else(Instant::now);
+        let next_frame = last_draw
+            .map(|t| t + FRAME_BUDGET)
+            .unwrap_or_else(Instant::now);
         tokio::select! {
             msg = rx.recv() => {
                 let Some(msg) = msg else { break };

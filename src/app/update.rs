@@ -35,10 +35,10 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Command> {
         }
         Msg::Tick(now) => {
             model.now = now;
-            if let Some(n) = &model.notice {
-                if now.duration_since(n.at) > NOTICE_TTL {
-                    model.notice = None;
-                }
+            if let Some(n) = &model.notice
+                && now.duration_since(n.at) > NOTICE_TTL
+            {
+                model.notice = None;
             }
             actions::on_tick(model)
         }
@@ -68,22 +68,30 @@ fn on_cluster(model: &mut Model, ev: ClusterEvent) {
     match ev {
         ClusterEvent::Applied(obj) => {
             model.last_event = Some(model.now);
-            model.snapshot.apply(obj);
+            model.history.apply(&mut model.snapshot, obj, model.now);
+            model.derived_stale = true;
         }
         ClusterEvent::Deleted(key) => {
             model.last_event = Some(model.now);
-            model.snapshot.remove(&key);
+            model.history.remove(&mut model.snapshot, &key, model.now);
+            model.derived_stale = true;
         }
         ClusterEvent::Resynced { kind, objects } => {
             model.last_event = Some(model.now);
             model.missing_kinds.remove(&kind);
-            model.snapshot.replace_kind(kind, objects);
+            model
+                .history
+                .relist(&mut model.snapshot, kind, objects, model.now);
+            model.derived_stale = true;
         }
         ClusterEvent::Health { kind, health } => {
             model.health.insert(kind, health);
         }
         ClusterEvent::KindMissing { kind, message } => {
-            model.snapshot.replace_kind(kind, Vec::new());
+            model
+                .history
+                .relist(&mut model.snapshot, kind, Vec::new(), model.now);
+            model.derived_stale = true;
             model.missing_kinds.insert(kind, message);
         }
         ClusterEvent::LogLines { pod, lines } => {
@@ -195,7 +203,11 @@ fn on_input_key(model: &mut Model, key: KeyEvent) {
                         model.logs.follow = false;
                         model.logs.anchor = Some(seq);
                     } else if model.logs.search.is_some() {
-                        notify(model, NoticeLevel::Warning, "no log line matches the search");
+                        notify(
+                            model,
+                            NoticeLevel::Warning,
+                            "no log line matches the search",
+                        );
                     }
                 }
                 Overlay::Help { .. } => {}
@@ -208,10 +220,10 @@ fn on_input_key(model: &mut Model, key: KeyEvent) {
             sync_live_filter(model);
         }
         KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-            if let Some(t) = input_text(model) {
-                if t.chars().count() < 200 {
-                    t.push(c);
-                }
+            if let Some(t) = input_text(model)
+                && t.chars().count() < 200
+            {
+                t.push(c);
             }
             sync_live_filter(model);
         }
@@ -325,15 +337,13 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
         }
         LogWrap => model.logs.wrap = !model.logs.wrap,
         LogLevel => model.logs.min_level = model.logs.min_level.next(),
-        LogNextMatch | LogPreviousMatch => {
-            match model.logs.find_match(action == LogNextMatch) {
-                Some(seq) => {
-                    model.logs.follow = false;
-                    model.logs.anchor = Some(seq);
-                }
-                None => notify(model, NoticeLevel::Info, "no further match"),
+        LogNextMatch | LogPreviousMatch => match model.logs.find_match(action == LogNextMatch) {
+            Some(seq) => {
+                model.logs.follow = false;
+                model.logs.anchor = Some(seq);
             }
-        }
+            None => notify(model, NoticeLevel::Info, "no further match"),
+        },
         LogsForMachine => logs_for_selected_machine(model),
         ToggleSelect => toggle_selected_node(model),
         SetMigrationMode | AcknowledgeMigration | RestartVrouter | RestartAllVrouters => {

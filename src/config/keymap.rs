@@ -267,10 +267,10 @@ pub fn parse_key(raw: &str) -> Result<KeyCombination, String> {
 /// punctuation (`?` arrives with or without SHIFT depending on the terminal).
 fn normalize(k: KeyCombination) -> KeyCombination {
     let mut k = k.normalized();
-    if let crokey::OneToThree::One(KeyCode::Char(c)) = k.codes {
-        if !c.is_alphabetic() {
-            k.modifiers.remove(KeyModifiers::SHIFT);
-        }
+    if let crokey::OneToThree::One(KeyCode::Char(c)) = k.codes
+        && !c.is_alphabetic()
+    {
+        k.modifiers.remove(KeyModifiers::SHIFT);
     }
     k
 }
@@ -296,14 +296,14 @@ impl Keymap {
             for raw in &list {
                 let k = parse_key(raw)
                     .map_err(|e| KeymapError(format!("keymap {origin}: action {name}: {e}")))?;
-                if let Some(other) = by_key.insert(key_id(k), action) {
-                    if other != action {
-                        return Err(KeymapError(format!(
-                            "keymap {origin}: key {raw:?} is bound to both {} and {}",
-                            other.name(),
-                            action.name()
-                        )));
-                    }
+                if let Some(other) = by_key.insert(key_id(k), action)
+                    && other != action
+                {
+                    return Err(KeymapError(format!(
+                        "keymap {origin}: key {raw:?} is bound to both {} and {}",
+                        other.name(),
+                        action.name()
+                    )));
                 }
             }
             keys.insert(action, list);

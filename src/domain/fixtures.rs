@@ -14,6 +14,9 @@ use jiff::Timestamp;
 
 use super::objects::*;
 
+mod scenario;
+pub use scenario::{Scenario, mid_update_scenario};
+
 /// Names used by the fixtures, so tests can refer to them.
 pub mod names {
     pub const NAMESPACE: &str = "child-ns";
@@ -41,7 +44,7 @@ pub mod names {
 
     pub const CMR: &str = "child-cl";
     pub const OPENSTACK_CWL: &str = "openstack-osh-dev";
-    /// The Ceph cluster lock's real name is unknown [?]; this one is made up.
+    /// The Ceph cluster lock's real name is unknown \[?\]; this one is made up.
     pub const CEPH_CWL: &str = "ceph-child-cl";
     pub const TF_CWL: &str = "tf-openstack-tf";
 

@@ -350,6 +350,9 @@ mod tests {
             p.host.as_deref(),
             Some("kaas-node-b2a55089-5b03-4698-9879-8756e2e81df5")
         );
+        // Kept multi-line (as `kubectl -o yaml` folds it): same reading.
+        let folded = msg.replace(". Waiting", ".\n  Waiting");
+        assert_eq!(parse(&folded).kind.servers(), vec![UUID1.to_string()]);
     }
 
     #[test]

@@ -1,9 +1,23 @@
 //! Pure MOSK logic: the objects, the machine row joined across both clusters,
 //! the update phase, the attention queue, progress and ETA. Knows nothing of
 //! kube-rs or ratatui.
+//!
+//! How the console uses it: keep a [`objects::Snapshot`] and a
+//! [`history::History`]; feed every watch event through
+//! [`history::History::apply`] / [`remove`](history::History::remove) /
+//! [`relist`](history::History::relist) (they update the Snapshot and return
+//! the [`changes::Change`]s for the Events view); then derive, when drawing:
+//! [`join::machine_rows`], [`phase::phase`], [`progress::progress`],
+//! [`attention::attention`], [`vrouter::daemonsets`] and
+//! [`vrouter::restart_order`]. [`fixtures`] builds realistic Snapshots for tests.
 
+pub mod attention;
+pub mod changes;
 pub mod fixtures;
+pub mod history;
 pub mod join;
 pub mod lockmsg;
 pub mod objects;
+pub mod phase;
+pub mod progress;
 pub mod vrouter;

@@ -5,6 +5,7 @@ pub mod faults;
 pub mod rbac;
 pub mod registry;
 pub mod scenario;
+pub mod serve;
 pub mod server;
 pub mod store;
 pub mod world;

@@ -1,19 +1,122 @@
-//! Rendering: one file per view or dialog; a pure function of the model.
-//! (Placeholder until the UI branch lands.)
+//! Rendering: one file per view, overlay or bar; a pure function of the
+//! model. Every string drawn comes from the model (the cluster layer has
+//! sanitized it) or is a fixed label of the console.
 
 pub mod dialogs;
+pub mod format;
+
+mod detail;
+mod footer;
+mod help;
+mod input;
+mod logs;
+mod overview;
+mod status_bar;
+mod table;
+mod tabs;
+mod vrouter;
 
 use ratatui::Frame;
-use ratatui::widgets::Paragraph;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Paragraph, Wrap};
 
-use crate::app::model::Model;
+use crate::app::model::{Model, Overlay, View};
+use crate::app::tables::{self, Tone};
 use crate::config::theme::Theme;
 
-pub fn draw(frame: &mut Frame, model: &Model, _theme: &Theme) {
+/// The smallest terminal the console draws in.
+pub const MIN_WIDTH: u16 = 80;
+pub const MIN_HEIGHT: u16 = 24;
+
+/// Draws the whole screen from the model.
+pub fn draw(frame: &mut Frame, model: &Model, theme: &Theme) {
+    let area = frame.area();
+    frame.render_widget(Block::new().style(theme.base), area);
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        draw_too_small(frame, area, theme);
+        return;
+    }
+    let [tab_area, body, status_area, footer_area] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Fill(1),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+
+    tabs::draw(frame, tab_area, model, theme);
+    draw_view(frame, body, model, theme);
+    status_bar::draw(frame, status_area, model, theme);
+    match &model.overlay {
+        Some(Overlay::FilterInput { text }) => input::draw_filter(frame, footer_area, text, theme),
+        Some(Overlay::CommandInput { text }) => {
+            input::draw_command(frame, footer_area, text, theme)
+        }
+        Some(Overlay::LogSearchInput { text }) => {
+            input::draw_log_search(frame, footer_area, text, theme)
+        }
+        _ => footer::draw(frame, footer_area, model, theme),
+    }
+    if let Some(Overlay::Help { scroll }) = &model.overlay {
+        help::draw(frame, body, model, *scroll, theme);
+    }
+    // An action dialog is drawn last, over everything.
+    dialogs::draw(frame, area, model, theme);
+}
+
+fn draw_view(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
+    match model.view {
+        View::Overview => overview::draw(frame, area, model, theme),
+        View::Machines => detail::draw_machines(frame, area, model, theme),
+        View::Vrouter => vrouter::draw(frame, area, model, theme),
+        View::Logs => logs::draw(frame, area, model, theme),
+        View::States | View::Locks | View::Requests | View::Events | View::Audit => {
+            let data = tables::table(model, model.view);
+            table::draw(frame, area, model, model.view, &data, theme);
+        }
+    }
+}
+
+fn draw_too_small(frame: &mut Frame, area: Rect, theme: &Theme) {
     let text = format!(
-        "mosk-console — {} machines seen",
-        model.snapshot.machines().count()
+        "terminal too small: need {MIN_WIDTH}x{MIN_HEIGHT}, have {}x{}",
+        area.width, area.height
     );
-    frame.render_widget(Paragraph::new(text), frame.area());
-    dialogs::draw(frame, frame.area(), model, _theme);
+    let lines = vec![
+        Line::styled(text, theme.error),
+        Line::raw(""),
+        Line::styled("enlarge the window (or quit with q)", theme.muted),
+    ];
+    let height = 3.min(area.height);
+    let y = area.y + area.height.saturating_sub(height) / 2;
+    let rect = Rect::new(area.x, y, area.width, height);
+    frame.render_widget(
+        Paragraph::new(lines).centered().wrap(Wrap { trim: true }),
+        rect,
+    );
+}
+
+/// The style of a row tone.
+pub(crate) fn tone_style(theme: &Theme, tone: Tone) -> Style {
+    match tone {
+        Tone::Normal => theme.base,
+        Tone::Ok => theme.ok,
+        Tone::Warn => theme.warn,
+        Tone::Error => theme.error,
+        Tone::Attention => theme.attention,
+        Tone::Muted => theme.muted,
+    }
+}
+
+/// A bordered pane with a title.
+pub(crate) fn pane<'a>(title: impl Into<Line<'a>>, focused: bool, theme: &Theme) -> Block<'a> {
+    Block::bordered()
+        .border_style(if focused {
+            theme.border_focused
+        } else {
+            theme.border
+        })
+        .title(title.into().style(theme.title))
 }

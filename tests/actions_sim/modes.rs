@@ -187,7 +187,7 @@ async fn a_forbidden_action_is_shown_unavailable_and_never_sent() {
     h.tick_and_settle().await;
     match availability(&h.model, ActionId::RestartVrouter) {
         Availability::Unavailable(r) => assert!(
-            r.contains("delete pods in tf") && r.contains("denied by the simulator's RBAC table"),
+            r.contains("your RBAC does not allow delete pods in tf"),
             "{r}"
         ),
         other => panic!("{other:?}"),
@@ -202,7 +202,7 @@ async fn a_forbidden_action_is_shown_unavailable_and_never_sent() {
     assert!(h.model.actions.dialog.is_none());
     let notice = h.model.notice.clone().unwrap().text;
     assert!(
-        notice.contains("unavailable") && notice.contains("denied by"),
+        notice.contains("unavailable") && notice.contains("does not allow delete pods in tf"),
         "{notice}"
     );
     // A plan handed straight to the executor is refused before any delete.

@@ -73,7 +73,8 @@ pub fn handle(
             if rbac.allows(&attrs) {
                 json!({"allowed": true, "reason": "allowed by the simulator's RBAC table"})
             } else {
-                json!({"allowed": false, "denied": true, "reason": "denied by the simulator's RBAC table"})
+                // RBAC denials carry no reason, so `kubectl auth can-i` prints a bare "no".
+                json!({"allowed": false})
             }
         }
         (_, Some(nra)) if nra.is_object() => json!({"allowed": true}),

@@ -1,0 +1,90 @@
+//! The Events view: the changes the console has seen (object, field,
+//! old -> new), newest first by default (the AGE column sorts youngest first).
+
+use super::{Column, SortKind, TableData, TableRow, Tone, Width, col, derived};
+use crate::app::model::Model;
+use crate::domain::changes::{ADDED, Change, REMOVED};
+use crate::domain::objects::Kind;
+use crate::ui::format;
+
+const COLUMNS: [Column; 5] = [
+    col("AGE", Width::Fixed(6), SortKind::Age, 0),
+    col("TIME", Width::Fixed(8), SortKind::Text, 2),
+    col("OBJECT", Width::Min(24), SortKind::Text, 0),
+    col("FIELD", Width::Min(12), SortKind::Text, 1),
+    col("OLD -> NEW", Width::Fill(24), SortKind::Text, 0),
+];
+
+/// A short kind prefix, as operators type it with kubectl.
+pub fn kind_short(kind: Kind) -> &'static str {
+    match kind {
+        Kind::LcmCluster => "lcmcluster",
+        Kind::LcmMachine => "machine",
+        Kind::LcmClusterState => "cs",
+        Kind::Node => "node",
+        Kind::ClusterMaintenanceRequest => "cmr",
+        Kind::NodeMaintenanceRequest => "nmr",
+        Kind::ClusterWorkloadLock => "cwl",
+        Kind::NodeWorkloadLock => "nwl",
+        Kind::VrouterPod => "pod",
+        Kind::VrouterDaemonSet => "ds",
+    }
+}
+
+fn shown(v: &str) -> &str {
+    if v.is_empty() { "-" } else { v }
+}
+
+/// `old -> new`, or `added` / `removed`.
+pub fn change_text(c: &Change) -> String {
+    if c.is_added() {
+        ADDED.into()
+    } else if c.is_removed() {
+        REMOVED.into()
+    } else {
+        format!("{} -> {}", shown(&c.old), shown(&c.new))
+    }
+}
+
+fn tone(c: &Change) -> Tone {
+    if c.new == "failed" {
+        Tone::Error
+    } else if c.is_removed() {
+        Tone::Muted
+    } else {
+        Tone::Normal
+    }
+}
+
+pub(super) fn table(model: &Model) -> TableData {
+    let d = derived(model);
+    let changes = d.history.changes();
+    let first_seq = d.history.total_changes() - changes.len() as u64;
+    let rows = changes
+        .enumerate()
+        .rev()
+        .map(|(i, c)| TableRow {
+            id: format!("change/{}", first_seq + i as u64),
+            cells: vec![
+                format::age(model.now, c.at),
+                format::clock(c.at),
+                format!("{}/{}", kind_short(c.key.kind), c.key.name),
+                if c.is_added() || c.is_removed() {
+                    "-".into()
+                } else {
+                    c.field.clone()
+                },
+                change_text(c),
+            ],
+            search: c.key.kind.api_kind().to_string(),
+            tone: tone(c),
+            node: None,
+        })
+        .collect();
+    TableData {
+        columns: COLUMNS.to_vec(),
+        rows,
+        missing: Vec::new(),
+        empty: "no changes seen yet (changes appear here as the watches report them)".into(),
+    }
+}

@@ -1,0 +1,233 @@
+use super::*;
+use crate::config::keymap::Keymap;
+use crate::domain::fixtures::{self, names::*};
+use crate::domain::objects::{MalformedObject, Object};
+
+fn model() -> Model {
+    let mut m = Model::new(
+        Default::default(),
+        Keymap::default_keymap(),
+        fixtures::mid_update_now(),
+    );
+    m.snapshot = fixtures::mid_update();
+    m
+}
+
+fn cursor(filter: &str, sort_column: usize, sort_reverse: bool) -> TableCursor {
+    TableCursor {
+        filter: filter.into(),
+        sort_column,
+        sort_reverse,
+        ..Default::default()
+    }
+}
+
+fn ids<'a>(rows: &[&'a TableRow]) -> Vec<&'a str> {
+    rows.iter().map(|r| r.id.as_str()).collect()
+}
+
+fn data(rows: &[(&str, &str, &str)]) -> TableData {
+    TableData {
+        columns: vec![
+            col("NAME", Width::Min(4), SortKind::Text, 0),
+            col("COUNT", Width::Fixed(5), SortKind::Number, 0),
+            col("AGE", Width::Fixed(5), SortKind::Age, 0),
+        ],
+        rows: rows
+            .iter()
+            .map(|(n, c, a)| TableRow {
+                id: n.to_string(),
+                cells: vec![n.to_string(), c.to_string(), a.to_string()],
+                search: String::new(),
+                tone: Tone::Normal,
+                node: None,
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn filter_matches_node_names_and_messages_of_machines() {
+    let m = model();
+    let t = table(&m, View::Machines);
+    // The node name is not a visible column at every width, but it matches.
+    let rows = visible_rows(&t, &cursor(&NODE_W3[..20].to_uppercase(), 0, false));
+    assert_eq!(ids(&rows), vec![WORKER_3]);
+    // Words from the full lock message (the UUID of a server left on worker-2).
+    let rows = visible_rows(
+        &t,
+        &cursor(&format!("{} still present", &SERVER_A[..8]), 0, false),
+    );
+    assert_eq!(ids(&rows), vec![WORKER_2]);
+    // Every word must match.
+    let rows = visible_rows(&t, &cursor("compute prepare", 0, false));
+    assert_eq!(ids(&rows), vec![WORKER_3, WORKER_4]);
+    assert!(visible_rows(&t, &cursor("compute nonsense", 0, false)).is_empty());
+    assert_eq!(
+        visible_rows(&t, &cursor("  ", 0, false)).len(),
+        t.rows.len()
+    );
+}
+
+#[test]
+fn sort_is_numeric_for_number_columns_and_by_age() {
+    let d = data(&[
+        ("a", "10", "2h05m"),
+        ("b", "9", "5s"),
+        ("c", "-", "-"),
+        ("d", "100", "4m12s"),
+    ]);
+    assert_eq!(
+        ids(&visible_rows(&d, &cursor("", 1, false))),
+        ["b", "a", "d", "c"]
+    );
+    assert_eq!(
+        ids(&visible_rows(&d, &cursor("", 1, true))),
+        ["c", "d", "a", "b"]
+    );
+    assert_eq!(
+        ids(&visible_rows(&d, &cursor("", 2, false))),
+        ["b", "d", "a", "c"]
+    );
+    assert_eq!(
+        ids(&visible_rows(&d, &cursor("", 0, true))),
+        ["d", "c", "b", "a"]
+    );
+    // A column index past the end keeps the builder's order.
+    assert_eq!(
+        ids(&visible_rows(&d, &cursor("", 9, false))),
+        ["a", "b", "c", "d"]
+    );
+}
+
+#[test]
+fn ids_are_stable_and_the_cursor_follows_them() {
+    let mut m = model();
+    let before = table(&m, View::Machines);
+    let mut c = cursor("", 0, false);
+    c.selected_id = Some(WORKER_3.into());
+    let rows = visible_rows(&before, &c);
+    let i = selected_index(&rows, &c).unwrap();
+    assert_eq!(rows[i].id, WORKER_3);
+    // A machine appears and the order changes (sorted by name now):
+    // the cursor stays on worker-3.
+    m.snapshot.apply(Object::Machine(fixtures::machine(
+        "aaa-new",
+        crate::domain::objects::MachineType::Worker,
+        "Pending",
+        None,
+        None,
+    )));
+    let after = table(&m, View::Machines);
+    c.sort_column = 1;
+    let rows = visible_rows(&after, &c);
+    assert_eq!(rows[0].id, "aaa-new");
+    let i = selected_index(&rows, &c).unwrap();
+    assert_eq!(rows[i].id, WORKER_3);
+    // Ids are unique in every table.
+    for v in View::ALL {
+        let t = table(&m, v);
+        let mut seen = std::collections::BTreeSet::new();
+        for r in &t.rows {
+            assert!(seen.insert(&r.id), "duplicate id {} in {v:?}", r.id);
+            assert_eq!(r.cells.len(), t.columns.len(), "{v:?} row {}", r.id);
+        }
+    }
+    // A vanished id falls back to the remembered index, clamped.
+    c.selected_id = Some("gone".into());
+    c.selected = 99;
+    assert_eq!(selected_index(&rows, &c), Some(rows.len() - 1));
+    assert_eq!(selected_index(&[], &c), None);
+}
+
+#[test]
+fn machines_row_says_what_it_waits_on() {
+    let m = model();
+    let t = table(&m, View::Machines);
+    let w2 = t.rows.iter().find(|r| r.id == WORKER_2).unwrap();
+    let cell = |title: &str| {
+        let i = t.columns.iter().position(|c| c.title == title).unwrap();
+        w2.cells[i].as_str()
+    };
+    assert_eq!(cell("STATE"), "Deploy");
+    assert_eq!(cell("MODE"), "live (default)");
+    assert_eq!(cell("NMR"), "os 39m00s");
+    assert_eq!(cell("LOCKS"), "os:active tf:inactive");
+    assert!(cell("DRAIN").starts_with("try 4: Error: following NodeWorkloadLocks"));
+    assert_eq!(cell("VROUTER"), "outdated");
+    assert_eq!(cell("WAITING ON"), "lock openstack active: servers present");
+    assert_eq!(w2.tone, Tone::Attention);
+    assert_eq!(w2.node.as_deref(), Some(NODE_W2));
+    let w1 = t.rows.iter().find(|r| r.id == WORKER_1).unwrap();
+    assert_eq!(w1.tone, Tone::Ok);
+}
+
+#[test]
+fn lock_messages_lose_the_timestamp_and_show_its_age() {
+    let m = model();
+    let t = table(&m, View::Locks);
+    let l = t
+        .rows
+        .iter()
+        .find(|r| r.node.as_deref() == Some(NODE_W2) && r.cells[2] == "openstack")
+        .unwrap();
+    assert_eq!(l.cells[6], "1m18s", "10:30:00 - 10:28:41.120334");
+    assert!(l.cells[7].starts_with("Some servers {"), "{}", l.cells[7]);
+    assert_eq!(l.tone, Tone::Attention);
+    let cwl = t.rows.iter().filter(|r| r.cells[0] == "cluster").count();
+    assert_eq!(cwl, 3);
+}
+
+#[test]
+fn malformed_objects_are_error_rows_and_missing_crds_are_said() {
+    let mut m = model();
+    m.snapshot.apply(Object::Malformed(MalformedObject {
+        kind: Kind::NodeWorkloadLock,
+        namespace: String::new(),
+        name: "broken-lock".into(),
+        error: "spec.nodeName: expected a string".into(),
+    }));
+    let t = table(&m, View::Locks);
+    let bad = t.rows.iter().find(|r| r.cells[1] == "broken-lock").unwrap();
+    assert_eq!(bad.tone, Tone::Error);
+    assert!(bad.cells[7].contains("MALFORMED NodeWorkloadLock: spec.nodeName"));
+    assert!(t.missing.is_empty());
+
+    m.missing_kinds.insert(
+        Kind::LcmClusterState,
+        "the server could not find the requested resource".into(),
+    );
+    m.snapshot.replace_kind(Kind::LcmClusterState, vec![]);
+    let t = table(&m, View::States);
+    assert!(t.rows.is_empty());
+    assert_eq!(t.missing.len(), 1);
+    assert!(t.missing[0].contains("LCMClusterState") && t.missing[0].contains("mgmt"));
+}
+
+#[test]
+fn empty_tables_say_no_rows_yet_and_the_watch_state() {
+    let mut m = model();
+    m.snapshot = Default::default();
+    let t = table(&m, View::Requests);
+    assert!(
+        t.empty.starts_with("no maintenance requests yet"),
+        "{}",
+        t.empty
+    );
+    assert!(t.empty.contains("watch starting"), "{}", t.empty);
+    m.health.insert(
+        Kind::LcmClusterState,
+        crate::cluster::events::WatchHealth {
+            cluster: crate::domain::objects::ClusterId::Mgmt,
+            connected: false,
+            last_event: None,
+            last_error: Some("connection refused".into()),
+        },
+    );
+    let t = table(&m, View::States);
+    assert_eq!(
+        t.empty,
+        "no cluster states yet (watch disconnected: connection refused)"
+    );
+}

@@ -1,0 +1,87 @@
+//! vRouter pods: per node, whether its pod runs its DaemonSet's current
+//! template. The DaemonSet counters are drawn above the table by the UI
+//! (from `domain::vrouter::daemonsets`).
+
+use super::{
+    Column, SortKind, TableData, TableRow, Tone, Width, col, empty_text, malformed_rows,
+    missing_lines, or_dash,
+};
+use crate::app::model::Model;
+use crate::domain::objects::Kind;
+use crate::domain::vrouter::pod_status;
+use crate::ui::format;
+
+const COLUMNS: [Column; 7] = [
+    col("NODE", Width::Min(16), SortKind::Text, 0),
+    col("POD", Width::Min(16), SortKind::Text, 0),
+    col("REVISION", Width::Min(12), SortKind::Text, 2),
+    col("UP-TO-DATE", Width::Fixed(10), SortKind::Text, 0),
+    col("READY", Width::Fixed(5), SortKind::Text, 0),
+    col("PHASE", Width::Min(7), SortKind::Text, 1),
+    col("AGE", Width::Fixed(6), SortKind::Age, 2),
+];
+
+pub(super) fn table(model: &Model) -> TableData {
+    let kinds = [Kind::VrouterPod, Kind::VrouterDaemonSet];
+    let snap = &model.snapshot;
+    let mut rows: Vec<TableRow> = snap
+        .vrouter_pods()
+        .map(|pod| {
+            let st = pod_status(snap, pod);
+            let revision = match (&pod.revision, pod.template_generation) {
+                (Some(r), Some(g)) => format!("{r} (gen {g})"),
+                (Some(r), None) => r.clone(),
+                (None, Some(g)) => format!("gen {g}"),
+                (None, None) => "-".into(),
+            };
+            let up_to_date = match st.outdated {
+                Some(true) => "no",
+                Some(false) => "yes",
+                None => "unknown",
+            };
+            let phase = if pod.deleting {
+                "Terminating".to_string()
+            } else {
+                pod.phase.clone()
+            };
+            let tone = if pod.deleting {
+                Tone::Muted
+            } else if !pod.ready {
+                Tone::Error
+            } else if st.is_outdated() {
+                Tone::Warn
+            } else {
+                Tone::Normal
+            };
+            TableRow {
+                id: format!("{}/{}", pod.namespace, pod.name),
+                cells: vec![
+                    or_dash(pod.node_name.as_deref()),
+                    pod.name.clone(),
+                    revision,
+                    up_to_date.into(),
+                    if pod.ready { "yes" } else { "no" }.into(),
+                    phase,
+                    format::age_opt(model.now, pod.created),
+                ],
+                search: pod.daemonset.clone().unwrap_or_default(),
+                tone,
+                node: pod.node_name.clone(),
+            }
+        })
+        .collect();
+    rows.extend(malformed_rows(model, Kind::VrouterPod, COLUMNS.len(), 1, 2));
+    rows.extend(malformed_rows(
+        model,
+        Kind::VrouterDaemonSet,
+        COLUMNS.len(),
+        1,
+        2,
+    ));
+    TableData {
+        columns: COLUMNS.to_vec(),
+        rows,
+        missing: missing_lines(model, &kinds),
+        empty: empty_text(model, "vRouter pods", &[Kind::VrouterPod]),
+    }
+}

@@ -1,0 +1,81 @@
+//! Wiring: connects the cluster layer, the terminal and the runtime, and
+//! makes sure the terminal is restored however the run ends.
+
+use std::path::PathBuf;
+
+use jiff::Timestamp;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::app::model::{Model, SessionInfo};
+use crate::app::msg::Msg;
+use crate::app::runtime::{self, Effects};
+use crate::cluster::{Clusters, LogOptions, WatchOptions, spawn_log_follower, spawn_watchers};
+use crate::config::keymap::Keymap;
+use crate::config::theme::Theme;
+
+/// Everything the console needs besides the clusters.
+#[derive(Debug, Clone)]
+pub struct ConsoleOptions {
+    pub session: SessionInfo,
+    pub theme: Theme,
+    pub keymap: Keymap,
+    pub audit_log: Option<PathBuf>,
+}
+
+/// Runs the console on `clusters` until the operator quits (or a signal or a
+/// hang-up ends it). The terminal is restored on every path out.
+pub async fn run(clusters: Clusters, opts: ConsoleOptions) -> std::io::Result<()> {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
+    let cancel = CancellationToken::new();
+    start_cluster_layer(&clusters, &opts.session, tx.clone(), cancel.clone());
+
+    let mut effects = crate::app::effects::ConsoleEffects::new(&clusters, &opts, tx.clone());
+    let mut model = Model::new(opts.session.clone(), opts.keymap.clone(), Timestamp::now());
+
+    let mut terminal = crate::terminal::enter()?;
+    let result = async {
+        let size = terminal.size()?;
+        model.page_rows = (size.height as usize).saturating_sub(7).max(1);
+        crate::terminal::spawn_input(tx.clone(), cancel.clone());
+        crate::terminal::spawn_signals(tx.clone());
+        runtime::run(
+            &mut terminal,
+            &mut model,
+            &opts.theme,
+            &mut rx,
+            &mut effects as &mut dyn Effects,
+            Timestamp::now,
+        )
+        .await
+    }
+    .await;
+    cancel.cancel();
+    crate::terminal::leave();
+    result.map(|stats| tracing::info!(?stats, "console stopped"))
+}
+
+/// Starts the watchers and the log follower; their events become messages.
+fn start_cluster_layer(
+    clusters: &Clusters,
+    session: &SessionInfo,
+    tx: mpsc::UnboundedSender<Msg>,
+    cancel: CancellationToken,
+) {
+    let (ctx, mut crx) = mpsc::unbounded_channel();
+    let watch = WatchOptions {
+        namespace: session.namespace.clone(),
+        cluster_name: Some(session.cluster_name.clone()),
+        ..WatchOptions::default()
+    };
+    // The JoinSet is detached: the tasks stop when `cancel` fires.
+    spawn_watchers(clusters, &watch, ctx.clone(), cancel.clone()).detach_all();
+    spawn_log_follower(clusters.mgmt.clone(), LogOptions::default(), ctx, cancel);
+    tokio::spawn(async move {
+        while let Some(ev) = crx.recv().await {
+            if tx.send(Msg::Cluster(ev)).is_err() {
+                break;
+            }
+        }
+    });
+}

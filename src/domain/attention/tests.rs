@@ -1,0 +1,251 @@
+//! Tests of `attention`.
+use super::*;
+use crate::domain::fixtures::{self, CORDON_DRAIN_MESSAGE, at, names::*};
+use crate::domain::objects::*;
+
+fn kinds(items: &[AttentionItem]) -> Vec<(AttentionKind, &str)> {
+    items.iter().map(|i| (i.kind, i.subject.as_str())).collect()
+}
+
+#[test]
+fn mid_update_queue_oldest_first() {
+    let sc = fixtures::mid_update_scenario();
+    let items = attention(&sc.snap, &sc.history, fixtures::mid_update_now());
+    assert_eq!(
+        kinds(&items),
+        vec![
+            (AttentionKind::ClusterStateRetrying, WORKER_2),
+            (AttentionKind::ManualMigration, WORKER_3),
+            (AttentionKind::MigrationGaveUp, WORKER_2),
+        ]
+    );
+    assert_eq!(
+        items.iter().map(|i| i.since).collect::<Vec<_>>(),
+        vec![at("09:56"), at("10:02"), at("10:05")]
+    );
+    let manual = &items[1];
+    assert_eq!(manual.action, Some(ACKNOWLEDGE_MIGRATION));
+    assert_eq!(manual.node.as_deref(), Some(NODE_W3));
+    assert!(manual.why.contains(SERVER_C), "{}", manual.why);
+    assert!(manual.why.contains("1 server is"), "{}", manual.why);
+    let gave_up = &items[2];
+    assert!(gave_up.why.contains("after 3 attempts"), "{}", gave_up.why);
+    assert!(gave_up.why.contains("2 servers are"), "{}", gave_up.why);
+    assert!(
+        gave_up.why.contains("Some servers {'0ab4dd8f"),
+        "{}",
+        gave_up.why
+    );
+    assert!(items[0].why.contains("cordon-drain at attempt 4"));
+    assert!(items[0].why.contains(CORDON_DRAIN_MESSAGE));
+    assert_eq!(items[0].action, None);
+}
+
+#[test]
+fn without_history_since_comes_from_message_timestamps() {
+    let now = fixtures::mid_update_now();
+    let items = attention(&fixtures::mid_update(), &History::new(), now);
+    let since: Vec<(AttentionKind, Timestamp)> = items.iter().map(|i| (i.kind, i.since)).collect();
+    assert_eq!(
+        since,
+        vec![
+            (
+                AttentionKind::MigrationGaveUp,
+                "2025-03-04T10:28:41.120334Z".parse().unwrap()
+            ),
+            (
+                AttentionKind::ManualMigration,
+                "2025-03-04T10:29:05.120334Z".parse().unwrap()
+            ),
+            (AttentionKind::ClusterStateRetrying, now),
+        ]
+    );
+}
+
+#[test]
+fn attempt_below_threshold_or_reached_value_is_quiet() {
+    let mut snap = fixtures::mid_update();
+    let now = fixtures::mid_update_now();
+    snap.apply(Object::ClusterState(fixtures::cluster_state(
+        "cordon-drain",
+        WORKER_2,
+        "true",
+        None,
+        2,
+        Some(CORDON_DRAIN_MESSAGE),
+    )));
+    let items = attention(&snap, &History::new(), now);
+    assert!(
+        items
+            .iter()
+            .all(|i| i.kind != AttentionKind::ClusterStateRetrying)
+    );
+    snap.apply(Object::ClusterState(fixtures::cluster_state(
+        "cordon-drain",
+        WORKER_2,
+        "true",
+        Some("true"),
+        5,
+        Some(CORDON_DRAIN_MESSAGE),
+    )));
+    let items = attention(&snap, &History::new(), now);
+    assert!(
+        items
+            .iter()
+            .all(|i| i.kind != AttentionKind::ClusterStateRetrying)
+    );
+}
+
+#[test]
+fn skip_mode_with_servers_has_no_acknowledge() {
+    let mut snap = fixtures::mid_update();
+    let mut n = fixtures::node(NODE_W3, true);
+    n.migration_mode = Some(MigrationMode::Skip);
+    snap.apply(Object::Node(n));
+    let items = attention(&snap, &History::new(), fixtures::mid_update_now());
+    let w3 = items.iter().find(|i| i.subject == WORKER_3).unwrap();
+    assert_eq!(w3.kind, AttentionKind::ManualMigration);
+    assert_eq!(w3.action, None);
+}
+
+#[test]
+fn released_lock_is_not_a_migration_wait() {
+    let mut snap = fixtures::mid_update();
+    snap.apply(Object::NodeWorkloadLock(fixtures::node_lock(
+        "openstack",
+        NODE_W3,
+        LockState::Inactive,
+        Some(&fixtures::worker3_lock_message()),
+    )));
+    let items = attention(&snap, &History::new(), fixtures::mid_update_now());
+    assert!(items.iter().all(|i| i.subject != WORKER_3));
+}
+
+#[test]
+fn failed_locks_node_and_cluster() {
+    let mut snap = fixtures::mid_update();
+    snap.apply(Object::NodeWorkloadLock(fixtures::node_lock(
+        "ceph",
+        NODE_W4,
+        LockState::Failed,
+        Some("2025-03-04 09:00:00 OSD down"),
+    )));
+    snap.apply(Object::ClusterWorkloadLock(fixtures::cluster_lock(
+        TF_CWL,
+        "tungstenfabric",
+        LockState::Failed,
+    )));
+    let now = fixtures::mid_update_now();
+    let items = attention(&snap, &History::new(), now);
+    let failed: Vec<&AttentionItem> = items
+        .iter()
+        .filter(|i| i.kind == AttentionKind::LockFailed)
+        .collect();
+    assert_eq!(failed.len(), 2);
+    assert_eq!(failed[0].subject, WORKER_4);
+    assert_eq!(failed[0].since, at("09:00"));
+    assert!(failed[0].why.contains("OSD down"));
+    assert_eq!(failed[1].subject, TF_CWL);
+    assert!(failed[1].why.contains("without a message"));
+}
+
+#[test]
+fn stall_after_three_times_the_median() {
+    let sc = fixtures::mid_update_scenario();
+    // Deploy median is 13m; worker-2 entered Deploy at 09:55.
+    let quiet = attention(&sc.snap, &sc.history, at("10:33"));
+    assert!(quiet.iter().all(|i| i.kind != AttentionKind::Stall));
+    let items = attention(&sc.snap, &sc.history, at("10:35"));
+    let stall: Vec<&AttentionItem> = items
+        .iter()
+        .filter(|i| i.kind == AttentionKind::Stall)
+        .collect();
+    assert_eq!(stall.len(), 1);
+    assert_eq!(stall[0].subject, WORKER_2);
+    assert_eq!(stall[0].since, at("09:55"));
+    assert!(
+        stall[0].why.contains("in Deploy for 40m"),
+        "{}",
+        stall[0].why
+    );
+    assert!(stall[0].why.contains("median 13m"), "{}", stall[0].why);
+    // Worker-4 waits in Prepare without a request: never a stall.
+    let late = attention(&sc.snap, &sc.history, at("23:00"));
+    assert!(late.iter().all(|i| i.subject != WORKER_4));
+}
+
+#[test]
+fn vrouter_outdated_only_after_the_update() {
+    let mut sc = fixtures::mid_update_scenario();
+    let now = at("12:00");
+    assert!(
+        attention(&sc.snap, &sc.history, now)
+            .iter()
+            .all(|i| i.kind != AttentionKind::VrouterOutdated)
+    );
+    // Finish: every machine Ready, requests and cluster states gone.
+    let keys: Vec<ObjectKey> = sc
+        .snap
+        .objects
+        .keys()
+        .filter(|k| {
+            matches!(
+                k.kind,
+                Kind::NodeMaintenanceRequest
+                    | Kind::ClusterMaintenanceRequest
+                    | Kind::LcmClusterState
+            )
+        })
+        .cloned()
+        .collect();
+    for (name, ty, node, idx) in fixtures::MACHINES {
+        let mut m = fixtures::machine(name, ty, "Ready", Some(node), Some(idx));
+        m.release = Some(TARGET_RELEASE.into());
+        sc.apply(Object::Machine(m), at("11:30"));
+    }
+    for k in &keys {
+        sc.remove(k, at("11:40"));
+    }
+    for l in [NODE_W2, NODE_W3] {
+        sc.apply(
+            Object::NodeWorkloadLock(fixtures::node_lock("openstack", l, LockState::Active, None)),
+            at("11:40"),
+        );
+    }
+    let items = attention(&sc.snap, &sc.history, now);
+    assert_eq!(
+        kinds(&items),
+        vec![(AttentionKind::VrouterOutdated, VROUTER_DS)]
+    );
+    assert_eq!(items[0].action, Some(RESTART_VROUTER));
+    assert_eq!(items[0].since, at("11:40"));
+    assert!(
+        items[0].why.contains("3 vRouter pod(s)"),
+        "{}",
+        items[0].why
+    );
+    assert!(items[0].why.contains("UP-TO-DATE 1 of CURRENT 4"));
+}
+
+#[test]
+fn malformed_objects_are_listed() {
+    let mut snap = fixtures::idle();
+    snap.apply(Object::Malformed(MalformedObject {
+        kind: Kind::NodeWorkloadLock,
+        namespace: String::new(),
+        name: "openstack-broken".into(),
+        error: "status.state: expected a string".into(),
+    }));
+    let items = attention(&snap, &History::new(), at("10:00"));
+    assert_eq!(
+        kinds(&items),
+        vec![(AttentionKind::Malformed, "openstack-broken")]
+    );
+    assert!(items[0].why.contains("NodeWorkloadLock openstack-broken"));
+    assert!(items[0].why.contains("expected a string"));
+}
+
+#[test]
+fn idle_cluster_needs_nobody() {
+    assert!(attention(&fixtures::idle(), &History::new(), at("10:00")).is_empty());
+}

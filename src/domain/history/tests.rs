@@ -1,0 +1,243 @@
+//! Tests of `history`.
+use super::*;
+use crate::domain::fixtures::{self, Scenario, at, names::*};
+use crate::domain::objects::*;
+
+fn worker(state: &str) -> Object {
+    Object::Machine(fixtures::machine(
+        WORKER_4,
+        MachineType::Worker,
+        state,
+        Some(NODE_W4),
+        Some(6),
+    ))
+}
+
+#[test]
+fn machine_turn_and_finish() {
+    let sc = fixtures::mid_update_scenario();
+    let h = &sc.history;
+    let f: Vec<(&str, i64)> = h
+        .finished_this_update()
+        .map(|f| (f.name.as_str(), f.duration().as_secs() / 60))
+        .collect();
+    assert_eq!(
+        f,
+        vec![
+            (MASTER_0, 15),
+            (MASTER_1, 15),
+            (MASTER_2, 15),
+            (WORKER_1, 25)
+        ]
+    );
+    assert!(h.finished().all(|f| f.complete));
+    assert!(h.is_done(MASTER_0) && h.is_done(WORKER_1));
+    assert!(!h.is_done(WORKER_2));
+    assert_eq!(h.turn_started(WORKER_2), Some(at("09:51")));
+    assert_eq!(h.turn_started(WORKER_3), Some(at("10:00")));
+    assert_eq!(h.turn_started(WORKER_4), None);
+    assert_eq!(h.machine_state_since(WORKER_2), Some(at("09:55")));
+    assert_eq!(h.machine_state_since(WORKER_4), Some(at("08:06")));
+    assert_eq!(h.max_concurrency(MachineType::Worker), 2);
+    assert_eq!(h.max_concurrency(MachineType::Control), 1);
+    // Deploy: 13m for each master, 20m for worker-1.
+    assert_eq!(h.state_samples("Deploy"), 4);
+    assert_eq!(
+        h.median_state_duration("Deploy"),
+        Some(SignedDuration::from_mins(13))
+    );
+    assert_eq!(h.update_started(), Some(at("08:05")));
+    assert!(h.cmr_present());
+    assert_eq!(h.update_finished(), None);
+}
+
+#[test]
+fn message_since_ignores_retries_but_not_new_conditions() {
+    let sc = fixtures::mid_update_scenario();
+    let lock2 = ObjectKey {
+        kind: Kind::NodeWorkloadLock,
+        namespace: String::new(),
+        name: format!("openstack-{NODE_W2}"),
+    };
+    // "Starting migration" at 09:52, error at 10:00, servers present since 10:05
+    // (re-written at 10:28 with a new timestamp: same condition).
+    assert_eq!(sc.history.message_since(&lock2), Some(at("10:05")));
+    // Its state never changed (active since first seen).
+    assert_eq!(sc.history.lock_state_since(&lock2), Some(at("07:00")));
+    let lock_m0 = ObjectKey {
+        name: format!("openstack-{NODE_M0}"),
+        ..lock2.clone()
+    };
+    // Inactive at 08:41, active again at 08:56.
+    assert_eq!(sc.history.lock_state_since(&lock_m0), Some(at("08:56")));
+    let cd = ObjectKey {
+        kind: Kind::LcmClusterState,
+        namespace: NAMESPACE.into(),
+        name: format!("cd-{WORKER_2}"),
+    };
+    assert_eq!(sc.history.message_since(&cd), Some(at("09:56")));
+    assert_eq!(sc.history.nmr_since(NODE_W2), Some(at("09:51")));
+    assert_eq!(sc.history.nmr_since(NODE_W1), None);
+}
+
+#[test]
+fn observe_returns_field_changes() {
+    let mut h = History::new();
+    let c = h.observe(None, Some(&worker("Ready")), at("08:00"));
+    assert_eq!(c.len(), 1);
+    assert!(c[0].is_added());
+    let c = h.observe(
+        Some(&worker("Ready")),
+        Some(&worker("Prepare")),
+        at("08:06"),
+    );
+    assert_eq!(c.len(), 1);
+    assert_eq!((c[0].old.as_str(), c[0].new.as_str()), ("Ready", "Prepare"));
+    assert_eq!(c[0].at, at("08:06"));
+    assert!(
+        h.observe(
+            Some(&worker("Prepare")),
+            Some(&worker("Prepare")),
+            at("08:07")
+        )
+        .is_empty()
+    );
+    let c = h.observe(Some(&worker("Prepare")), None, at("08:08"));
+    assert!(c[0].is_removed());
+    assert_eq!(h.changes().count(), 3);
+    assert_eq!(h.machine_state_since(WORKER_4), None);
+}
+
+#[test]
+fn finish_without_request_uses_left_ready() {
+    let mut sc = Scenario::new();
+    sc.apply(worker("Ready"), at("08:00"));
+    sc.apply(worker("Prepare"), at("08:10"));
+    sc.apply(worker("Ready"), at("08:40"));
+    let f: Vec<_> = sc.history.finished().collect();
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].started, at("08:10"));
+    assert!(f[0].complete);
+    // First seen mid-way: a lower bound, flagged incomplete.
+    let mut sc = Scenario::new();
+    sc.apply(worker("Deploy"), at("09:00"));
+    sc.apply(worker("Ready"), at("09:20"));
+    let f: Vec<_> = sc.history.finished().collect();
+    assert_eq!(f[0].started, at("09:00"));
+    assert!(!f[0].complete);
+    // Its Deploy duration was not observed from the start: no sample.
+    assert_eq!(sc.history.state_samples("Deploy"), 0);
+}
+
+#[test]
+fn request_seen_before_machine_sets_turn() {
+    let mut sc = Scenario::new();
+    sc.apply(
+        Object::NodeMaintenanceRequest(fixtures::nmr(NODE_W4, "os", at("09:00"))),
+        at("09:30"),
+    );
+    sc.apply(worker("Prepare"), at("09:30"));
+    assert_eq!(sc.history.turn_started(WORKER_4), Some(at("09:00")));
+}
+
+#[test]
+fn new_update_resets_done_and_cmr_removal_finishes() {
+    let mut sc = fixtures::mid_update_scenario();
+    let cmr = Object::ClusterMaintenanceRequest(fixtures::cmr(at("08:05")));
+    sc.remove(&cmr.key(), at("11:00"));
+    assert_eq!(sc.history.update_finished(), Some(at("11:00")));
+    assert!(sc.history.is_done(MASTER_0));
+    let mut next = fixtures::cmr(at("12:00"));
+    next.name = "child-cl-2".into();
+    sc.apply(Object::ClusterMaintenanceRequest(next), at("12:00"));
+    assert!(!sc.history.is_done(MASTER_0));
+    assert_eq!(sc.history.update_started(), Some(at("12:00")));
+    assert_eq!(sc.history.finished_this_update().count(), 0);
+    // Durations learned earlier are kept.
+    assert_eq!(sc.history.finished().count(), 4);
+}
+
+#[test]
+fn memory_is_bounded() {
+    let mut h = History::new();
+    let mut before: Option<Object> = None;
+    for i in 0..(MAX_CHANGES + 500) {
+        let l = Object::NodeWorkloadLock(fixtures::node_lock(
+            "openstack",
+            NODE_W4,
+            LockState::Active,
+            Some(&format!(
+                "2025-03-04 10:00:00 Starting migration for srv-{i}"
+            )),
+        ));
+        h.observe(before.as_ref(), Some(&l), at("10:00"));
+        before = Some(l);
+    }
+    assert_eq!(h.changes().len(), MAX_CHANGES);
+    assert_eq!(h.total_changes(), (MAX_CHANGES + 500) as u64);
+    // The newest change is kept, the oldest dropped.
+    assert!(h.changes().next_back().unwrap().new.contains("srv-5499"));
+    h.observe(before.as_ref(), None, at("10:01"));
+    assert_eq!(h.tracked_objects(), 0);
+    // Many objects coming and going leave no per-object data behind.
+    for i in 0..2000 {
+        let mut r = fixtures::nmr(&format!("kaas-node-{i}"), "os", at("10:00"));
+        r.name = format!("n{i}");
+        let o = Object::NodeMaintenanceRequest(r);
+        h.observe(None, Some(&o), at("10:00"));
+        h.observe(Some(&o), None, at("10:01"));
+    }
+    assert_eq!(h.tracked_objects(), 0);
+    assert!(h.nmr_since("kaas-node-5").is_none());
+}
+
+#[test]
+fn relist_reports_only_differences() {
+    let mut sc = fixtures::mid_update_scenario();
+    let before = sc.history.changes().len();
+    // A re-list after a watch restart: worker-4 moved on, worker-1 vanished,
+    // a new machine appeared, the others are unchanged.
+    let mut objs: Vec<Object> = sc
+        .snap
+        .machines()
+        .filter(|m| m.name != WORKER_1)
+        .cloned()
+        .map(Object::Machine)
+        .collect();
+    for o in objs.iter_mut() {
+        if let Object::Machine(m) = o
+            && m.name == WORKER_4
+        {
+            m.state = "Deploy".into();
+        }
+    }
+    objs.push(Object::Machine(fixtures::machine(
+        "child-cl-compute-5",
+        MachineType::Worker,
+        "Pending",
+        None,
+        Some(7),
+    )));
+    let c = sc
+        .history
+        .relist(&mut sc.snap, Kind::LcmMachine, objs, at("10:40"));
+    let mut got: Vec<(String, String, String)> = c
+        .iter()
+        .map(|c| (c.key.name.clone(), c.field.clone(), c.new.clone()))
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        vec![
+            (WORKER_1.into(), "object".into(), "removed".into()),
+            (WORKER_4.into(), "status.state".into(), "Deploy".into()),
+            ("child-cl-compute-5".into(), "object".into(), "added".into()),
+        ]
+    );
+    assert_eq!(sc.history.changes().len(), before + 3);
+    assert_eq!(sc.snap.machines().count(), 7);
+    assert_eq!(sc.history.machine_state_since(WORKER_4), Some(at("10:40")));
+    // The finished record of a vanished machine is kept; its "done" mark is not.
+    assert!(!sc.history.is_done(WORKER_1));
+    assert!(sc.history.finished().any(|f| f.name == WORKER_1));
+}

@@ -1,0 +1,214 @@
+//! Tests of `join`.
+use super::*;
+use crate::domain::fixtures::{self, names::*};
+use crate::domain::objects::Object;
+
+fn row<'a>(rows: &'a [MachineRow], name: &str) -> &'a MachineRow {
+    rows.iter().find(|r| r.name() == name).expect("row")
+}
+
+#[test]
+fn order_is_masters_then_workers_by_index() {
+    let mut snap = fixtures::mid_update();
+    // An unindexed worker sorts after indexed ones, a master before all workers.
+    snap.apply(Object::Machine(fixtures::machine(
+        "a-worker",
+        MachineType::Worker,
+        "Ready",
+        None,
+        None,
+    )));
+    let mut m = fixtures::machine(MASTER_2, MachineType::Control, "Ready", Some(NODE_M2), None);
+    m.index = Some(-1);
+    snap.apply(Object::Machine(m));
+    let names: Vec<String> = machine_rows(&snap)
+        .iter()
+        .map(|r| r.name().to_string())
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            MASTER_2, MASTER_0, MASTER_1, WORKER_1, WORKER_2, WORKER_3, WORKER_4, "a-worker"
+        ]
+    );
+}
+
+#[test]
+fn worker_under_maintenance_joins_everything() {
+    let rows = machine_rows(&fixtures::mid_update());
+    let r = row(&rows, WORKER_2);
+    assert_eq!(r.state(), "Deploy");
+    assert_eq!(r.node_name.as_deref(), Some(NODE_W2));
+    assert!(r.has_node());
+    assert_eq!(r.migration_mode, MigrationMode::Live);
+    assert!(r.migration_mode_default);
+    assert_eq!(r.migration_attempts_effective(), Some(3));
+    let nmr = r.maintenance.as_ref().expect("nmr");
+    assert_eq!(nmr.scope.as_deref(), Some("os"));
+    assert_eq!(
+        r.maintenance_age(fixtures::mid_update_now()),
+        Some(SignedDuration::from_mins(39))
+    );
+    let controllers: Vec<&str> = r.locks.iter().map(|l| l.lock.controller.as_str()).collect();
+    assert_eq!(controllers, vec!["openstack", "tf"]);
+    let os = r.openstack_lock().unwrap();
+    assert_eq!(os.lock.inner_state.as_deref(), Some("active"));
+    let servers = r.servers_present().expect("servers present");
+    assert_eq!(servers.servers, vec![SERVER_A, SERVER_B]);
+    let types: Vec<&str> = r
+        .cluster_states
+        .iter()
+        .map(|s| s.state_type.as_str())
+        .collect();
+    assert_eq!(types, vec!["cordon-drain", "swarm-drain"]);
+    assert_eq!(r.cluster_state("cordon-drain").unwrap().attempt, Some(4));
+    assert_eq!(r.vrouter.len(), 1);
+    assert_eq!(r.vrouter_outdated(), Some(true));
+    assert_eq!(
+        r.waiting_on.as_deref(),
+        Some("lock openstack active: servers present")
+    );
+}
+
+#[test]
+fn manual_mode_and_attempts_come_from_the_node() {
+    let rows = machine_rows(&fixtures::mid_update());
+    let r3 = row(&rows, WORKER_3);
+    assert_eq!(r3.migration_mode, MigrationMode::Manual);
+    assert!(!r3.migration_mode_default);
+    let r1 = row(&rows, WORKER_1);
+    assert_eq!(r1.migration_mode, MigrationMode::Live);
+    assert!(!r1.migration_mode_default);
+    assert_eq!(r1.migration_attempts_effective(), Some(5));
+    assert_eq!(r1.vrouter_outdated(), Some(false));
+    assert_eq!(r1.waiting_on, None);
+    assert_eq!(
+        row(&rows, WORKER_4).waiting_on.as_deref(),
+        Some("no maintenance request yet")
+    );
+    assert_eq!(
+        row(&rows, WORKER_3).waiting_on.as_deref(),
+        Some("lock openstack active: servers present (+1 more)")
+    );
+    assert!(r1.maintenance.is_none());
+}
+
+#[test]
+fn helm_state_without_arg_is_not_joined() {
+    let rows = machine_rows(&fixtures::mid_update());
+    assert!(rows.iter().all(|r| {
+        r.cluster_states
+            .iter()
+            .all(|s| s.state_type != "helm-deployed")
+    }));
+}
+
+#[test]
+fn waiting_on_cluster_state_when_locks_released() {
+    let mut snap = fixtures::mid_update();
+    for l in [
+        fixtures::node_lock("openstack", NODE_W2, LockState::Inactive, None),
+        fixtures::node_lock("tf", NODE_W2, LockState::Inactive, None),
+    ] {
+        snap.apply(Object::NodeWorkloadLock(l));
+    }
+    let r = machine_row(&snap, snap.machines().find(|m| m.name == WORKER_2).unwrap());
+    assert_eq!(r.waiting_on.as_deref(), Some("cordon-drain attempt 4"));
+}
+
+#[test]
+fn failed_lock_wins() {
+    let mut snap = fixtures::mid_update();
+    snap.apply(Object::NodeWorkloadLock(fixtures::node_lock(
+        "ceph",
+        NODE_W2,
+        LockState::Failed,
+        Some("OSDs not ok"),
+    )));
+    let r = machine_row(&snap, snap.machines().find(|m| m.name == WORKER_2).unwrap());
+    assert_eq!(
+        r.waiting_on.as_deref(),
+        Some("lock ceph failed: OSDs not ok")
+    );
+}
+
+#[test]
+fn machine_without_node_still_listed_and_flagged() {
+    let mut snap = fixtures::mid_update();
+    snap.apply(Object::Machine(fixtures::machine(
+        "child-cl-compute-9",
+        MachineType::Worker,
+        "Pending",
+        None,
+        Some(9),
+    )));
+    snap.apply(Object::Machine(fixtures::machine(
+        "child-cl-compute-8",
+        MachineType::Worker,
+        "Ready",
+        Some("kaas-node-gone"),
+        Some(8),
+    )));
+    snap.apply(Object::NodeMaintenanceRequest(fixtures::nmr(
+        "kaas-node-gone",
+        "drain",
+        fixtures::at("10:00"),
+    )));
+    let rows = machine_rows(&snap);
+    assert_eq!(rows.len(), 9);
+    let gone = row(&rows, "child-cl-compute-8");
+    assert_eq!(gone.node, NodeLink::NotFound);
+    // Still joined by name where other objects name the node.
+    assert!(gone.maintenance.is_some());
+    let none = row(&rows, "child-cl-compute-9");
+    assert_eq!(none.node, NodeLink::NoHostname);
+    assert!(none.waiting_on.as_deref().unwrap().contains("no Hostname"));
+    let gone_snap = {
+        let mut s = snap.clone();
+        s.remove(
+            &Object::NodeMaintenanceRequest(fixtures::nmr(
+                "kaas-node-gone",
+                "drain",
+                fixtures::at("10:00"),
+            ))
+            .key(),
+        );
+        s
+    };
+    let rows = machine_rows(&gone_snap);
+    assert_eq!(
+        row(&rows, "child-cl-compute-8").waiting_on.as_deref(),
+        Some("node kaas-node-gone not found")
+    );
+}
+
+#[test]
+fn fqdn_node_names_match() {
+    let mut snap = fixtures::mid_update();
+    let mut r = fixtures::nmr(NODE_W4, "drain", fixtures::at("10:20"));
+    r.name = "other-name".into();
+    r.node_name = format!("{NODE_W4}.cluster.local");
+    snap.apply(Object::NodeMaintenanceRequest(r));
+    let rows = machine_rows(&snap);
+    assert_eq!(
+        row(&rows, WORKER_4)
+            .maintenance
+            .as_ref()
+            .map(|r| r.name.as_str()),
+        Some("other-name")
+    );
+    assert!(!same_node("kaas-node-1", "kaas-node-10"));
+}
+
+#[test]
+fn terminating_request_is_reported() {
+    let mut snap = fixtures::mid_update();
+    let mut r = fixtures::nmr(NODE_W1, "os", fixtures::at("09:25"));
+    r.deleting = true;
+    snap.apply(Object::NodeMaintenanceRequest(r));
+    let rows = machine_rows(&snap);
+    assert_eq!(
+        row(&rows, WORKER_1).waiting_on.as_deref(),
+        Some("maintenance request terminating")
+    );
+}

@@ -1,0 +1,299 @@
+//! LCM's flow for one machine: NodeMaintenanceRequest, `cd-`/`sd-`
+//! LCMClusterStates while node locks are active (attempts grow at each LCM
+//! retry), drain, swarm drain, deploy, reboot, Ready; then the request is
+//! removed.
+
+use serde_json::{Value, json};
+
+use super::super::engine::{Ctx, HardReboot, NMR, NWL, RequestState, check, set_status_str};
+use super::super::lcmlog::Level;
+use super::super::objects::{self, cluster_state_name, nwl_name, ready_condition};
+use super::super::spec::Controller;
+use super::super::text::{cd_locks_active, cd_word, k8s_time, sd_waiting};
+use super::{KERNEL_TO, LCMCLUSTERSTATES, LCMMACHINES, Lcm, MachineStep};
+
+impl Lcm {
+    pub(super) fn start_maintenance(&mut self, ctx: &mut Ctx, i: usize) {
+        let m = &ctx.machines[i];
+        let spec = ctx.spec;
+        check(
+            ctx.mosk
+                .create(NMR, objects::node_maintenance_request(spec, m)),
+            "create NodeMaintenanceRequest",
+        );
+        ctx.facts.nmr[i] = RequestState::Present;
+        let scope = if spec.reboot { "os" } else { "drain" };
+        ctx.lcm(
+            Level::Info,
+            "Created NodeMaintenanceRequest",
+            &[("machine", &m.name), ("node", &m.node), ("scope", scope)],
+        );
+        let cd_msg = self.locks_message(ctx, i).unwrap_or_default();
+        check(
+            ctx.mgmt.create(
+                LCMCLUSTERSTATES,
+                objects::cluster_state(spec, m, false, &cd_msg),
+            ),
+            "create cd- LCMClusterState",
+        );
+        check(
+            ctx.mgmt.create(
+                LCMCLUSTERSTATES,
+                objects::cluster_state(spec, m, true, &sd_waiting(&m.node)),
+            ),
+            "create sd- LCMClusterState",
+        );
+        self.attempts[i] = 0;
+        ctx.note(format!("maintenance started: {} ({})", m.name, m.node));
+        self.steps[i] = MachineStep::WaitingLocks {
+            next_retry: ctx.after(spec.durations.lcm_retry),
+        };
+    }
+
+    /// The cordon-drain message for the node's active locks, `None` when all are inactive.
+    fn locks_message(&self, ctx: &Ctx, i: usize) -> Option<String> {
+        let m = &ctx.machines[i];
+        let mut active: Vec<(String, &'static str)> = Vec::new();
+        for c in [Controller::Ceph, Controller::Openstack, Controller::Tf] {
+            if !m.has_lock(c) {
+                continue;
+            }
+            let state = ctx
+                .mosk
+                .get(NWL, None, &nwl_name(c, &m.node))
+                .and_then(|o| {
+                    o.pointer("/status/state")
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                });
+            if state.as_deref() != Some("inactive") && state.is_some() {
+                active.push((
+                    c.controller_name().to_string(),
+                    cd_word(c.controller_name()),
+                ));
+            }
+        }
+        active.sort();
+        (!active.is_empty()).then(|| cd_locks_active(&active))
+    }
+
+    fn set_cluster_state(ctx: &Ctx, prefix: &str, machine: &str, f: impl FnOnce(&mut Value)) {
+        let name = cluster_state_name(prefix, machine);
+        check(
+            ctx.mgmt
+                .update(LCMCLUSTERSTATES, Some(&ctx.spec.namespace), &name, f),
+            "update LCMClusterState",
+        );
+    }
+
+    fn update_machine(ctx: &Ctx, i: usize, f: impl FnOnce(&mut Value)) {
+        let m = &ctx.machines[i];
+        check(
+            ctx.mgmt
+                .update(LCMMACHINES, Some(&ctx.spec.namespace), &m.name, f),
+            "update LCMMachine",
+        );
+    }
+
+    fn update_node(ctx: &Ctx, i: usize, f: impl FnOnce(&mut Value)) {
+        check(
+            ctx.mosk.update("nodes", None, &ctx.machines[i].node, f),
+            "update Node",
+        );
+    }
+
+    pub(super) fn advance_machine(&mut self, ctx: &mut Ctx, i: usize) {
+        let d = ctx.spec.durations.clone();
+        let m = ctx.machines[i].clone();
+        let (name, node) = (m.name.as_str(), m.node.as_str());
+        match self.steps[i] {
+            MachineStep::WaitingLocks { next_retry } => match self.locks_message(ctx, i) {
+                None => {
+                    Self::set_cluster_state(ctx, "cd", name, |o| {
+                        set_status_str(o, "message", None)
+                    });
+                    Self::update_machine(ctx, i, |o| {
+                        set_status_str(o, "kubernetesCordonDrain", Some("cordondraining"))
+                    });
+                    let now = k8s_time(ctx.now);
+                    Self::update_node(ctx, i, |o| {
+                        o["spec"]["unschedulable"] = true.into();
+                        o["spec"]["taints"] = json!([{"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule", "timeAdded": now}]);
+                    });
+                    ctx.lcm(
+                        Level::Info,
+                        "All NodeWorkloadLocks are inactive, cordoning and draining node",
+                        &[("machine", name), ("node", node)],
+                    );
+                    self.steps[i] = MachineStep::Draining {
+                        until: ctx.after(d.drain),
+                    };
+                }
+                Some(msg) => {
+                    let retry = ctx.now >= next_retry;
+                    if retry {
+                        self.attempts[i] += 1;
+                    }
+                    let attempt = self.attempts[i];
+                    Self::set_cluster_state(ctx, "cd", name, |o| {
+                        set_status_str(o, "message", Some(&msg));
+                        o["status"]["attempt"] = attempt.into();
+                    });
+                    let sd = sd_waiting(node);
+                    Self::set_cluster_state(ctx, "sd", name, |o| {
+                        set_status_str(o, "message", Some(&sd));
+                        o["status"]["attempt"] = attempt.into();
+                    });
+                    if retry {
+                        ctx.lcm(
+                            Level::Warn,
+                            &msg,
+                            &[
+                                ("machine", name),
+                                ("node", node),
+                                ("attempt", &attempt.to_string()),
+                            ],
+                        );
+                        self.steps[i] = MachineStep::WaitingLocks {
+                            next_retry: ctx.after(d.lcm_retry),
+                        };
+                    }
+                }
+            },
+            MachineStep::Draining { until } if ctx.now >= until => {
+                Self::set_cluster_state(ctx, "cd", name, |o| {
+                    set_status_str(o, "value", Some("true"))
+                });
+                Self::update_machine(ctx, i, |o| {
+                    set_status_str(o, "kubernetesCordonDrain", Some("cordondrained"))
+                });
+                ctx.lcm(
+                    Level::Info,
+                    "Node drained",
+                    &[("machine", name), ("node", node)],
+                );
+                Self::set_cluster_state(ctx, "sd", name, |o| set_status_str(o, "message", None));
+                self.steps[i] = MachineStep::SwarmDraining {
+                    until: ctx.after(d.swarm_drain),
+                };
+            }
+            MachineStep::SwarmDraining { until } if ctx.now >= until => {
+                Self::set_cluster_state(ctx, "sd", name, |o| {
+                    set_status_str(o, "value", Some("true"))
+                });
+                let agent = ctx.spec.release.agent_to.clone();
+                Self::update_machine(ctx, i, |o| {
+                    set_status_str(o, "state", Some("Deploy"));
+                    set_status_str(o, "agentVersion", Some(&agent));
+                });
+                ctx.lcm(
+                    Level::Info,
+                    "Swarm node drained, running deploy phase state items",
+                    &[("machine", name), ("node", node), ("phase", "deploy")],
+                );
+                self.steps[i] = MachineStep::Deploying {
+                    until: ctx.after(d.deploy),
+                };
+            }
+            MachineStep::Deploying { until } if ctx.now >= until => {
+                if ctx.spec.reboot {
+                    let at = k8s_time(ctx.now);
+                    Self::update_machine(ctx, i, |o| {
+                        set_status_str(o, "state", Some("Reboot"));
+                        o["status"]["reboot"] = json!({"requestedAt": at, "completed": false});
+                    });
+                    let cond = ready_condition(false, ctx.now);
+                    Self::update_node(ctx, i, |o| o["status"]["conditions"] = json!([cond]));
+                    ctx.facts.rebooting[i] = true;
+                    self.record_hard_reboot(ctx, i);
+                    ctx.lcm(
+                        Level::Info,
+                        "Rebooting machine",
+                        &[("machine", name), ("node", node)],
+                    );
+                    self.steps[i] = MachineStep::Rebooting {
+                        until: ctx.after(d.reboot),
+                    };
+                } else {
+                    self.finish(ctx, i);
+                }
+            }
+            MachineStep::Rebooting { until } if ctx.now >= until => {
+                ctx.facts.rebooting[i] = false;
+                let cond = ready_condition(true, ctx.now);
+                Self::update_node(ctx, i, |o| {
+                    o["status"]["conditions"] = json!([cond]);
+                    o["status"]["nodeInfo"]["kernelVersion"] = KERNEL_TO.into();
+                });
+                Self::update_machine(ctx, i, |o| o["status"]["reboot"]["completed"] = true.into());
+                ctx.lcm(
+                    Level::Info,
+                    "Machine rebooted",
+                    &[("machine", name), ("node", node)],
+                );
+                self.finish(ctx, i);
+            }
+            _ => {}
+        }
+    }
+
+    /// Servers still on the node when it reboots go down with it.
+    fn record_hard_reboot(&mut self, ctx: &mut Ctx, i: usize) {
+        let m = &ctx.machines[i];
+        let servers: Vec<String> = ctx.nova.on_host(&m.node).map(|s| s.id.clone()).collect();
+        if servers.is_empty() {
+            return;
+        }
+        tracing::warn!(target: "sim", node = %m.node, ?servers, "node rebooted with instances on it: hard reboot");
+        ctx.note(format!(
+            "hard reboot of {} instance(s) on {}: {}",
+            servers.len(),
+            m.node,
+            servers.join(",")
+        ));
+        ctx.facts.hard_reboots.push(HardReboot {
+            node: m.node.clone(),
+            machine: m.name.clone(),
+            servers,
+            at: ctx.now,
+        });
+    }
+
+    fn finish(&mut self, ctx: &mut Ctx, i: usize) {
+        let m = ctx.machines[i].clone();
+        let release = ctx.spec.release.to.clone();
+        Self::update_machine(ctx, i, |o| {
+            set_status_str(o, "state", Some("Ready"));
+            set_status_str(o, "release", Some(&release));
+            set_status_str(o, "kubernetesCordonDrain", None);
+            o["spec"]["rebootRequired"] = false.into();
+        });
+        Self::update_node(ctx, i, |o| {
+            if let Some(spec) = o["spec"].as_object_mut() {
+                spec.remove("unschedulable");
+                spec.remove("taints");
+            }
+        });
+        let ns = ctx.spec.namespace.clone();
+        for prefix in ["cd", "sd"] {
+            let name = cluster_state_name(prefix, &m.name);
+            check(
+                ctx.mgmt
+                    .delete(LCMCLUSTERSTATES, Some(&ns), &name, &Value::Null, false),
+                "delete LCMClusterState",
+            );
+        }
+        check(
+            ctx.mosk.delete(NMR, None, &m.node, &Value::Null, false),
+            "delete NodeMaintenanceRequest",
+        );
+        ctx.facts.nmr[i] = RequestState::Deleting;
+        ctx.lcm(
+            Level::Info,
+            "Machine is updated, removed NodeMaintenanceRequest",
+            &[("machine", &m.name), ("node", &m.node)],
+        );
+        ctx.note(format!("machine updated: {}", m.name));
+        self.steps[i] = MachineStep::Done;
+    }
+}

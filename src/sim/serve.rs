@@ -1,0 +1,456 @@
+//! Serving the simulated clusters on loopback TCP: `mosk-console sim serve`
+//! and `demo`.
+//!
+//! Two HTTP servers (management and MOSK cluster) run over one
+//! [`SimWorld`]; a driver task advances the world's clock at `speed`
+//! simulated seconds per real second; a kubeconfig with the contexts
+//! `sim-mgmt` and `sim-mosk` points at both.
+
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use jiff::SignedDuration;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::scenario::{ScenarioError, load_scenario};
+use super::world::{SimCluster, SimWorld};
+
+/// The default speed: 10 simulated seconds per real second. At this speed
+/// the `quick` scenario takes about four minutes plus the operator's time.
+pub const DEFAULT_SPEED: f64 = 10.0;
+/// Fastest allowed speed.
+pub const MAX_SPEED: f64 = 10_000.0;
+/// How long shutdown waits for open connections before cutting them.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+/// How often the driver advances the world (real time).
+pub const DRIVER_PERIOD: Duration = Duration::from_millis(200);
+
+/// What to serve and where.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServeOptions {
+    /// A built-in scenario name (`quick`, `standard`, `stuck-drain`, `large`) or a file path.
+    pub scenario: String,
+    /// Simulated seconds per real second.
+    pub speed: f64,
+    /// Seed for names, ids and log noise.
+    pub seed: u64,
+    /// Management cluster port on 127.0.0.1; 0 picks a free one.
+    pub mgmt_port: u16,
+    /// MOSK cluster port on 127.0.0.1; 0 picks a free one.
+    pub mosk_port: u16,
+    /// Where to write the kubeconfig (mode 0600).
+    pub kubeconfig_out: PathBuf,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        ServeOptions {
+            scenario: "quick".into(),
+            speed: DEFAULT_SPEED,
+            seed: 1,
+            mgmt_port: 0,
+            mosk_port: 0,
+            kubeconfig_out: PathBuf::from("sim-kubeconfig.yaml"),
+        }
+    }
+}
+
+/// Why the simulator could not start.
+#[derive(Debug)]
+pub enum ServeError {
+    Scenario(ScenarioError),
+    Speed(f64),
+    Bind {
+        what: &'static str,
+        port: u16,
+        source: std::io::Error,
+    },
+    Kubeconfig {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    Signal(std::io::Error),
+}
+
+impl fmt::Display for ServeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServeError::Scenario(e) => write!(f, "{e}"),
+            ServeError::Speed(s) => write!(
+                f,
+                "speed {s} is out of range: use a number above 0 and at most {MAX_SPEED}"
+            ),
+            ServeError::Bind { what, port, source } => {
+                write!(
+                    f,
+                    "cannot listen on 127.0.0.1:{port} for the {what} cluster: {source}"
+                )
+            }
+            ServeError::Kubeconfig { path, source } => {
+                write!(
+                    f,
+                    "cannot write the kubeconfig {}: {source}",
+                    path.display()
+                )
+            }
+            ServeError::Signal(e) => write!(f, "cannot wait for SIGINT/SIGTERM: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ServeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ServeError::Scenario(e) => Some(e),
+            ServeError::Bind { source, .. } | ServeError::Kubeconfig { source, .. } => Some(source),
+            ServeError::Signal(e) => Some(e),
+            ServeError::Speed(_) => None,
+        }
+    }
+}
+
+/// A running simulator. Dropping it without [`RunningSim::shutdown`] leaves the tasks running until the runtime ends.
+#[derive(Debug)]
+pub struct RunningSim {
+    pub world: Arc<SimWorld>,
+    pub mgmt_port: u16,
+    pub mosk_port: u16,
+    /// `http://127.0.0.1:PORT`
+    pub mgmt_url: String,
+    pub mosk_url: String,
+    pub kubeconfig: PathBuf,
+    pub speed: f64,
+    cancel: CancellationToken,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl RunningSim {
+    /// A token that stops the servers and the driver when cancelled.
+    pub fn cancel_token(&self) -> CancellationToken {
+        self.cancel.clone()
+    }
+
+    /// Stops the driver and both servers. Open watches are closed; streams
+    /// still open after [`SHUTDOWN_GRACE`] (e.g. followed logs) are cut.
+    pub async fn shutdown(self) {
+        self.cancel.cancel();
+        for which in [SimCluster::Mgmt, SimCluster::Mosk] {
+            self.world.faults(which).drop_watches();
+        }
+        let mut tasks = self.tasks;
+        let all = futures::future::join_all(tasks.iter_mut());
+        if tokio::time::timeout(SHUTDOWN_GRACE, all).await.is_err() {
+            for t in &tasks {
+                t.abort();
+            }
+        }
+    }
+}
+
+/// Loads the scenario, binds both servers on 127.0.0.1, starts the clock
+/// driver and writes the kubeconfig.
+pub async fn start(opts: ServeOptions) -> Result<RunningSim, ServeError> {
+    if !(opts.speed.is_finite() && opts.speed > 0.0 && opts.speed <= MAX_SPEED) {
+        return Err(ServeError::Speed(opts.speed));
+    }
+    let spec = load_scenario(&opts.scenario).map_err(ServeError::Scenario)?;
+    let world = Arc::new(SimWorld::new(spec, opts.seed));
+    let bind = |what: &'static str, port: u16| async move {
+        TcpListener::bind(("127.0.0.1", port))
+            .await
+            .map_err(|source| ServeError::Bind { what, port, source })
+    };
+    let mgmt_listener = bind("management", opts.mgmt_port).await?;
+    let mosk_listener = bind("MOSK", opts.mosk_port).await?;
+    let port_of = |l: &TcpListener, what: &'static str, port: u16| {
+        l.local_addr()
+            .map(|a| a.port())
+            .map_err(|source| ServeError::Bind { what, port, source })
+    };
+    let mgmt_port = port_of(&mgmt_listener, "management", opts.mgmt_port)?;
+    let mosk_port = port_of(&mosk_listener, "MOSK", opts.mosk_port)?;
+    let mgmt_url = format!("http://127.0.0.1:{mgmt_port}");
+    let mosk_url = format!("http://127.0.0.1:{mosk_port}");
+    let namespace = world.spec().namespace;
+    write_kubeconfig(&opts.kubeconfig_out, &mgmt_url, &mosk_url, &namespace).map_err(|source| {
+        ServeError::Kubeconfig {
+            path: opts.kubeconfig_out.clone(),
+            source,
+        }
+    })?;
+
+    let cancel = CancellationToken::new();
+    let mut tasks = Vec::new();
+    for (listener, which) in [
+        (mgmt_listener, SimCluster::Mgmt),
+        (mosk_listener, SimCluster::Mosk),
+    ] {
+        let app = world.router(which);
+        let token = cancel.clone();
+        tasks.push(tokio::spawn(async move {
+            let served = axum::serve(listener, app)
+                .with_graceful_shutdown(async move { token.cancelled().await })
+                .await;
+            if let Err(e) = served {
+                tracing::error!(target: "sim", ?which, "simulated API server stopped: {e}");
+            }
+        }));
+    }
+    tasks.push(tokio::spawn(drive(
+        world.clone(),
+        opts.speed,
+        cancel.clone(),
+    )));
+    tracing::info!(target: "sim", %mgmt_url, %mosk_url, speed = opts.speed, "simulator started");
+    Ok(RunningSim {
+        world,
+        mgmt_port,
+        mosk_port,
+        mgmt_url,
+        mosk_url,
+        kubeconfig: opts.kubeconfig_out,
+        speed: opts.speed,
+        cancel,
+        tasks,
+    })
+}
+
+/// Advances the world by `speed` × the real time passed, every [`DRIVER_PERIOD`].
+async fn drive(world: Arc<SimWorld>, speed: f64, cancel: CancellationToken) {
+    let mut ticker = tokio::time::interval(DRIVER_PERIOD);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let started = tokio::time::Instant::now();
+    let mut simulated = SignedDuration::ZERO;
+    loop {
+        tokio::select! {
+            _ = cancel.cancelled() => return,
+            _ = ticker.tick() => {}
+        }
+        let (dt, target) = catch_up(started.elapsed(), speed, simulated);
+        if dt.is_positive() {
+            world.step(dt);
+        }
+        simulated = target;
+    }
+}
+
+/// How far to advance: the simulated time due after `real` at `speed`,
+/// minus what was already simulated. Returns (advance, new total).
+fn catch_up(
+    real: Duration,
+    speed: f64,
+    simulated: SignedDuration,
+) -> (SignedDuration, SignedDuration) {
+    let target = SignedDuration::try_from(real.mul_f64(speed)).unwrap_or(SignedDuration::MAX);
+    if target > simulated {
+        (target - simulated, target)
+    } else {
+        (SignedDuration::ZERO, simulated)
+    }
+}
+
+/// Writes a kubeconfig for both clusters, readable by its owner only.
+/// Hand-written YAML: the structure is fixed and every value is ours.
+pub fn write_kubeconfig(
+    path: &Path,
+    mgmt_url: &str,
+    mosk_url: &str,
+    namespace: &str,
+) -> std::io::Result<()> {
+    let text = format!(
+        "apiVersion: v1
+kind: Config
+clusters:
+- name: sim-mgmt
+  cluster:
+    server: {mgmt_url}
+- name: sim-mosk
+  cluster:
+    server: {mosk_url}
+users:
+- name: sim-mgmt
+  user: {{}}
+- name: sim-mosk
+  user: {{}}
+contexts:
+- name: sim-mgmt
+  context:
+    cluster: sim-mgmt
+    user: sim-mgmt
+    namespace: {namespace}
+- name: sim-mosk
+  context:
+    cluster: sim-mosk
+    user: sim-mosk
+current-context: sim-mgmt
+preferences: {{}}
+"
+    );
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    // A temporary file in the same directory is created 0600 and renamed over the target.
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(text.as_bytes())?;
+    tmp.flush()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+    }
+    Ok(())
+}
+
+/// Starts the simulator, prints how to use it, and runs until SIGINT or SIGTERM.
+pub async fn run(opts: ServeOptions) -> Result<(), ServeError> {
+    let sim = start(opts).await?;
+    let spec = sim.world.spec();
+    let kc = sim.kubeconfig.display();
+    println!(
+        "Simulated MOSK clusters running scenario `{}` at {}x speed.",
+        spec.name, sim.speed
+    );
+    println!("  management cluster: {} (context sim-mgmt)", sim.mgmt_url);
+    println!("  MOSK cluster:       {} (context sim-mosk)", sim.mosk_url);
+    println!();
+    println!(
+        "  export KUBECONFIG={kc}; kubectl --context sim-mgmt -n {} get lcmmachines",
+        spec.namespace
+    );
+    println!("  kubectl --context sim-mosk get nodeworkloadlocks");
+    println!();
+    println!("Press Ctrl-C to stop.");
+    let waited = wait_for_signal().await;
+    println!("Stopping the simulator.");
+    sim.shutdown().await;
+    waited.map_err(ServeError::Signal)
+}
+
+#[cfg(unix)]
+async fn wait_for_signal() -> std::io::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate())?;
+    tokio::select! {
+        r = tokio::signal::ctrl_c() => r,
+        _ = term.recv() => Ok(()),
+    }
+}
+
+#[cfg(not(unix))]
+async fn wait_for_signal() -> std::io::Result<()> {
+    tokio::signal::ctrl_c().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kubeconfig_is_private_and_names_both_contexts() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kc.yaml");
+        std::fs::write(&path, "old").unwrap();
+        write_kubeconfig(
+            &path,
+            "http://127.0.0.1:1",
+            "http://127.0.0.1:2",
+            "child-ns",
+        )
+        .unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let v: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
+        assert_eq!(v["current-context"], "sim-mgmt");
+        assert_eq!(v["clusters"][1]["cluster"]["server"], "http://127.0.0.1:2");
+        assert_eq!(v["contexts"][0]["context"]["namespace"], "child-ns");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600);
+        }
+    }
+
+    #[test]
+    fn the_driver_catches_up_with_real_time_at_speed() {
+        let (dt, total) = catch_up(Duration::from_millis(200), 10.0, SignedDuration::ZERO);
+        assert_eq!(
+            (dt, total),
+            (SignedDuration::from_secs(2), SignedDuration::from_secs(2))
+        );
+        let (dt, total) = catch_up(Duration::from_millis(450), 10.0, total);
+        assert_eq!(
+            (dt, total),
+            (
+                SignedDuration::from_millis(2500),
+                SignedDuration::from_millis(4500)
+            )
+        );
+        assert_eq!(
+            catch_up(Duration::from_millis(100), 10.0, total).0,
+            SignedDuration::ZERO
+        );
+    }
+
+    #[tokio::test]
+    async fn start_binds_both_clusters_writes_kubeconfig_and_shuts_down() {
+        let dir = tempfile::tempdir().unwrap();
+        let kc = dir.path().join("kc");
+        let opts = ServeOptions {
+            kubeconfig_out: kc.clone(),
+            ..ServeOptions::default()
+        };
+        let sim = start(opts).await.unwrap();
+        assert_ne!(sim.mgmt_port, 0);
+        assert_ne!(sim.mgmt_port, sim.mosk_port);
+        assert_eq!(sim.mgmt_url, format!("http://127.0.0.1:{}", sim.mgmt_port));
+        let text = std::fs::read_to_string(&kc).unwrap();
+        assert!(text.contains(&sim.mosk_url), "{text}");
+        // The port is taken while the simulator runs, free again after shutdown.
+        let port = sim.mgmt_port;
+        let busy = ServeOptions {
+            kubeconfig_out: dir.path().join("kc2"),
+            mgmt_port: port,
+            ..ServeOptions::default()
+        };
+        let err = start(busy).await.unwrap_err().to_string();
+        assert!(err.contains(&format!("127.0.0.1:{port}")), "{err}");
+        sim.shutdown().await;
+        assert!(std::net::TcpListener::bind(("127.0.0.1", port)).is_ok());
+    }
+
+    #[tokio::test]
+    async fn bad_speed_and_bad_scenario_are_clear_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = ServeOptions {
+            kubeconfig_out: dir.path().join("kc"),
+            speed: 0.0,
+            ..ServeOptions::default()
+        };
+        assert!(
+            start(opts)
+                .await
+                .unwrap_err()
+                .to_string()
+                .contains("speed 0")
+        );
+        let opts = ServeOptions {
+            kubeconfig_out: dir.path().join("kc"),
+            scenario: "nope".into(),
+            ..ServeOptions::default()
+        };
+        assert!(
+            start(opts)
+                .await
+                .unwrap_err()
+                .to_string()
+                .contains("scenario `nope`")
+        );
+    }
+}

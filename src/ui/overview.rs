@@ -1,0 +1,327 @@
+//! The Overview: source and target release, the update phase and why, the
+//! progress gauge with elapsed time and ETA, the cluster locks, the
+//! attention queue (oldest first, highlighted), the machines being worked on
+//! and the last lines of the lcm-controller log.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Gauge, Paragraph};
+
+use crate::app::model::Model;
+use crate::app::tables::machines::state_text;
+use crate::app::tables::{Derived, derived};
+use crate::config::keymap::KeyAction;
+use crate::config::theme::Theme;
+use crate::domain::attention::AttentionItem;
+use crate::domain::join::MachineRow;
+use crate::domain::objects::LockState;
+use crate::ui::format::{self, duration_secs};
+use crate::ui::{logs, pane};
+
+/// From this width the Overview uses two columns.
+const TWO_COLUMNS: u16 = 140;
+
+pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
+    let d = derived(model);
+    let update_height = update_text_lines(model) + 3;
+    let working = working_on(&d);
+    if area.width >= TWO_COLUMNS {
+        let [left, right] =
+            Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
+                .areas(area);
+        let [up, att] =
+            Layout::vertical([Constraint::Length(update_height), Constraint::Fill(1)]).areas(left);
+        let work_height = (working.len().max(1) as u16 + 2).min(right.height / 2);
+        let [work, log] =
+            Layout::vertical([Constraint::Length(work_height), Constraint::Fill(1)]).areas(right);
+        draw_update(frame, up, model, &d, theme);
+        draw_attention(frame, att, model, &d, theme);
+        draw_working(frame, work, model, &d, &working, theme);
+        draw_log(frame, log, model, theme);
+        return;
+    }
+    let rest = area.height.saturating_sub(update_height);
+    let att_want = d.attention.len().max(1) as u16 + 2;
+    let work_want = working.len().max(1) as u16 + 2;
+    // The attention queue first; the log gets what is left (if 3 lines or more).
+    let att_height = att_want.min(rest.saturating_sub(3).max(3));
+    let work_height = work_want.min(rest.saturating_sub(att_height));
+    let log_height = rest.saturating_sub(att_height + work_height);
+    let [up, att, work, log] = Layout::vertical([
+        Constraint::Length(update_height),
+        Constraint::Length(att_height),
+        Constraint::Length(work_height),
+        Constraint::Length(log_height),
+    ])
+    .areas(area);
+    draw_update(frame, up, model, &d, theme);
+    draw_attention(frame, att, model, &d, theme);
+    if work_height >= 3 {
+        draw_working(frame, work, model, &d, &working, theme);
+    }
+    if log_height >= 3 {
+        draw_log(frame, log, model, theme);
+    }
+}
+
+/// The machines in their turn: under a maintenance request, or deploying,
+/// rebooting or upgrading.
+fn working_on(d: &Derived) -> Vec<&MachineRow> {
+    d.rows
+        .iter()
+        .filter(|r| {
+            r.maintenance.is_some()
+                || matches!(r.state(), "Deploy" | "Reboot" | "Upgrade" | "Reconfigure")
+        })
+        .collect()
+}
+
+/// How many text lines the update pane has (the gauge line comes after
+/// them): release, phase, one per cluster lock (at least one).
+fn update_text_lines(model: &Model) -> u16 {
+    2 + model.snapshot.cluster_locks().count().max(1) as u16
+}
+
+fn draw_update(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme: &Theme) {
+    let block = pane(" Update ", false, theme);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let mut lines: Vec<Line> = Vec::new();
+
+    let cluster = model
+        .snapshot
+        .lcm_clusters()
+        .find(|c| c.name == model.session.cluster_name)
+        .or_else(|| model.snapshot.lcm_clusters().next());
+    lines.push(match cluster {
+        None => Line::styled("release: no LCMCluster seen yet", theme.muted),
+        Some(c) => {
+            let cur = c.current_release.as_deref().unwrap_or("?");
+            let tgt = c.target_release.as_deref().unwrap_or("?");
+            if cur == tgt {
+                Line::from(vec![
+                    Span::styled("release ", theme.muted),
+                    Span::raw(cur.to_string()),
+                    Span::styled("  (current = target)", theme.muted),
+                ])
+            } else {
+                Line::from(vec![
+                    Span::styled("release ", theme.muted),
+                    Span::raw(cur.to_string()),
+                    Span::raw(" -> "),
+                    Span::styled(tgt.to_string(), theme.phase),
+                ])
+            }
+        }
+    });
+
+    let phase = match d.phase.number() {
+        Some(n) => format!("phase {n}/5 {}", d.phase.name()),
+        None => d.phase.name().to_string(),
+    };
+    let room = (inner.width as usize).saturating_sub(phase.chars().count() + 2);
+    lines.push(Line::from(vec![
+        Span::styled(phase, theme.phase),
+        Span::styled(
+            format!(": {}", format::truncate(&d.phase.reason, room)),
+            theme.muted,
+        ),
+    ]));
+
+    let mut locks: Vec<_> = model.snapshot.cluster_locks().collect();
+    locks.sort_by(|a, b| a.controller.cmp(&b.controller));
+    if locks.is_empty() {
+        lines.push(Line::styled("cluster locks: none seen", theme.muted));
+    }
+    for l in locks {
+        let style = match l.state {
+            LockState::Failed => theme.error,
+            LockState::Inactive => theme.ok,
+            _ => theme.base,
+        };
+        let mut spans = vec![
+            Span::styled("cluster lock ", theme.muted),
+            Span::raw(format!("{:<15}", l.controller)),
+            Span::styled(format!("{:<9}", l.state.as_str()), style),
+        ];
+        if let (Some(p), Some(desc)) = (l.progress_percentage, &l.progress_description) {
+            spans.push(Span::raw(format!("{p}% {desc}  ")));
+        }
+        if let Some(m) = l.error_message.as_deref().filter(|m| !m.is_empty()) {
+            spans.push(Span::styled(m.to_string(), theme.warn));
+        }
+        lines.push(Line::from(spans));
+    }
+    let text_height = (lines.len() as u16).min(inner.height);
+    frame.render_widget(
+        Paragraph::new(lines),
+        Rect::new(inner.x, inner.y, inner.width, text_height),
+    );
+    if inner.height <= text_height {
+        return;
+    }
+
+    // The gauge and the clocks on the last line.
+    let p = &d.progress;
+    let y = inner.y + text_height;
+    let gauge_width = (inner.width / 2).clamp(20, 50);
+    let label = format!("{}/{} machines done", p.done, p.total);
+    frame.render_widget(
+        Gauge::default()
+            .gauge_style(theme.gauge)
+            .ratio(p.ratio())
+            .label(Span::raw(label))
+            .use_unicode(true),
+        Rect::new(inner.x, y, gauge_width.min(inner.width), 1),
+    );
+    let elapsed = p
+        .elapsed
+        .map(|e| format!("elapsed {}", duration_secs(e.as_secs())))
+        .unwrap_or_else(|| "no update running".into());
+    let eta = match (p.updating, p.eta) {
+        (false, _) => String::new(),
+        (true, Some(e)) => format!(
+            "  ETA {} (from {} machine{})",
+            duration_secs(e.as_secs()),
+            p.samples,
+            if p.samples == 1 { "" } else { "s" }
+        ),
+        (true, None) => "  ETA not known yet".into(),
+    };
+    let x = inner.x + gauge_width + 2;
+    if x < inner.right() {
+        frame.render_widget(
+            Paragraph::new(Line::raw(format!("{elapsed}{eta}"))),
+            Rect::new(x, y, inner.right() - x, 1),
+        );
+    }
+}
+
+/// `a: acknowledge migration` for an item whose action has a key.
+fn action_hint(item: &AttentionItem, model: &Model) -> Option<String> {
+    let name = item.action?;
+    let action = KeyAction::from_name(name)?;
+    let what = name.replace('-', " ");
+    if model.session.read_only {
+        return Some(format!("{what}: read-only"));
+    }
+    Some(match model.keymap.first_key(action) {
+        Some(k) => format!("{k}: {what}"),
+        None => what,
+    })
+}
+
+fn draw_attention(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme: &Theme) {
+    let title = if d.attention.is_empty() {
+        " Attention ".to_string()
+    } else {
+        format!(
+            " Attention ({}): waiting for you, oldest first ",
+            d.attention.len()
+        )
+    };
+    let block = pane(title, false, theme);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if d.attention.is_empty() {
+        frame.render_widget(
+            Paragraph::new(Line::styled("nothing waits for a human", theme.ok)),
+            inner,
+        );
+        return;
+    }
+    // Two lines per item (the reason on its own line) when they all fit.
+    let two = d.attention.len() * 2 <= inner.height as usize;
+    let width = inner.width as usize;
+    let mut lines: Vec<Line> = Vec::new();
+    for item in &d.attention {
+        let since = format::age(model.now, item.since);
+        let mut head = format!("{since:>6}  {}  {}", item.subject, item.kind.label());
+        if let Some(h) = action_hint(item, model) {
+            head.push_str(&format!("  [{h}]"));
+        }
+        if two {
+            lines.push(Line::styled(
+                format::truncate(&head, width),
+                theme.attention,
+            ));
+            lines.push(Line::raw(format::truncate(
+                &format!("        {}", item.why),
+                width,
+            )));
+        } else {
+            head.push_str(&format!(": {}", item.why));
+            lines.push(Line::styled(
+                format::truncate(&head, width),
+                theme.attention,
+            ));
+        }
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+fn draw_working(
+    frame: &mut Frame,
+    area: Rect,
+    model: &Model,
+    d: &Derived,
+    working: &[&MachineRow],
+    theme: &Theme,
+) {
+    let block = pane(
+        format!(" Being worked on ({}) ", working.len()),
+        false,
+        theme,
+    );
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if working.is_empty() {
+        frame.render_widget(
+            Paragraph::new(Line::styled("no machine is in its turn", theme.muted)),
+            inner,
+        );
+        return;
+    }
+    let name_width = working
+        .iter()
+        .map(|r| r.name().chars().count())
+        .max()
+        .unwrap_or(0);
+    let lines: Vec<Line> = working
+        .iter()
+        .map(|r| {
+            let state = state_text(r, &d.history, model);
+            let waiting = r.waiting_on.as_deref().unwrap_or("in progress");
+            let text = format!("{:<name_width$}  {state:<13}  {waiting}", r.name());
+            Line::raw(format::truncate(&text, inner.width as usize))
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+fn draw_log(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
+    let block = pane(" lcm-controller log ", false, theme).title_bottom(Line::styled(
+        format!(" {} ", model.logs.status),
+        theme.muted,
+    ));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let lines = logs::tail(
+        &model.logs,
+        inner.height as usize,
+        inner.width as usize,
+        theme,
+    );
+    if lines.is_empty() {
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                format!("no log lines yet ({})", model.logs.status),
+                theme.muted,
+            )),
+            inner,
+        );
+    } else {
+        frame.render_widget(Paragraph::new(lines), inner);
+    }
+}

@@ -1,0 +1,207 @@
+//! The status bar: both contexts, the namespace and cluster, watch health,
+//! the age of the last event and the log follower's state. When it does not
+//! fit, the less important parts go first; the contexts and the watch health
+//! always stay (contexts shortened in the middle if need be).
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::app::model::Model;
+use crate::config::theme::Theme;
+use crate::domain::objects::Kind;
+use crate::ui::format;
+
+const SEP: &str = " │ ";
+/// The fewest characters a context name is shortened to.
+const CONTEXT_MIN: usize = 11;
+
+/// `watches 10/10 ok`, `1 degraded: nodes (connection refused, 12s)`,
+/// `watches 8/10 ok, 2 starting`, `…, 1 CRD missing`.
+pub fn watch_summary(model: &Model) -> String {
+    let watched: Vec<Kind> = Kind::ALL
+        .into_iter()
+        .filter(|k| !model.missing_kinds.contains_key(k))
+        .collect();
+    let mut ok = 0;
+    let mut starting = 0;
+    let mut degraded: Vec<String> = Vec::new();
+    for k in &watched {
+        match model.health.get(k) {
+            None => starting += 1,
+            Some(h) if h.connected && h.last_error.is_none() => ok += 1,
+            Some(h) => {
+                let err = h.last_error.clone().unwrap_or_else(|| {
+                    if h.connected {
+                        "degraded"
+                    } else {
+                        "disconnected"
+                    }
+                    .into()
+                });
+                let since = h
+                    .last_event
+                    .map(|t| format!(", {}", format::age(model.now, t)))
+                    .unwrap_or_default();
+                degraded.push(format!("{} ({err}{since})", k.plural()));
+            }
+        }
+    }
+    let mut s = match degraded.as_slice() {
+        [] => format!("watches {ok}/{} ok", watched.len()),
+        [one] => format!("1 degraded: {one}"),
+        [first, rest @ ..] => format!("{} degraded: {first} +{}", rest.len() + 1, rest.len()),
+    };
+    if starting > 0 {
+        s.push_str(&format!(", {starting} starting"));
+    }
+    if !model.missing_kinds.is_empty() {
+        s.push_str(&format!(", {} CRD missing", model.missing_kinds.len()));
+    }
+    s
+}
+
+/// Cuts `s` to `max` characters by removing its middle (`kaas-m…@child-cl`):
+/// context names differ at both ends.
+fn shorten_middle(s: &str, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max {
+        return s.to_string();
+    }
+    if max < 3 {
+        return s.chars().take(max).collect();
+    }
+    let head = (max - 1) / 2;
+    let tail = max - 1 - head;
+    let start: String = s.chars().take(head).collect();
+    let end: String = s.chars().skip(n - tail).collect();
+    format!("{start}…{end}")
+}
+
+pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
+    let s = &model.session;
+    let width = area.width as usize;
+    let degraded = model
+        .health
+        .values()
+        .any(|h| !h.connected || h.last_error.is_some())
+        || !model.missing_kinds.is_empty();
+    let mut watch = watch_summary(model);
+    let watch_style = if degraded {
+        theme.status_bar.patch(theme.warn)
+    } else {
+        Style::new()
+    };
+    // (text, priority: higher goes first when short of room)
+    let mut optional: Vec<(String, u8)> = vec![
+        (format!("{}/{}", s.namespace, s.cluster_name), 2),
+        (
+            match model.last_event {
+                Some(t) => format!("event {} ago", format::age(model.now, t)),
+                None => "no event yet".into(),
+            },
+            1,
+        ),
+        (format!("log: {}", model.logs.status), 3),
+    ];
+    let fixed = |a: &str, b: &str| format!(" mgmt: {a}  mosk: {b}");
+    let len = |parts: &[(String, u8)], ctx: &str, watch: &str| {
+        ctx.chars().count()
+            + SEP.chars().count()
+            + watch.chars().count()
+            + parts
+                .iter()
+                .map(|(t, _)| t.chars().count() + SEP.chars().count())
+                .sum::<usize>()
+    };
+    let mut contexts = fixed(&s.mgmt_context, &s.mosk_context);
+    while len(&optional, &contexts, &watch) > width && !optional.is_empty() {
+        let worst = optional
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, (_, p))| *p)
+            .map(|(i, _)| i)
+            .unwrap_or(0);
+        optional.remove(worst);
+    }
+    let over = len(&optional, &contexts, &watch).saturating_sub(width);
+    if over > 0 {
+        // Shorten the contexts (each keeps at least CONTEXT_MIN characters),
+        // then the watch summary.
+        let (a, b) = (
+            s.mgmt_context.chars().count(),
+            s.mosk_context.chars().count(),
+        );
+        let keep = (a + b).saturating_sub(over).max(2 * CONTEXT_MIN);
+        let ka = (keep / 2).max(keep.saturating_sub(b)).min(a);
+        contexts = fixed(
+            &shorten_middle(&s.mgmt_context, ka),
+            &shorten_middle(&s.mosk_context, keep - ka),
+        );
+        let room = width.saturating_sub(contexts.chars().count() + SEP.chars().count());
+        watch = format::truncate(&watch, room);
+    }
+    let mut spans = vec![
+        Span::raw(contexts),
+        Span::raw(SEP),
+        Span::styled(watch, watch_style),
+    ];
+    for (text, _) in optional {
+        spans.push(Span::raw(SEP));
+        spans.push(Span::raw(text));
+    }
+    frame.render_widget(
+        Paragraph::new(Line::from(spans)).style(theme.status_bar),
+        area,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::cluster::events::WatchHealth;
+    use crate::config::keymap::Keymap;
+
+    #[test]
+    fn the_watch_summary_counts_ok_starting_degraded_and_missing() {
+        let now = crate::domain::fixtures::mid_update_now();
+        let mut m = Model::new(Default::default(), Keymap::default_keymap(), now);
+        assert_eq!(watch_summary(&m), "watches 0/10 ok, 10 starting");
+        for k in Kind::ALL {
+            m.health.insert(
+                k,
+                WatchHealth {
+                    cluster: k.cluster(),
+                    connected: true,
+                    last_event: Some(now),
+                    last_error: None,
+                },
+            );
+        }
+        assert_eq!(watch_summary(&m), "watches 10/10 ok");
+        m.missing_kinds.insert(Kind::LcmClusterState, "404".into());
+        assert_eq!(watch_summary(&m), "watches 9/9 ok, 1 CRD missing");
+        for (k, e) in [
+            (Kind::Node, "connection refused"),
+            (Kind::VrouterPod, "timeout"),
+        ] {
+            let h = m.health.get_mut(&k).unwrap();
+            h.connected = false;
+            h.last_error = Some(e.into());
+            h.last_event = Some(now - jiff::SignedDuration::from_secs(12));
+        }
+        assert_eq!(
+            watch_summary(&m),
+            "2 degraded: nodes (connection refused, 12s) +1, 1 CRD missing"
+        );
+    }
+
+    #[test]
+    fn contexts_are_shortened_in_the_middle() {
+        assert_eq!(shorten_middle("mgmt-admin@kaas-mgmt", 9), "mgmt…mgmt");
+        assert_eq!(shorten_middle("short", 9), "short");
+    }
+}

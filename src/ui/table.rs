@@ -1,0 +1,389 @@
+//! The generic table renderer: header, rows coloured by tone, the cursor's
+//! row highlighted, rows selected with `space` marked `*`, a scrollbar, and
+//! a title with counts. Only the rows that fit are turned into widgets, so a
+//! table of 2,000 machines costs what a table of 20 does.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Margin, Rect};
+use ratatui::text::Line;
+use ratatui::widgets::{
+    Cell, HighlightSpacing, Paragraph, Row, Scrollbar, ScrollbarOrientation, ScrollbarState, Table,
+    TableState, Wrap,
+};
+
+use crate::app::model::{Model, View};
+use crate::app::tables::{Column, TableData, TableRow, Width, selected_index, visible_rows};
+use crate::config::theme::Theme;
+use crate::ui::format::truncate;
+use crate::ui::{pane, tone_style};
+
+/// Space between columns.
+const SPACING: u16 = 1;
+/// The cursor's row marker.
+const HIGHLIGHT: &str = ">";
+
+/// The title: `Machines (12/30, filter: "wor")`, or `Machines (30)`.
+pub(crate) fn title(name: &str, shown: usize, total: usize, filter: &str) -> String {
+    if filter.trim().is_empty() {
+        format!(" {name} ({total}) ")
+    } else {
+        format!(" {name} ({shown}/{total}, filter: \"{filter}\") ")
+    }
+}
+
+fn cell_width(s: &str) -> u16 {
+    s.chars().count().min(u16::MAX as usize) as u16
+}
+
+/// What a column would like: its content, at most this wide, counts when
+/// deciding whether a less important column may take room.
+const COMFORT: u16 = 24;
+
+/// Chooses which columns to show and how wide, for `width` cells:
+/// 1. columns are taken by priority while their minimum widths fit
+///    (priority 0 always);
+/// 2. they grow towards their content, most important first (within one
+///    priority one cell at a time, so long columns share the room); what is
+///    left goes to `Fill` columns;
+/// 3. while the more important columns lack at least as much room as the
+///    least important one takes, that one is dropped and 2. is redone.
+///
+/// Returns (column index, width) in column order.
+pub(crate) fn layout_columns(
+    columns: &[Column],
+    rows: &[&TableRow],
+    width: u16,
+) -> Vec<(usize, u16)> {
+    let desired: Vec<u16> = columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let content = rows
+                .iter()
+                .map(|r| r.cells.get(i).map_or(0, |s| cell_width(s)))
+                .max()
+                .unwrap_or(0);
+            // Room for the sort marker after the title.
+            content.max(cell_width(c.title) + 1)
+        })
+        .collect();
+    let minimum: Vec<u16> = (0..columns.len())
+        .map(|i| match columns[i].width {
+            Width::Fixed(n) => n,
+            Width::Min(n) | Width::Fill(n) => n.min(desired[i]).max(cell_width(columns[i].title)),
+        })
+        .collect();
+    let comfort = |i: usize| desired[i].min(minimum[i].max(COMFORT)).max(minimum[i]);
+
+    let mut order: Vec<usize> = (0..columns.len()).collect();
+    order.sort_by_key(|&i| (columns[i].priority, i));
+    let mut chosen: Vec<usize> = Vec::new();
+    let mut used: u16 = 0;
+    for i in order {
+        let need = minimum[i] + if chosen.is_empty() { 0 } else { SPACING };
+        if columns[i].priority == 0 || used + need <= width {
+            used += need;
+            chosen.push(i);
+        }
+    }
+    chosen.sort_unstable();
+    loop {
+        let widths = grow(columns, &chosen, &minimum, &desired, width);
+        // The least important column shown (the rightmost among equals).
+        let Some(k_low) = (0..chosen.len()).max_by_key(|&k| columns[chosen[k]].priority) else {
+            return Vec::new();
+        };
+        let low = columns[chosen[k_low]].priority;
+        let lacking: u16 = (0..chosen.len())
+            .filter(|&k| columns[chosen[k]].priority < low)
+            .map(|k| comfort(chosen[k]).saturating_sub(widths[k]))
+            .sum();
+        if low == 0 || lacking < widths[k_low] + SPACING {
+            return chosen.into_iter().zip(widths).collect();
+        }
+        chosen.remove(k_low);
+    }
+}
+
+/// The widths of the `chosen` columns (step 2 of [`layout_columns`]).
+fn grow(
+    columns: &[Column],
+    chosen: &[usize],
+    minimum: &[u16],
+    desired: &[u16],
+    width: u16,
+) -> Vec<u16> {
+    let mut widths: Vec<u16> = chosen.iter().map(|&i| minimum[i]).collect();
+    let used = widths.iter().sum::<u16>() + SPACING * (chosen.len() as u16).saturating_sub(1);
+    let mut left = width.saturating_sub(used);
+    let mut priorities: Vec<u8> = chosen.iter().map(|&i| columns[i].priority).collect();
+    priorities.sort_unstable();
+    priorities.dedup();
+    for p in priorities {
+        let tier: Vec<usize> = (0..chosen.len())
+            .filter(|&k| {
+                columns[chosen[k]].priority == p
+                    && !matches!(columns[chosen[k]].width, Width::Fixed(_))
+            })
+            .collect();
+        while left > 0 {
+            let mut grew = false;
+            for &k in &tier {
+                if left > 0 && widths[k] < desired[chosen[k]] {
+                    widths[k] += 1;
+                    left -= 1;
+                    grew = true;
+                }
+            }
+            if !grew {
+                break;
+            }
+        }
+    }
+    // The rest goes to the Fill columns (or the last column).
+    let fills: Vec<usize> = (0..chosen.len())
+        .filter(|&k| matches!(columns[chosen[k]].width, Width::Fill(_)))
+        .collect();
+    if !fills.is_empty() {
+        let each = left / fills.len() as u16;
+        for (n, &k) in fills.iter().enumerate() {
+            widths[k] += if n == 0 {
+                each + left % fills.len() as u16
+            } else {
+                each
+            };
+        }
+    } else if let Some(last) = widths.last_mut() {
+        *last += left;
+    }
+    widths
+}
+
+/// The first row shown so that `selected` is on screen with `height` rows.
+pub(crate) fn window_offset(selected: Option<usize>, height: usize) -> usize {
+    match selected {
+        Some(s) if height > 0 && s >= height => s + 1 - height,
+        _ => 0,
+    }
+}
+
+/// Draws `data` for `view` with the view's cursor.
+pub(crate) fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    model: &Model,
+    view: View,
+    data: &TableData,
+    theme: &Theme,
+) {
+    draw_titled(frame, area, model, view, view.title(), data, theme);
+}
+
+pub(crate) fn draw_titled(
+    frame: &mut Frame,
+    area: Rect,
+    model: &Model,
+    view: View,
+    name: &str,
+    data: &TableData,
+    theme: &Theme,
+) {
+    let cursor = model.cursor(view);
+    let rows = visible_rows(data, &cursor);
+    let block = pane(
+        title(name, rows.len(), data.rows.len(), &cursor.filter),
+        model.overlay.is_none(),
+        theme,
+    );
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.height == 0 || inner.width == 0 {
+        return;
+    }
+
+    // Missing CRDs and empty tables say so instead of showing nothing.
+    let mut body = inner;
+    if !data.missing.is_empty() {
+        let lines: Vec<Line> = data
+            .missing
+            .iter()
+            .map(|m| Line::styled(m.as_str(), theme.error))
+            .collect();
+        if data.rows.is_empty() {
+            frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), inner);
+            return;
+        }
+        let n = (lines.len() as u16).min(body.height.saturating_sub(2));
+        let [top, rest] =
+            ratatui::layout::Layout::vertical([Constraint::Length(n), Constraint::Fill(1)])
+                .areas(body);
+        frame.render_widget(Paragraph::new(lines), top);
+        body = rest;
+    }
+    if data.rows.is_empty() {
+        frame.render_widget(
+            Paragraph::new(Line::styled(data.empty.as_str(), theme.muted))
+                .wrap(Wrap { trim: true }),
+            body,
+        );
+        return;
+    }
+
+    let marking = data.rows.iter().any(|r| r.node.is_some());
+    let mark_width = if marking { 1 + SPACING } else { 0 };
+    let highlight_width = HIGHLIGHT.chars().count() as u16;
+    let height = body.height.saturating_sub(1) as usize;
+    let scroll_room = u16::from(rows.len() > height);
+    let columns_width = body
+        .width
+        .saturating_sub(mark_width + highlight_width + scroll_room);
+    let layout = layout_columns(&data.columns, &rows, columns_width);
+
+    let sort_mark = if cursor.sort_reverse { "▼" } else { "▲" };
+    let mut header_cells: Vec<Cell> = Vec::new();
+    if marking {
+        header_cells.push(Cell::from(""));
+    }
+    for &(i, _) in &layout {
+        let c = &data.columns[i];
+        let t = if i == cursor.sort_column {
+            format!("{}{sort_mark}", c.title)
+        } else {
+            c.title.to_string()
+        };
+        header_cells.push(Cell::from(t));
+    }
+    let header = Row::new(header_cells).style(theme.header);
+
+    if rows.is_empty() {
+        let msg = format!("no rows match the filter \"{}\"", cursor.filter);
+        let [h, rest] =
+            ratatui::layout::Layout::vertical([Constraint::Length(1), Constraint::Fill(1)])
+                .areas(body);
+        let widths = constraints(marking, &layout);
+        frame.render_widget(
+            Table::new(Vec::<Row>::new(), widths)
+                .header(header)
+                .column_spacing(SPACING)
+                .highlight_symbol(HIGHLIGHT)
+                .highlight_spacing(HighlightSpacing::Always),
+            h,
+        );
+        frame.render_widget(Paragraph::new(Line::styled(msg, theme.muted)), rest);
+        return;
+    }
+
+    let selected = selected_index(&rows, &cursor);
+    let offset = window_offset(selected, height);
+    let window = &rows[offset..(offset + height).min(rows.len())];
+    let table_rows: Vec<Row> = window
+        .iter()
+        .map(|r| {
+            let marked = marking
+                && r.node
+                    .as_ref()
+                    .is_some_and(|n| model.selected_nodes.contains(n));
+            let mut style = tone_style(theme, r.tone);
+            if marked {
+                style = style.patch(theme.row_marked);
+            }
+            let mut cells: Vec<Cell> = Vec::new();
+            if marking {
+                cells.push(Cell::from(if marked { "*" } else { " " }));
+            }
+            for &(i, w) in &layout {
+                let text = r.cells.get(i).map(|s| s.as_str()).unwrap_or("");
+                cells.push(Cell::from(truncate(text, w as usize)));
+            }
+            Row::new(cells).style(style)
+        })
+        .collect();
+    let mut state = TableState::default().with_selected(selected.map(|s| s - offset));
+    let table = Table::new(table_rows, constraints(marking, &layout))
+        .header(header)
+        .column_spacing(SPACING)
+        .row_highlight_style(theme.row_selected)
+        .highlight_symbol(HIGHLIGHT)
+        .highlight_spacing(HighlightSpacing::Always);
+    frame.render_stateful_widget(table, body, &mut state);
+
+    if rows.len() > height {
+        let mut sb = ScrollbarState::new(rows.len().saturating_sub(height))
+            .position(offset)
+            .viewport_content_length(height);
+        frame.render_stateful_widget(
+            Scrollbar::new(ScrollbarOrientation::VerticalRight)
+                .begin_symbol(None)
+                .end_symbol(None)
+                .style(theme.border),
+            area.inner(Margin {
+                horizontal: 0,
+                vertical: 1,
+            }),
+            &mut sb,
+        );
+    }
+}
+
+fn constraints(marking: bool, layout: &[(usize, u16)]) -> Vec<Constraint> {
+    let mut out = Vec::new();
+    if marking {
+        out.push(Constraint::Length(1));
+    }
+    out.extend(layout.iter().map(|&(_, w)| Constraint::Length(w)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::tables::{SortKind, Tone};
+
+    fn c(title: &'static str, width: Width, priority: u8) -> Column {
+        Column {
+            title,
+            width,
+            sort: SortKind::Text,
+            priority,
+        }
+    }
+
+    #[test]
+    fn narrow_tables_drop_low_priority_columns_first() {
+        let cols = vec![
+            c("NAME", Width::Min(10), 0),
+            c("EXTRA", Width::Fixed(20), 3),
+            c("STATE", Width::Fixed(8), 0),
+            c("WHY", Width::Fill(20), 0),
+        ];
+        let row = TableRow {
+            id: "a".into(),
+            cells: vec!["a-name".into(), "x".into(), "Ready".into(), "w".repeat(50)],
+            search: String::new(),
+            tone: Tone::Normal,
+            node: None,
+        };
+        let wide = layout_columns(&cols, &[&row], 100);
+        assert_eq!(
+            wide.iter().map(|x| x.0).collect::<Vec<_>>(),
+            vec![0, 1, 2, 3]
+        );
+        assert_eq!(wide.iter().map(|x| x.1 + 1).sum::<u16>() - 1, 100);
+        let narrow = layout_columns(&cols, &[&row], 50);
+        assert_eq!(
+            narrow.iter().map(|x| x.0).collect::<Vec<_>>(),
+            vec![0, 2, 3]
+        );
+        // NAME is only as wide as its content; WHY takes the rest.
+        assert_eq!(narrow[0].1, 6);
+        assert_eq!(narrow[2].1, 50 - 6 - 8 - 2);
+    }
+
+    #[test]
+    fn the_window_follows_the_cursor() {
+        assert_eq!(window_offset(None, 10), 0);
+        assert_eq!(window_offset(Some(9), 10), 0);
+        assert_eq!(window_offset(Some(10), 10), 1);
+        assert_eq!(window_offset(Some(1999), 20), 1980);
+    }
+}

@@ -1,0 +1,100 @@
+//! The vRouter view: per DaemonSet, UP-TO-DATE against CURRENT as a gauge
+//! (with the counters written out), then one row per pod.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Gauge, Paragraph};
+
+use crate::app::model::{Model, View};
+use crate::app::tables;
+use crate::config::theme::Theme;
+use crate::domain::objects::Kind;
+use crate::domain::vrouter::{DaemonSetStatus, daemonsets};
+use crate::ui::{pane, table};
+
+/// `converging: 3 outdated, …` / `done: …`.
+fn verdict(ds: &DaemonSetStatus) -> String {
+    if ds.up_to_date() {
+        "done: every pod runs the current template".into()
+    } else {
+        let n = ds.outdated_count();
+        let counted = ds.current - ds.updated;
+        format!(
+            "converging: {} outdated, restart one node at a time",
+            n.max(counted.max(0) as usize)
+        )
+    }
+}
+
+/// `tf-vrouter-agent  UP-TO-DATE 1 / CURRENT 4  desired 4  ready 4`.
+fn counters(ds: &DaemonSetStatus) -> String {
+    format!(
+        "{}  UP-TO-DATE {} / CURRENT {}  desired {}  ready {}",
+        ds.name, ds.updated, ds.current, ds.desired, ds.ready
+    )
+}
+
+pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
+    let sets = daemonsets(&model.snapshot);
+    let data = tables::table(model, View::Vrouter);
+    // Three lines per DaemonSet (counters, gauge, verdict), at most a third
+    // of the screen.
+    let want = (sets.len().max(1) * 3) as u16;
+    let summary_height = (want + 2).min(area.height / 3).max(3);
+    let [top, rest] =
+        Layout::vertical([Constraint::Length(summary_height), Constraint::Fill(1)]).areas(area);
+    let block = pane(" vRouter DaemonSets ", false, theme);
+    let inner = block.inner(top);
+    frame.render_widget(block, top);
+    if sets.is_empty() {
+        let text = data.missing.first().cloned().unwrap_or_else(|| {
+            format!(
+                "no tf-vrouter DaemonSet seen yet ({})",
+                tables::watch_state(model, &[Kind::VrouterDaemonSet])
+            )
+        });
+        frame.render_widget(Paragraph::new(Line::styled(text, theme.muted)), inner);
+    }
+    // Counters, gauge and verdict of each DaemonSet, as far as they fit.
+    let rows = sets.iter().flat_map(|ds| [(ds, 0), (ds, 1), (ds, 2)]);
+    for (i, (ds, part)) in rows.take(inner.height as usize).enumerate() {
+        let r = Rect::new(inner.x, inner.y + i as u16, inner.width, 1);
+        match part {
+            0 => frame.render_widget(Paragraph::new(Line::raw(counters(ds))), r),
+            1 => {
+                let ratio = if ds.current > 0 {
+                    (ds.updated as f64 / ds.current as f64).clamp(0.0, 1.0)
+                } else {
+                    1.0
+                };
+                let label = format!("{}/{} up to date", ds.updated, ds.current);
+                frame.render_widget(
+                    Gauge::default()
+                        .gauge_style(theme.gauge)
+                        .ratio(ratio)
+                        .label(Span::raw(label))
+                        .use_unicode(true),
+                    r,
+                );
+            }
+            _ => {
+                let style = if ds.up_to_date() {
+                    theme.ok
+                } else {
+                    theme.warn
+                };
+                frame.render_widget(Paragraph::new(Line::styled(verdict(ds), style)), r);
+            }
+        }
+    }
+    table::draw_titled(
+        frame,
+        rest,
+        model,
+        View::Vrouter,
+        "vRouter pods",
+        &data,
+        theme,
+    );
+}
