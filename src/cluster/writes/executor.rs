@@ -299,6 +299,15 @@ async fn run_plan(shared: &Shared, plan: &ActionPlan, cancel: &CancellationToken
             Ok(m) => (AuditOutcome::Succeeded, Some(m.clone())),
             Err(e) => (e.outcome(), Some(e.message())),
         };
+        tracing::info!(
+            plan = plan.id,
+            action = plan.action.name(),
+            object = %step.target.display(),
+            dry_run = plan.dry_run,
+            outcome = outcome.as_str(),
+            message = message.as_deref().unwrap_or(""),
+            "action step"
+        );
         let rec = record(
             shared,
             plan,
