@@ -2,6 +2,7 @@
 //! makes sure the terminal is restored however the run ends.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use jiff::Timestamp;
 use tokio::sync::mpsc;
@@ -14,13 +15,19 @@ use crate::cluster::{Clusters, LogOptions, WatchOptions, spawn_log_follower, spa
 use crate::config::keymap::Keymap;
 use crate::config::theme::Theme;
 
+/// The clock the console shows ages against.
+pub type Now = Arc<dyn Fn() -> Timestamp + Send + Sync>;
+
 /// Everything the console needs besides the clusters.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ConsoleOptions {
     pub session: SessionInfo,
     pub theme: Theme,
     pub keymap: Keymap,
     pub audit_log: Option<PathBuf>,
+    /// The wall clock for real clusters; in demo mode the simulator's clock,
+    /// so ages on screen agree with the simulated timestamps.
+    pub now: Now,
 }
 
 /// Runs the console on `clusters` until the operator quits (or a signal or a
@@ -31,7 +38,7 @@ pub async fn run(clusters: Clusters, opts: ConsoleOptions) -> std::io::Result<()
     start_cluster_layer(&clusters, &opts.session, tx.clone(), cancel.clone());
 
     let mut effects = crate::app::effects::ConsoleEffects::new(&clusters, &opts, tx.clone());
-    let mut model = Model::new(opts.session.clone(), opts.keymap.clone(), Timestamp::now());
+    let mut model = Model::new(opts.session.clone(), opts.keymap.clone(), (opts.now)());
 
     let mut terminal = crate::terminal::enter()?;
     let result = async {
@@ -45,7 +52,7 @@ pub async fn run(clusters: Clusters, opts: ConsoleOptions) -> std::io::Result<()
             &opts.theme,
             &mut rx,
             &mut effects as &mut dyn Effects,
-            Timestamp::now,
+            || (opts.now)(),
         )
         .await
     }

@@ -2,6 +2,7 @@
 //! run a subcommand.
 
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Parser;
 use mosk_console::app::model::SessionInfo;
@@ -97,6 +98,11 @@ async fn run_demo(demo: &DemoArgs, target: &TargetArgs, ui: &UiArgs) -> Result<(
         mosk_context: Some("sim-mosk".into()),
         mosk_kubeconfig: None,
     };
+    let world = sim.world.clone();
+    let opts = ConsoleOptions {
+        now: Arc::new(move || world.now()),
+        ..opts
+    };
     let result = match connect(&target).await {
         Ok(clusters) => run_console(clusters, opts).await,
         Err(e) => Err(e.to_string()),
@@ -125,6 +131,7 @@ fn console_options(
         theme,
         keymap,
         audit_log: ui.audit_log.clone(),
+        now: Arc::new(jiff::Timestamp::now),
     })
 }
 

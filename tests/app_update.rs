@@ -203,3 +203,66 @@ fn log_lines_follow_and_pause() {
     update(&mut m, key('f'));
     assert!(!m.logs.follow, "f pauses");
 }
+
+fn visible_ids(m: &Model) -> Vec<String> {
+    use mosk_console::app::tables::{table, visible_rows};
+    let data = table(m, m.view);
+    visible_rows(&data, &m.cursor(m.view))
+        .into_iter()
+        .map(|r| r.id.clone())
+        .collect()
+}
+
+#[test]
+fn slash_filters_by_node_name_enter_keeps_esc_clears() {
+    let mut m = model_at(fixtures::mid_update_now());
+    load(&mut m, &fixtures::mid_update());
+    update(&mut m, key('2'));
+    assert_eq!(visible_ids(&m).len(), 7);
+    update(&mut m, key('/'));
+    // Part of worker-3's node name: the filter matches text that is not a column.
+    for c in "e41a610a".chars() {
+        update(&mut m, key(c));
+    }
+    assert_eq!(
+        visible_ids(&m),
+        vec![names::WORKER_3.to_string()],
+        "filters while typing"
+    );
+    update(&mut m, code(KeyCode::Enter));
+    assert!(m.overlay.is_none());
+    assert_eq!(
+        visible_ids(&m),
+        vec![names::WORKER_3.to_string()],
+        "Enter keeps the filter"
+    );
+    update(&mut m, code(KeyCode::Esc));
+    assert_eq!(visible_ids(&m).len(), 7, "Esc clears the filter");
+
+    // A filter that matches nothing, then Esc while typing, also clears it.
+    update(&mut m, key('/'));
+    update(&mut m, key('z'));
+    assert!(visible_ids(&m).is_empty());
+    update(&mut m, code(KeyCode::Esc));
+    assert_eq!(visible_ids(&m).len(), 7);
+}
+
+#[test]
+fn space_marks_the_selected_rows_node_and_moves_down() {
+    let mut m = model_at(fixtures::mid_update_now());
+    load(&mut m, &fixtures::mid_update());
+    update(&mut m, key('2'));
+    update(&mut m, key(' '));
+    update(&mut m, key(' '));
+    assert_eq!(m.selected_nodes.iter().cloned().collect::<Vec<_>>(), {
+        let mut v = vec![names::NODE_M0.to_string(), names::NODE_M1.to_string()];
+        v.sort();
+        v
+    });
+    update(&mut m, key('k'));
+    update(&mut m, key(' '));
+    assert!(
+        !m.selected_nodes.contains(names::NODE_M1),
+        "space again unmarks"
+    );
+}

@@ -1,39 +1,22 @@
 //! Connecting: what the operator reads when a kubeconfig or a server is wrong,
 //! and which contexts are picked by default.
 
-use std::path::{Path, PathBuf};
+mod cluster_support;
 
+use cluster_support::write_kubeconfig;
+
+use std::sync::Arc;
+
+use axum::extract::Request;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
 use mosk_console::cluster::{ConnectError, Target, connect};
 use mosk_console::domain::objects::ClusterId;
-
-/// Writes a kubeconfig with one context per `(name, server)`, the first being current.
-fn write_kubeconfig(dir: &Path, file: &str, contexts: &[(&str, &str)]) -> PathBuf {
-    let mut yaml = String::from("apiVersion: v1\nkind: Config\n");
-    if let Some((first, _)) = contexts.first() {
-        yaml.push_str(&format!("current-context: {first}\n"));
-    }
-    yaml.push_str("clusters:\n");
-    for (name, server) in contexts {
-        yaml.push_str(&format!(
-            "- name: {name}\n  cluster:\n    server: {server}\n"
-        ));
-    }
-    yaml.push_str("users:\n");
-    for (name, _) in contexts {
-        yaml.push_str(&format!(
-            "- name: {name}-user\n  user:\n    token: t-{name}\n"
-        ));
-    }
-    yaml.push_str("contexts:\n");
-    for (name, _) in contexts {
-        yaml.push_str(&format!(
-            "- name: {name}\n  context:\n    cluster: {name}\n    user: {name}-user\n"
-        ));
-    }
-    let path = dir.join(file);
-    std::fs::write(&path, yaml).unwrap();
-    path
-}
+use mosk_console::sim::clock::Clock;
+use mosk_console::sim::faults::Faults;
+use mosk_console::sim::registry::Registry;
+use mosk_console::sim::server::{ServerOptions, router};
+use mosk_console::sim::store::Store;
 
 /// A local URL nothing listens on.
 fn closed_port_url() -> String {
@@ -190,6 +173,102 @@ async fn a_kubeconfig_that_is_not_yaml_says_so() {
     let text = err.to_string();
     assert!(
         text.contains(&path.display().to_string()) && text.contains("not a valid kubeconfig"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn the_default_contexts_are_current_and_the_one_named_mosk() {
+    let p = cluster_support::pair(Registry::mgmt(), Registry::mosk()).await;
+    let c = p.connect().await;
+    assert_eq!(c.mgmt_context, "sim-mgmt");
+    assert_eq!(c.mosk_context, "sim-mosk");
+    assert_eq!(c.mgmt_user, "sim-mgmt-admin");
+    assert_eq!(c.mosk_user, "sim-mosk-admin");
+    assert_eq!(c.mgmt_server, p.mgmt.url);
+    assert_eq!(c.mosk_server, p.mosk.url);
+    // Each client talks to its own server.
+    p.mosk
+        .store
+        .create("nodes", cluster_support::node("kaas-node-1"))
+        .unwrap();
+    let nodes: kube::Api<k8s_openapi::api::core::v1::Node> = kube::Api::all(c.mosk.clone());
+    assert_eq!(
+        nodes.list(&Default::default()).await.unwrap().items.len(),
+        1
+    );
+    let nodes: kube::Api<k8s_openapi::api::core::v1::Node> = kube::Api::all(c.mgmt.clone());
+    assert!(
+        nodes
+            .list(&Default::default())
+            .await
+            .unwrap()
+            .items
+            .is_empty()
+    );
+}
+
+#[tokio::test]
+async fn a_separate_mosk_kubeconfig_uses_its_current_context() {
+    let mgmt = cluster_support::serve(Registry::mgmt()).await;
+    let mosk = cluster_support::serve(Registry::mosk()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let kc = write_kubeconfig(dir.path(), "mgmt", &[("mcc", &mgmt.url)]);
+    let mosk_kc = write_kubeconfig(dir.path(), "child", &[("child-cl", &mosk.url)]);
+    let c = connect(&Target {
+        kubeconfig: Some(kc),
+        mosk_kubeconfig: Some(mosk_kc),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        (c.mgmt_context.as_str(), c.mosk_context.as_str()),
+        ("mcc", "child-cl")
+    );
+    assert_eq!(c.mosk_server, mosk.url);
+}
+
+/// Answers 401 to any request without the right token, as an API server
+/// does for an expired token (the simulator itself does no authentication).
+async fn require_token(req: Request, next: Next) -> Response {
+    let ok = req
+        .headers()
+        .get(http::header::AUTHORIZATION)
+        .is_some_and(|v| v == "Bearer the-right-token");
+    if ok {
+        return next.run(req).await;
+    }
+    let status = serde_json::json!({"kind": "Status", "apiVersion": "v1", "metadata": {},
+        "status": "Failure", "message": "Unauthorized", "reason": "Unauthorized", "code": 401});
+    (http::StatusCode::UNAUTHORIZED, axum::Json(status)).into_response()
+}
+
+#[tokio::test]
+async fn refused_credentials_name_the_user_and_suggest_a_fresh_kubeconfig() {
+    let clock = Clock::new("2026-03-01T10:00:00Z".parse().unwrap());
+    let store = Store::new(Registry::mgmt(), clock);
+    let faults = Arc::new(Faults::new());
+    let app = router(store.clone(), ServerOptions::default())
+        .layer(axum::middleware::from_fn(require_token));
+    let mgmt = cluster_support::serve_app(app, store, faults).await;
+    let mosk = cluster_support::serve(Registry::mosk()).await;
+    let p = cluster_support::pair_of(mgmt, mosk);
+    let err = connect(&Target {
+        kubeconfig: Some(p.kubeconfig.clone()),
+        ..Default::default()
+    })
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(&err, ConnectError::AuthFailed { cluster: ClusterId::Mgmt, code: 401, user, .. } if user == "sim-mgmt-admin"),
+        "{err:?}"
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains("refused the credentials of user \"sim-mgmt-admin\"")
+            && text.contains(&p.mgmt.url)
+            && text.contains("fresh kubeconfig"),
         "{text}"
     );
 }

@@ -191,6 +191,18 @@ pub struct Derived {
     pub at: Option<Timestamp>,
 }
 
+impl Derived {
+    pub fn compute(snapshot: &Snapshot, history: &History, now: Timestamp) -> Derived {
+        Derived {
+            rows: machine_rows(snapshot),
+            phase: Some(phase(snapshot, history)),
+            attention: attention(snapshot, history, now),
+            progress: Some(progress(snapshot, history, now)),
+            at: Some(now),
+        }
+    }
+}
+
 /// The whole state of the console.
 #[derive(Debug, Clone)]
 pub struct Model {
@@ -266,17 +278,16 @@ impl Model {
     /// Recomputes what is derived from the snapshot: once per frame at most,
     /// and only when the snapshot changed or the clock moved on.
     pub fn refresh_derived(&mut self) {
-        if !self.derived_stale && self.derived.at == Some(self.now) {
+        if self.derived_fresh() {
             return;
         }
-        self.derived = Derived {
-            rows: machine_rows(&self.snapshot),
-            phase: Some(phase(&self.snapshot, &self.history)),
-            attention: attention(&self.snapshot, &self.history, self.now),
-            progress: Some(progress(&self.snapshot, &self.history, self.now)),
-            at: Some(self.now),
-        };
+        self.derived = Derived::compute(&self.snapshot, &self.history, self.now);
         self.derived_stale = false;
+    }
+
+    /// Whether `derived` matches the snapshot and the clock.
+    pub fn derived_fresh(&self) -> bool {
+        !self.derived_stale && self.derived.at == Some(self.now)
     }
 
     pub fn cursor(&self, view: View) -> TableCursor {

@@ -7,10 +7,9 @@ use jiff::SignedDuration;
 use crate::app::actions::{self, registry::ActionId};
 use crate::app::model::{Model, Notice, NoticeLevel, Overlay, View};
 use crate::app::msg::{Command, Msg};
-use crate::app::tables::{table, visible_rows};
+use crate::app::tables::{TableRow, selected_index, table, visible_rows};
 use crate::cluster::events::ClusterEvent;
 use crate::config::keymap::KeyAction;
-use crate::domain::objects::Kind;
 
 /// How long a notice stays in the footer.
 const NOTICE_TTL: SignedDuration = SignedDuration::from_secs(10);
@@ -369,33 +368,22 @@ fn on_back(model: &mut Model) {
     model.cursor_mut(view).filter.clear();
 }
 
-/// The ids of the rows the current table shows, in order.
-pub fn visible_ids(model: &Model, view: View) -> Vec<String> {
+/// The ids of the rows the current table shows, in order, and the index of
+/// the selected one.
+fn visible_ids(model: &Model, view: View) -> (Vec<String>, Option<usize>) {
     let data = table(model, view);
     let cursor = model.cursor(view);
-    visible_rows(&data, &cursor)
-        .into_iter()
-        .map(|r| r.id.clone())
-        .collect()
+    let rows = visible_rows(&data, &cursor);
+    let selected = selected_index(&rows, &cursor);
+    (rows.into_iter().map(|r| r.id.clone()).collect(), selected)
 }
 
-/// The index of the selected row among `ids` (by id, else by remembered index).
-pub fn selected_index(model: &Model, view: View, ids: &[String]) -> Option<usize> {
-    if ids.is_empty() {
-        return None;
-    }
-    let cursor = model.cursor(view);
-    cursor
-        .selected_id
-        .as_ref()
-        .and_then(|id| ids.iter().position(|i| i == id))
-        .or(Some(cursor.selected.min(ids.len() - 1)))
-}
-
-/// The id of the selected row of the current view, if any.
-pub fn selected_id(model: &Model) -> Option<String> {
-    let ids = visible_ids(model, model.view);
-    selected_index(model, model.view, &ids).map(|i| ids[i].clone())
+/// The selected row of the current view, if any.
+fn selected_row(model: &Model) -> Option<TableRow> {
+    let data = table(model, model.view);
+    let cursor = model.cursor(model.view);
+    let rows = visible_rows(&data, &cursor);
+    selected_index(&rows, &cursor).map(|i| rows[i].clone())
 }
 
 fn move_selection(model: &mut Model, delta: isize) {
@@ -407,8 +395,8 @@ fn move_selection(model: &mut Model, delta: isize) {
         return;
     }
     let view = model.view;
-    let ids = visible_ids(model, view);
-    let Some(current) = selected_index(model, view, &ids) else {
+    let (ids, selected) = visible_ids(model, view);
+    let Some(current) = selected else {
         return;
     };
     let next = (current as isize + delta).clamp(0, ids.len() as isize - 1) as usize;
@@ -429,7 +417,7 @@ fn move_to_end(model: &mut Model, bottom: bool) {
         return;
     }
     let view = model.view;
-    let ids = visible_ids(model, view);
+    let (ids, _) = visible_ids(model, view);
     if ids.is_empty() {
         return;
     }
@@ -464,13 +452,7 @@ fn selected_machine(model: &Model) -> Option<(String, Option<String>)> {
     if model.view != View::Machines {
         return None;
     }
-    let id = selected_id(model)?;
-    let node = model
-        .snapshot
-        .machines()
-        .find(|m| m.name == id)
-        .and_then(|m| m.hostname.clone());
-    Some((id, node))
+    selected_row(model).map(|r| (r.id, r.node))
 }
 
 fn logs_for_selected_machine(model: &mut Model) {
@@ -489,13 +471,18 @@ fn logs_for_selected_machine(model: &mut Model) {
 }
 
 fn toggle_selected_node(model: &mut Model) {
-    let node = match selected_machine(model) {
-        Some((_, Some(node))) => node,
-        Some((machine, None)) => {
+    if !model.view.is_table() {
+        return;
+    }
+    let node = match selected_row(model) {
+        Some(TableRow {
+            node: Some(node), ..
+        }) => node,
+        Some(row) => {
             notify(
                 model,
                 NoticeLevel::Warning,
-                format!("machine {machine} has no node yet; nothing to select"),
+                format!("{} is not on a node; nothing to select", row.id),
             );
             return;
         }
@@ -505,12 +492,4 @@ fn toggle_selected_node(model: &mut Model) {
         model.selected_nodes.insert(node);
     }
     move_selection(model, 1);
-}
-
-/// Whether a kind's watch currently reports an error.
-pub fn kind_degraded(model: &Model, kind: Kind) -> bool {
-    model
-        .health
-        .get(&kind)
-        .is_some_and(|h| !h.connected || h.last_error.is_some())
 }

@@ -52,6 +52,9 @@ pub struct LogOptions {
     pub backoff: BackoffPolicy,
     /// Server-side timeout of the pod watch.
     pub watch_timeout_secs: u32,
+    /// How long a replaced pod's stream may go on delivering its last lines
+    /// before the follower switches to the new pod anyway.
+    pub switch_grace: Duration,
 }
 
 impl Default for LogOptions {
@@ -66,6 +69,7 @@ impl Default for LogOptions {
             batch_lines: 200,
             backoff: BackoffPolicy::Default,
             watch_timeout_secs: 120,
+            switch_grace: Duration::from_secs(5),
         }
     }
 }
@@ -102,7 +106,15 @@ struct Conn {
     pod: String,
     rx: mpsc::Receiver<Read>,
     task: JoinHandle<()>,
-    reconnect: bool,
+    start: Start,
+}
+
+/// Why a stream was opened (for the status line).
+enum Start {
+    First,
+    Reconnect,
+    /// Following a new pod after this one.
+    Replaced(String),
 }
 
 #[derive(Debug, Clone)]
@@ -124,6 +136,8 @@ struct Follower {
     dedupe_pod: Option<String>,
     dedupe: Dedupe,
     retry_at: Option<Instant>,
+    /// When to give up on a replaced pod's stream and switch.
+    switch_at: Option<Instant>,
     backoff: RetryBackoff,
     batch: Vec<String>,
     batch_pod: String,
@@ -145,6 +159,7 @@ impl Follower {
             dedupe_pod: None,
             dedupe: Dedupe::default(),
             retry_at: None,
+            switch_at: None,
             batch: Vec::new(),
             batch_pod: String::new(),
             batch_deadline: None,
@@ -174,6 +189,7 @@ impl Follower {
                     self.retry_at = None;
                     self.reconcile();
                 }
+                _ = sleep_until(self.switch_at) => self.switch_now(),
             }
         }
     }
@@ -219,22 +235,22 @@ impl Follower {
     fn reconcile(&mut self) {
         let best = self.best_pod().map(|(n, p)| (n.clone(), p.ready));
         if let Some(conn) = &self.conn {
-            let Some((best, best_ready)) = best else {
-                return; // keep reading what is there until it ends
-            };
-            if best == conn.pod {
-                return;
-            }
+            // Switch when the followed pod is gone, terminating or not Ready and a
+            // Ready pod can take over; but first give the old stream `switch_grace`
+            // to deliver its last lines (it usually ends by itself, and then the
+            // follower moves on at once).
             let current = self.pods.get(&conn.pod);
             let current_ok = current.is_some_and(|p| p.ready && !p.deleting);
-            if current.is_none() || (!current_ok && best_ready) {
-                let old = conn.pod.clone();
-                self.abort_reader();
-                self.status(format!(
-                    "{old} was replaced; following {best} (container {})",
-                    self.opts.container
-                ));
-                self.open(best);
+            let replace = match &best {
+                Some((best, best_ready)) => {
+                    *best != conn.pod && (current.is_none() || (!current_ok && *best_ready))
+                }
+                None => false,
+            };
+            if !replace {
+                self.switch_at = None;
+            } else if self.switch_at.is_none() {
+                self.switch_at = Some(Instant::now() + self.opts.switch_grace);
             }
             return;
         }
@@ -253,6 +269,14 @@ impl Follower {
         }
     }
 
+    /// The switch grace ran out: drop the old stream and follow the best pod.
+    fn switch_now(&mut self) {
+        self.switch_at = None;
+        self.abort_reader();
+        self.flush();
+        self.reconcile();
+    }
+
     fn open(&mut self, pod: String) {
         let same_pod = self.dedupe_pod.as_ref() == Some(&pod);
         let since_time = if same_pod {
@@ -260,7 +284,14 @@ impl Follower {
         } else {
             None
         };
-        let reconnect = same_pod;
+        let start = if same_pod {
+            Start::Reconnect
+        } else {
+            match self.dedupe_pod.clone() {
+                Some(old) => Start::Replaced(old),
+                None => Start::First,
+            }
+        };
         if let Some(since) = since_time {
             self.dedupe.reopen();
             tracing::debug!(%pod, %since, "reopening the log stream");
@@ -293,7 +324,7 @@ impl Follower {
             pod,
             rx,
             task,
-            reconnect,
+            start,
         });
     }
 
@@ -308,12 +339,15 @@ impl Follower {
         let pod = conn.pod.clone();
         match read {
             Read::Opened => {
-                let verb = if conn.reconnect {
-                    "reconnected to"
-                } else {
-                    "following"
+                let container = &self.opts.container;
+                let message = match &conn.start {
+                    Start::First => format!("following {pod} (container {container})"),
+                    Start::Reconnect => format!("reconnected to {pod} (container {container})"),
+                    Start::Replaced(old) => {
+                        format!("{old} was replaced; following {pod} (container {container})")
+                    }
                 };
-                self.status(format!("{verb} {pod} (container {})", self.opts.container));
+                self.status(message);
             }
             Read::Line(raw) => {
                 self.backoff.reset();
@@ -321,7 +355,14 @@ impl Follower {
             }
             Read::End(error) => {
                 self.conn = None;
+                self.switch_at = None;
                 self.flush();
+                // If the pod is gone or replaced, go to the new one at once.
+                if self.best_pod().is_some_and(|(n, _)| *n != pod) {
+                    self.retry_at = None;
+                    self.reconcile();
+                    return;
+                }
                 let delay = self.backoff.delay();
                 let why = match error {
                     Some(e) => format!("cannot read the log of {pod}: {e}"),
@@ -329,11 +370,6 @@ impl Follower {
                 };
                 self.status(format!("{why}; retrying in {:.1} s", delay.as_secs_f64()));
                 self.retry_at = Some(Instant::now() + delay);
-                // If the pod is gone or replaced, go to the new one at once.
-                if self.best_pod().is_some_and(|(n, _)| *n != pod) {
-                    self.retry_at = None;
-                    self.reconcile();
-                }
             }
         }
     }

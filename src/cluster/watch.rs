@@ -13,18 +13,20 @@
 //!   DaemonSets are read in namespace `tf` and picked by name.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::{Node, Pod};
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind};
 use kube::discovery::{Scope, pinned_kind};
+use kube::runtime::utils::Backoff;
 use kube::runtime::watcher::{self, Event};
 use kube::runtime::{WatchStreamExt, watcher as watch_stream};
 use kube::{Client, ResourceExt};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::JoinSet;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::cluster::backoff::{BackoffPolicy, RetryBackoff};
@@ -51,6 +53,9 @@ pub struct WatchOptions {
     /// The server-side watch timeout (`timeoutSeconds`); kube reconnects (without
     /// a re-list) after it and treats `timeout + 5 s` of silence as a dead connection.
     pub timeout_secs: u32,
+    /// A retry after an error that stays free of errors this long counts as
+    /// reconnected (reported as healthy again).
+    pub recovery_grace: Duration,
 }
 
 /// The project namespace used when `--namespace` is not given.
@@ -63,6 +68,7 @@ impl Default for WatchOptions {
             cluster_name: None,
             backoff: BackoffPolicy::Default,
             timeout_secs: 120,
+            recovery_grace: Duration::from_secs(3),
         }
     }
 }
@@ -130,17 +136,46 @@ impl KindWatch {
         };
         let config = watcher::Config::default().timeout(self.opts.timeout_secs);
         loop {
+            // Backoff is applied here rather than with `.backoff()`/`.default_backoff()`
+            // (same policy, same effect: the watcher only retries when polled) so
+            // that we know when a retry starts: a retry that stays free of errors
+            // for `recovery_grace` counts as reconnected, even if nothing changed
+            // on the cluster (kube yields no item when a re-watch succeeds).
             let stream = watch_stream(api.clone(), config.clone())
-                .modify(|o| o.managed_fields_mut().clear())
-                .backoff(self.opts.backoff.build());
+                .modify(|o| o.managed_fields_mut().clear());
             let mut stream = std::pin::pin!(stream);
             let mut buffer: Option<Vec<Object>> = None;
+            let mut quiet_until: Option<Instant> = None;
             loop {
-                let next = match stream.next().await {
-                    Some(Ok(event)) => self.on_event(event, &mut buffer),
-                    Some(Err(err)) => self.on_error(&err),
-                    // Backoff never gives up, so this does not happen; start over if it does.
-                    None => Next::Restart,
+                let item = tokio::select! {
+                    item = stream.next() => item,
+                    _ = sleep_until(quiet_until) => {
+                        quiet_until = None;
+                        if !self.health.recovered() {
+                            return;
+                        }
+                        continue;
+                    }
+                };
+                let next = match item {
+                    Some(Ok(event)) => {
+                        backoff.reset();
+                        quiet_until = None;
+                        self.on_event(event, &mut buffer)
+                    }
+                    Some(Err(err)) => {
+                        let next = self.on_error(&err);
+                        if !matches!(next, Next::Stop) {
+                            tokio::time::sleep(backoff.delay()).await;
+                            quiet_until = Some(Instant::now() + self.opts.recovery_grace);
+                        }
+                        next
+                    }
+                    // The watcher stream never ends; start over should it do so.
+                    None => {
+                        tokio::time::sleep(backoff.delay()).await;
+                        Next::Restart
+                    }
                 };
                 match next {
                     Next::Continue => {}
@@ -148,7 +183,6 @@ impl KindWatch {
                     Next::Stop => return,
                 }
             }
-            tokio::time::sleep(backoff.delay()).await;
         }
     }
 
@@ -175,13 +209,16 @@ impl KindWatch {
             match pinned_kind(&self.client, &gvk).await {
                 Ok((resource, caps)) => return Some((resource, caps.scope)),
                 Err(err) if crd_missing(&err) => {
+                    let why = match &err {
+                        kube::Error::Api(_) => "the API group is not served",
+                        _ => "the API group does not list the kind",
+                    };
                     let message = format!(
-                        "The {} CRD ({}.{LCM_GROUP}/{LCM_VERSION}) is not installed on the {} \
-                         cluster, so there is nothing to watch: {}",
+                        "The {} CRD ({}.{LCM_GROUP}) is not installed on the {} cluster \
+                         ({why} in {LCM_GROUP}/{LCM_VERSION}); its objects cannot be shown.",
                         self.kind.api_kind(),
                         self.kind.plural(),
                         self.kind.cluster().label(),
-                        sanitize(&describe_kube_error(&err))
                     );
                     let _ = self.tx.send(ClusterEvent::KindMissing {
                         kind: self.kind,
@@ -243,9 +280,11 @@ impl KindWatch {
 
     fn on_error(&mut self, err: &watcher::Error) -> Next {
         if let Some(restart) = gone(err) {
-            // The resourceVersion expired: kube re-lists by itself (a Resynced follows).
-            // When the server refused the watch request itself with 410, kube keeps
-            // retrying the same resourceVersion, so a fresh watcher is needed.
+            // The resourceVersion expired: kube re-lists by itself (a Resynced follows),
+            // after the usual backoff so that a server answering 410 again and again
+            // is not hammered with lists. When the server refused the watch request
+            // itself with 410, kube keeps retrying the same resourceVersion, so a
+            // fresh watcher is needed.
             tracing::debug!(kind = ?self.kind, "watch expired (410), re-listing");
             return if restart {
                 Next::Restart
@@ -278,6 +317,13 @@ fn crd_missing(err: &kube::Error) -> bool {
         kube::Error::Api(status) => status.code == 404,
         kube::Error::Discovery(_) => true,
         _ => false,
+    }
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
     }
 }
 
@@ -353,6 +399,16 @@ impl HealthReport {
             return self.send();
         }
         true
+    }
+
+    /// A retry has gone without errors for a while. Returns false when the receiver is gone.
+    fn recovered(&mut self) -> bool {
+        if self.connected {
+            return true;
+        }
+        self.connected = true;
+        self.last_error = None;
+        self.send()
     }
 
     /// An error happened. Returns false when the receiver is gone.

@@ -50,7 +50,7 @@ pub(crate) fn draw_machines(frame: &mut Frame, area: Rect, model: &Model, theme:
     let (title, lines) = match row {
         Some(r) => (
             format!(" {} ", r.name()),
-            detail_lines(r, model, &d.history, width, theme),
+            detail_lines(r, model, &model.history, width, theme),
         ),
         None => (
             " Details ".to_string(),

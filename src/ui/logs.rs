@@ -203,7 +203,7 @@ fn status_line<'a>(pane: &'a LogPane, theme: &Theme) -> Line<'a> {
     );
     add("level ≥ ", pane.min_level.as_str().into(), Style::new());
     if !pane.subject.is_empty() {
-        add("about ", pane.subject.join(" / "), theme.key_hint);
+        add("about ", pane.subject.join(" or "), theme.key_hint);
     }
     if let Some(s) = &pane.search {
         add("search ", format!("\"{s}\""), theme.search_match);
@@ -247,7 +247,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
             pane_state.min_level.as_str()
         );
         if !pane_state.subject.is_empty() {
-            why.push_str(&format!(", about {}", pane_state.subject.join(" / ")));
+            why.push_str(&format!(", about {}", pane_state.subject.join(" or ")));
         }
         why.push(')');
         frame.render_widget(Paragraph::new(Line::styled(why, theme.muted)), body);

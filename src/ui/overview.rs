@@ -37,7 +37,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
             Layout::vertical([Constraint::Length(work_height), Constraint::Fill(1)]).areas(right);
         draw_update(frame, up, model, &d, theme);
         draw_attention(frame, att, model, &d, theme);
-        draw_working(frame, work, model, &d, &working, theme);
+        draw_working(frame, work, model, &working, theme);
         draw_log(frame, log, model, theme);
         return;
     }
@@ -58,7 +58,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
     draw_update(frame, up, model, &d, theme);
     draw_attention(frame, att, model, &d, theme);
     if work_height >= 3 {
-        draw_working(frame, work, model, &d, &working, theme);
+        draw_working(frame, work, model, &working, theme);
     }
     if log_height >= 3 {
         draw_log(frame, log, model, theme);
@@ -116,18 +116,23 @@ fn draw_update(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme:
         }
     });
 
-    let phase = match d.phase.number() {
-        Some(n) => format!("phase {n}/5 {}", d.phase.name()),
-        None => d.phase.name().to_string(),
-    };
-    let room = (inner.width as usize).saturating_sub(phase.chars().count() + 2);
-    lines.push(Line::from(vec![
-        Span::styled(phase, theme.phase),
-        Span::styled(
-            format!(": {}", format::truncate(&d.phase.reason, room)),
-            theme.muted,
-        ),
-    ]));
+    lines.push(match &d.phase {
+        None => Line::styled("phase: not known yet", theme.muted),
+        Some(info) => {
+            let phase = match info.number() {
+                Some(n) => format!("phase {n}/5 {}", info.name()),
+                None => info.name().to_string(),
+            };
+            let room = (inner.width as usize).saturating_sub(phase.chars().count() + 2);
+            Line::from(vec![
+                Span::styled(phase, theme.phase),
+                Span::styled(
+                    format!(": {}", format::truncate(&info.reason, room)),
+                    theme.muted,
+                ),
+            ])
+        }
+    });
 
     let mut locks: Vec<_> = model.snapshot.cluster_locks().collect();
     locks.sort_by(|a, b| a.controller.cmp(&b.controller));
@@ -163,9 +168,11 @@ fn draw_update(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme:
     }
 
     // The gauge and the clocks on the last line.
-    let p = &d.progress;
+    let Some(p) = &d.progress else {
+        return;
+    };
     let y = inner.y + text_height;
-    let gauge_width = (inner.width / 2).clamp(20, 50);
+    let gauge_width = (inner.width / 3).clamp(20, 40);
     let label = format!("{}/{} machines done", p.done, p.total);
     frame.render_widget(
         Gauge::default()
@@ -265,7 +272,6 @@ fn draw_working(
     frame: &mut Frame,
     area: Rect,
     model: &Model,
-    d: &Derived,
     working: &[&MachineRow],
     theme: &Theme,
 ) {
@@ -291,7 +297,7 @@ fn draw_working(
     let lines: Vec<Line> = working
         .iter()
         .map(|r| {
-            let state = state_text(r, &d.history, model);
+            let state = state_text(r, &model.history, model);
             let waiting = r.waiting_on.as_deref().unwrap_or("in progress");
             let text = format!("{:<name_width$}  {state:<13}  {waiting}", r.name());
             Line::raw(format::truncate(&text, inner.width as usize))

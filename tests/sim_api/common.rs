@@ -3,8 +3,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::body::{Body, Bytes};
+use axum::http::{Request, StatusCode};
 use futures::{Stream, StreamExt};
 use kube::Client;
+use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind};
+use kube::core::Status;
 use mosk_console::sim::clock::Clock;
 use mosk_console::sim::faults::Faults;
 use mosk_console::sim::rbac::Rbac;
@@ -12,6 +16,7 @@ use mosk_console::sim::registry::Registry;
 use mosk_console::sim::server::{ServerOptions, router};
 use mosk_console::sim::store::Store;
 use serde_json::{Value, json};
+use tower::ServiceExt;
 
 pub struct Sim {
     pub store: Arc<Store>,
@@ -119,4 +124,86 @@ pub async fn next<S: Stream + Unpin>(s: &mut S) -> S::Item {
         .await
         .expect("stream item within the safety timeout")
         .expect("stream not ended")
+}
+
+/// The API error inside a kube error (panics on any other error).
+pub fn api_error(e: kube::Error) -> Status {
+    match e {
+        kube::Error::Api(s) => *s,
+        other => panic!("expected an API error, got {other:?}"),
+    }
+}
+
+/// NodeWorkloadLocks as dynamic objects.
+pub fn nwl_api(sim: &Sim) -> Api<DynamicObject> {
+    let gvk = GroupVersionKind::gvk("lcm.mirantis.com", "v1alpha1", "NodeWorkloadLock");
+    Api::all_with(sim.client.clone(), &ApiResource::from_gvk(&gvk))
+}
+
+pub async fn call(
+    sim: &Sim,
+    method: &str,
+    uri: &str,
+    headers: &[(&str, &str)],
+    body: Vec<u8>,
+) -> (StatusCode, Value) {
+    let mut req = Request::builder().method(method).uri(uri);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let resp = sim
+        .router
+        .clone()
+        .oneshot(req.body(Body::from(body)).unwrap())
+        .await
+        .unwrap();
+    let status = resp.status();
+    let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    let v = serde_json::from_slice(&bytes)
+        .unwrap_or(Value::String(String::from_utf8_lossy(&bytes).into()));
+    (status, v)
+}
+
+/// The lines of a streamed body, until it ends (bounded by the safety timeout).
+pub async fn stream_lines(sim: &Sim, uri: &str, accept: Option<&str>) -> Vec<Value> {
+    let mut req = Request::get(uri);
+    if let Some(a) = accept {
+        req = req.header("Accept", a);
+    }
+    let resp = sim
+        .router
+        .clone()
+        .oneshot(req.body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let mut body = resp.into_body().into_data_stream();
+    let mut buf = Vec::new();
+    let read = async {
+        while let Some(chunk) = body.next().await {
+            let chunk: Bytes = chunk.unwrap();
+            buf.extend_from_slice(&chunk);
+        }
+    };
+    tokio::time::timeout(PATIENCE, read)
+        .await
+        .expect("stream ends within the safety timeout");
+    buf.split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect()
+}
+
+/// Asserts a `Status` error body with this code.
+pub fn assert_status(got: (StatusCode, Value), code: u16, what: &str) {
+    let (status, body) = got;
+    assert_eq!(status.as_u16(), code, "{what}: {body}");
+    assert_eq!(body["kind"], "Status", "{what}: {body}");
+    assert_eq!(body["code"], code, "{what}: {body}");
+    assert!(
+        body["reason"].as_str().is_some_and(|r| !r.is_empty()),
+        "{what}: {body}"
+    );
 }

@@ -2,6 +2,10 @@
 //! (the axum router is the client's tower service; no socket).
 
 mod common;
+mod faults;
+mod fuzz;
 mod garbage;
 mod kube_client;
+mod streams;
 mod watch;
+mod writes;

@@ -1,9 +1,10 @@
 //! The Events view: the changes the console has seen (object, field,
 //! old -> new), newest first by default (the AGE column sorts youngest first).
 
-use super::{Column, SortKind, TableData, TableRow, Tone, Width, col, derived};
+use super::{Column, SortKind, TableData, TableRow, Tone, Width, col};
 use crate::app::model::Model;
 use crate::domain::changes::{ADDED, Change, REMOVED};
+use crate::domain::lockmsg::split_timestamp;
 use crate::domain::objects::Kind;
 use crate::ui::format;
 
@@ -11,7 +12,7 @@ const COLUMNS: [Column; 5] = [
     col("AGE", Width::Fixed(6), SortKind::Age, 0),
     col("TIME", Width::Fixed(8), SortKind::Text, 2),
     col("OBJECT", Width::Min(24), SortKind::Text, 0),
-    col("FIELD", Width::Min(12), SortKind::Text, 1),
+    col("FIELD", Width::Min(12), SortKind::Text, 0),
     col("OLD -> NEW", Width::Fill(24), SortKind::Text, 0),
 ];
 
@@ -31,16 +32,31 @@ pub fn kind_short(kind: Kind) -> &'static str {
     }
 }
 
+/// The last part of a field path: `status.errorMessage` -> `errorMessage`,
+/// `metadata.annotations.openstack.lcm.mirantis.com/instance_migration_mode`
+/// -> `instance_migration_mode` (the whole path stays searchable).
+pub fn field_short(field: &str) -> &str {
+    match field.rsplit_once('/') {
+        Some((_, last)) => last,
+        None => field.rsplit('.').next().unwrap_or(field),
+    }
+}
+
 fn shown(v: &str) -> &str {
     if v.is_empty() { "-" } else { v }
 }
 
-/// `old -> new`, or `added` / `removed`.
+/// `old -> new`, or `added` / `removed`. Lock messages lose their Rockoon
+/// timestamp prefix (the change has its own time).
 pub fn change_text(c: &Change) -> String {
     if c.is_added() {
         ADDED.into()
     } else if c.is_removed() {
         REMOVED.into()
+    } else if c.field.ends_with("errorMessage") {
+        let old = split_timestamp(&c.old).1;
+        let new = split_timestamp(&c.new).1;
+        format!("{} -> {}", shown(old), shown(new))
     } else {
         format!("{} -> {}", shown(&c.old), shown(&c.new))
     }
@@ -57,9 +73,8 @@ fn tone(c: &Change) -> Tone {
 }
 
 pub(super) fn table(model: &Model) -> TableData {
-    let d = derived(model);
-    let changes = d.history.changes();
-    let first_seq = d.history.total_changes() - changes.len() as u64;
+    let changes = model.history.changes();
+    let first_seq = model.history.total_changes() - changes.len() as u64;
     let rows = changes
         .enumerate()
         .rev()
@@ -72,11 +87,11 @@ pub(super) fn table(model: &Model) -> TableData {
                 if c.is_added() || c.is_removed() {
                     "-".into()
                 } else {
-                    c.field.clone()
+                    field_short(&c.field).to_string()
                 },
                 change_text(c),
             ],
-            search: c.key.kind.api_kind().to_string(),
+            search: format!("{} {}", c.key.kind.api_kind(), c.field),
             tone: tone(c),
             node: None,
         })

@@ -188,7 +188,7 @@ pub(super) fn table(model: &Model) -> TableData {
         .rows
         .iter()
         .enumerate()
-        .map(|(i, r)| row(i, r, &d.history, model))
+        .map(|(i, r)| row(i, r, &model.history, model))
         .collect();
     rows.extend(malformed_rows(
         model,

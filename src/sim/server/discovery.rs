@@ -104,7 +104,7 @@ pub fn resources(reg: &Registry, group: &str, version: &str) -> Option<Value> {
         if !r.short_names.is_empty() {
             doc["shortNames"] = json!(r.short_names);
         }
-        if !r.builtin {
+        if r.builtin && matches!(r.plural.as_str(), "pods" | "daemonsets") {
             doc["categories"] = json!(["all"]);
         }
         list.push(doc);

@@ -27,6 +27,8 @@ use crate::sim::store::{
 /// apiserver's `--min-request-timeout`).
 const DEFAULT_TIMEOUT_SECS: i64 = 1800;
 const MAX_TIMEOUT_SECS: i64 = 24 * 3600;
+/// How often a quiet watch with bookmarks gets one (real time).
+const BOOKMARK_EVERY: Duration = Duration::from_secs(60);
 
 /// What one watch stream sends.
 struct Filter {
@@ -199,6 +201,8 @@ async fn run(
 ) {
     drop_rx.borrow_and_update();
     let deadline = tokio::time::Instant::now() + opts.timeout;
+    let mut bookmark_tick =
+        tokio::time::interval_at(tokio::time::Instant::now() + BOOKMARK_EVERY, BOOKMARK_EVERY);
     let mut first = true;
     let WatchStart {
         initial,
@@ -242,30 +246,52 @@ async fn run(
             },
             _ = tokio::time::sleep_until(deadline) => {
                 if opts.bookmarks {
-                    // Every event up to `now_rv` was broadcast before we read it;
-                    // drain them so the bookmark does not skip any.
-                    let now_rv = store.resource_version();
-                    loop {
-                        match rx.try_recv() {
-                            Ok(ev) => {
-                                if let Some(t) = filter.translate(&ev) {
-                                    let obj = filter.encode(&ev.object, first, &store);
-                                    first = false;
-                                    if !send(json!({"type": t, "object": obj})).await {
-                                        return;
-                                    }
-                                }
-                            }
-                            Err(broadcast::error::TryRecvError::Empty) => break,
-                            Err(_) => return,
-                        }
-                    }
-                    let _ = send(filter.bookmark(now_rv, false)).await;
+                    bookmark_now(&store, &filter, &mut rx, &mut first, &tx).await;
                 }
                 return;
+            },
+            _ = bookmark_tick.tick(), if opts.bookmarks => {
+                // Keep quiet or filtered watchers' resume points fresh, as the apiserver does.
+                if !bookmark_now(&store, &filter, &mut rx, &mut first, &tx).await {
+                    return;
+                }
             },
             _ = drop_rx.changed() => return,
             _ = tx.closed() => return,
         }
     }
+}
+
+/// Sends the pending events, then a BOOKMARK at the store's resource version.
+/// Every event up to that version was broadcast before it was read, so
+/// draining the receiver first means the bookmark skips nothing.
+/// Returns false when the client is gone or fell behind.
+async fn bookmark_now(
+    store: &Store,
+    filter: &Filter,
+    rx: &mut broadcast::Receiver<Arc<StoreEvent>>,
+    first: &mut bool,
+    tx: &mpsc::Sender<Bytes>,
+) -> bool {
+    let now_rv = store.resource_version();
+    loop {
+        match rx.try_recv() {
+            Ok(ev) => {
+                if let Some(t) = filter.translate(&ev) {
+                    let obj = filter.encode(&ev.object, *first, store);
+                    *first = false;
+                    if tx
+                        .send(line(&json!({"type": t, "object": obj})))
+                        .await
+                        .is_err()
+                    {
+                        return false;
+                    }
+                }
+            }
+            Err(broadcast::error::TryRecvError::Empty) => break,
+            Err(_) => return false,
+        }
+    }
+    tx.send(line(&filter.bookmark(now_rv, false))).await.is_ok()
 }

@@ -1,0 +1,168 @@
+//! `kubectl get` (plain, wide, watch) prints what it prints against a real apiserver.
+
+use mosk_console::sim::rbac::Rbac;
+use mosk_console::sim::registry::Registry;
+use serde_json::{Value, json};
+
+use crate::fixture::*;
+
+#[tokio::test]
+async fn get_machines_and_cluster_states_print_the_crd_columns() {
+    let Some(k) = kubectl_path() else { return };
+    let s = mgmt(k).await;
+    let out = s.run(&["get", "lcmmachines", "-n", "child-ns"]).await;
+    assert_eq!(header(&out), "NAME CLUSTERNAME TYPE STATE", "{out}");
+    let rows: Vec<String> = out.lines().skip(1).map(squeeze).collect();
+    assert_eq!(
+        rows,
+        [
+            "child-cl-worker-a child-cl worker Ready",
+            "child-cl-worker-b child-cl worker Prepare"
+        ]
+    );
+    let wide = s
+        .run(&["get", "lcmmachines", "-n", "child-ns", "-o", "wide"])
+        .await;
+    assert_eq!(
+        header(&wide),
+        "NAME CLUSTERNAME TYPE STATE INTERNALIP HOSTNAME AGENTVERSION",
+        "{wide}"
+    );
+    assert!(
+        squeeze(&wide).contains(
+            "child-cl-worker-a child-cl worker Ready 10.0.0.11 kaas-node-10.0.0.11 v1.2.3"
+        ),
+        "{wide}"
+    );
+    let states = s
+        .run(&["get", "lcmclusterstates", "-n", "child-ns", "-o", "wide"])
+        .await;
+    assert_eq!(
+        header(&states),
+        "NAME CLUSTERNAME TYPE ARG VALUE ACTUALVALUE ATTEMPT MESSAGE",
+        "{states}"
+    );
+    // The empty ACTUALVALUE cell prints as blank, as with a real apiserver.
+    assert!(
+        squeeze(&states).contains("cd-child-cl-worker-a child-cl cordon-drain child-cl-worker-a true 0 Error: following NodeWorkloadLocks are still active - openstack: InProgress"),
+        "{states}"
+    );
+}
+
+#[tokio::test]
+async fn get_locks_nodes_daemonsets_and_pods() {
+    let Some(k) = kubectl_path() else { return };
+    let s = mosk(k, Rbac::allow_all("operator")).await;
+    let locks = s.run(&["get", "nodeworkloadlocks"]).await;
+    assert_eq!(header(&locks), "NAME AGE", "{locks}");
+    assert_eq!(
+        squeeze(locks.lines().nth(1).unwrap()),
+        "openstack-kaas-node-1 0s"
+    );
+    let nodes = s.run(&["get", "nodes"]).await;
+    assert_eq!(header(&nodes), "NAME STATUS ROLES AGE VERSION", "{nodes}");
+    assert_eq!(
+        squeeze(nodes.lines().nth(1).unwrap()),
+        "kaas-node-1 Ready worker 0s v1.30.5"
+    );
+    let ds = s.run(&["-n", "tf", "get", "ds"]).await;
+    assert_eq!(
+        header(&ds),
+        "NAME DESIRED CURRENT READY UP-TO-DATE AVAILABLE NODE SELECTOR AGE",
+        "{ds}"
+    );
+    assert_eq!(
+        squeeze(ds.lines().nth(1).unwrap()),
+        "tf-vrouter-agent 3 3 3 1 3 tfvrouter=enabled 0s"
+    );
+    let pods = s.run(&["-n", "tf", "get", "pods", "-o", "wide"]).await;
+    assert_eq!(
+        header(&pods),
+        "NAME READY STATUS RESTARTS AGE IP NODE NOMINATED NODE READINESS GATES",
+        "{pods}"
+    );
+    assert_eq!(
+        squeeze(pods.lines().nth(1).unwrap()),
+        "tf-vrouter-agent-x7k2p 1/1 Running 0 0s 10.0.0.21 kaas-node-1 <none> <none>"
+    );
+    let version = s.run(&["version", "-o", "json"]).await;
+    let v: Value = serde_json::from_str(&version).unwrap();
+    assert_eq!(v["serverVersion"]["minor"], "30");
+}
+
+#[tokio::test]
+async fn get_watch_prints_a_changed_machine() {
+    let Some(k) = kubectl_path() else { return };
+    let s = mgmt(k).await;
+    let (mut child, mut lines) = s.spawn(&["get", "lcmmachines", "-n", "child-ns", "-w"]);
+    assert_eq!(
+        squeeze(&next_line(&mut lines).await.unwrap()),
+        "NAME CLUSTERNAME TYPE STATE"
+    );
+    assert!(
+        next_line(&mut lines)
+            .await
+            .unwrap()
+            .starts_with("child-cl-worker-a")
+    );
+    assert!(
+        next_line(&mut lines)
+            .await
+            .unwrap()
+            .starts_with("child-cl-worker-b")
+    );
+    s.store
+        .update("lcmmachines", Some("child-ns"), "child-cl-worker-b", |m| {
+            m["status"]["state"] = json!("Deploy");
+        })
+        .unwrap();
+    assert_eq!(
+        squeeze(&next_line(&mut lines).await.unwrap()),
+        "child-cl-worker-b child-cl worker Deploy"
+    );
+    child.kill().await.unwrap();
+}
+
+#[tokio::test]
+async fn oldest_and_newest_dispatched_kubectl_accept_the_server() {
+    let Some(k) = kubectl_path() else { return };
+    for minor in [27, 33] {
+        let s = Served::start_minor(
+            Registry::mosk(),
+            Rbac::allow_all("operator"),
+            k.clone(),
+            minor,
+        )
+        .await;
+        s.store
+            .create(
+                "nodeworkloadlocks",
+                json!({"metadata": {"name": "ceph-kaas-node-1"},
+                    "spec": {"controllerName": "ceph", "nodeName": "kaas-node-1"}}),
+            )
+            .unwrap();
+        let version = s.run(&["version", "-o", "json"]).await;
+        let v: Value = serde_json::from_str(&version).unwrap();
+        assert_eq!(v["serverVersion"]["minor"], minor.to_string());
+        let client_minor = v["clientVersion"]["minor"].as_str().unwrap().to_string();
+        assert!(
+            client_minor.starts_with(&minor.to_string()),
+            "dispatched kubectl 1.{client_minor} for server 1.{minor}"
+        );
+        let locks = s.run(&["get", "nodeworkloadlocks"]).await;
+        assert_eq!(header(&locks), "NAME AGE", "kubectl 1.{minor}: {locks}");
+        // A waiting delete: kubectl watches with a name field selector until the object is gone.
+        let out = s
+            .run(&["delete", "nodeworkloadlock", "ceph-kaas-node-1"])
+            .await;
+        assert_eq!(
+            out.trim(),
+            "nodeworkloadlock.lcm.mirantis.com \"ceph-kaas-node-1\" deleted"
+        );
+        assert!(
+            s.store
+                .get("nodeworkloadlocks", None, "ceph-kaas-node-1")
+                .is_none()
+        );
+    }
+}
