@@ -372,3 +372,29 @@ fn the_audit_view_rows_pair_intent_and_result() {
     assert_eq!(rows[0].change, "instance_migration_mode: (unset) -> skip");
     assert_eq!(rows[0].result, "dry-run succeeded: dry run accepted");
 }
+
+#[test]
+fn without_a_selection_the_row_under_the_cursor_is_the_target() {
+    use mosk_console::app::model::View;
+    let mut m = allowed(model_with(false, false));
+    m.view = View::Machines;
+    m.cursor_mut(View::Machines).selected_id = Some(WORKER_3.into());
+    ch(&mut m, 'm');
+    match &m.actions.dialog {
+        Some(Dialog::MigrationMode(p)) => {
+            assert_eq!(p.nodes.len(), 1);
+            assert_eq!(p.nodes[0].node, NODE_W3);
+            assert_eq!(p.nodes[0].mode.as_deref(), Some("manual"));
+        }
+        other => panic!("{other:?}"),
+    }
+    press(&mut m, KeyCode::Esc);
+    m.view = View::Vrouter;
+    m.cursor_mut(View::Vrouter).selected_id = Some(format!("tf/{VROUTER_POD_W4}"));
+    ch(&mut m, 'R');
+    let Some(Dialog::Confirm(c)) = &m.actions.dialog else {
+        panic!("{:?} {:?}", m.actions.dialog, m.notice)
+    };
+    assert_eq!(c.plan.steps.len(), 1);
+    assert_eq!(c.plan.steps[0].target.name, VROUTER_POD_W4);
+}

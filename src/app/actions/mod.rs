@@ -19,6 +19,7 @@ use jiff::Timestamp;
 
 use crate::app::model::{Model, NoticeLevel};
 use crate::app::msg::Command;
+use crate::app::tables;
 use crate::app::update::notify;
 use crate::audit::{AuditPhase, AuditRecord};
 use crate::domain::objects::Snapshot;
@@ -104,8 +105,19 @@ pub fn target_nodes(model: &Model) -> Vec<String> {
     if !model.selected_nodes.is_empty() {
         return model.selected_nodes.iter().cloned().collect();
     }
-    crate::app::update::selected_id(model)
-        .and_then(|id| node_of_row(&model.snapshot, &id))
+    if !model.view.is_table() {
+        return Vec::new();
+    }
+    let data = tables::table(model, model.view);
+    let cursor = model.cursor(model.view);
+    let rows = tables::visible_rows(&data, &cursor);
+    tables::selected_index(&rows, &cursor)
+        .and_then(|i| {
+            let row = rows[i];
+            row.node
+                .clone()
+                .or_else(|| node_of_row(&model.snapshot, &row.id))
+        })
         .into_iter()
         .collect()
 }
