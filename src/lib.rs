@@ -5,6 +5,7 @@
 //! commands, the runtime runs the commands, and `ui::draw` renders the model.
 
 pub mod app;
+pub mod audit;
 pub mod cli;
 pub mod cluster;
 pub mod config;

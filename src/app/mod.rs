@@ -1,5 +1,6 @@
 //! The Elm loop: model, messages, update, and the runtime that runs commands.
 
+pub mod actions;
 pub mod effects;
 pub mod logs;
 pub mod model;

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use jiff::Timestamp;
 
+use crate::app::actions::ActionsState;
 use crate::app::logs::LogPane;
 use crate::cluster::events::WatchHealth;
 use crate::config::keymap::Keymap;
@@ -240,6 +241,9 @@ pub struct Model {
     pub notices: VecDeque<Notice>,
     /// Rows a table can show at the current terminal size (for page up/down).
     pub page_rows: usize,
+    /// Operator actions: the open dialog, RBAC answers, this session's audit
+    /// records, the running plan.
+    pub actions: ActionsState,
     pub quit: bool,
 }
 
@@ -266,6 +270,7 @@ impl Model {
             started: now,
             notices: VecDeque::new(),
             page_rows: 10,
+            actions: ActionsState::default(),
             quit: false,
         }
     }

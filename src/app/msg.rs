@@ -4,6 +4,9 @@
 use crossterm::event::KeyEvent;
 use jiff::Timestamp;
 
+use crate::app::actions::access::AccessKey;
+use crate::app::actions::events::ActionEvent;
+use crate::app::actions::plan::ActionPlan;
 use crate::cluster::events::ClusterEvent;
 
 // Messages are moved through a channel and consumed at once, never stored in
@@ -21,6 +24,8 @@ pub enum Msg {
     Tick(Timestamp),
     /// Something the cluster layer observed.
     Cluster(ClusterEvent),
+    /// A report from the action executor (RBAC answers, audit records, progress).
+    Action(ActionEvent),
 }
 
 /// What `update` asks the runtime to do. `update` itself does no I/O.
@@ -28,4 +33,10 @@ pub enum Msg {
 pub enum Command {
     /// Leave the console (the runtime restores the terminal).
     Quit,
+    /// Execute a confirmed plan (the executor writes the audit log and sends).
+    Execute(ActionPlan),
+    /// Ask the server (SelfSubjectAccessReview) whether these are allowed.
+    CheckAccess(Vec<AccessKey>),
+    /// Stop the running plan before its next object.
+    CancelRun,
 }

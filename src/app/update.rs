@@ -4,6 +4,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use jiff::SignedDuration;
 
+use crate::app::actions::{self, registry::ActionId};
 use crate::app::model::{Model, Notice, NoticeLevel, Overlay, View};
 use crate::app::msg::{Command, Msg};
 use crate::app::tables::{TableRow, selected_index, table, visible_rows};
@@ -38,12 +39,13 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Command> {
             {
                 model.notice = None;
             }
-            Vec::new()
+            actions::on_tick(model)
         }
         Msg::Cluster(ev) => {
             on_cluster(model, ev);
             Vec::new()
         }
+        Msg::Action(ev) => actions::on_event(model, ev),
     }
 }
 
@@ -124,6 +126,10 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
     if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
         model.quit = true;
         return vec![Command::Quit];
+    }
+    // An open action dialog takes every key before the keymap.
+    if model.actions.dialog.is_some() {
+        return actions::keys::on_dialog_key(model, key);
     }
     match model.overlay.clone() {
         Some(Overlay::Help { scroll }) => {
@@ -340,11 +346,9 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
         LogsForMachine => logs_for_selected_machine(model),
         ToggleSelect => toggle_selected_node(model),
         SetMigrationMode | AcknowledgeMigration | RestartVrouter | RestartAllVrouters => {
-            notify(
-                model,
-                NoticeLevel::Warning,
-                format!("{} is not available in this build", action.name()),
-            );
+            if let Some(id) = ActionId::from_key(action) {
+                return actions::start(model, id);
+            }
         }
     }
     Vec::new()

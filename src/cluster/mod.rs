@@ -12,6 +12,8 @@
 //!   ([`crate::domain::objects::Object`]), sanitizing every string; a body
 //!   that does not match becomes `Object::Malformed`.
 //! - [`logs`]: the lcm-controller log follower: [`spawn_log_follower`].
+//! - [`writes`]: the one write path (Node annotation patches, vRouter pod
+//!   restarts, access reviews) and the action executor.
 //! - [`backoff`]: retry delays ([`BackoffPolicy`]); tests use short ones.
 //! - [`events`]: [`ClusterEvent`], the only thing the rest of the console
 //!   receives from this layer (over a tokio unbounded channel).
@@ -34,6 +36,7 @@ pub mod convert;
 pub mod events;
 pub mod logs;
 pub mod watch;
+pub mod writes;
 
 pub use backoff::BackoffPolicy;
 pub use connect::{Clusters, ConnectError, Target, connect};

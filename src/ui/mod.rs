@@ -2,6 +2,7 @@
 //! model. Every string drawn comes from the model (the cluster layer has
 //! sanitized it) or is a fixed label of the console.
 
+pub mod dialogs;
 pub mod format;
 
 mod detail;
@@ -61,6 +62,8 @@ pub fn draw(frame: &mut Frame, model: &Model, theme: &Theme) {
     if let Some(Overlay::Help { scroll }) = &model.overlay {
         help::draw(frame, body, model, *scroll, theme);
     }
+    // An action dialog is drawn last, over everything.
+    dialogs::draw(frame, area, model, theme);
 }
 
 fn draw_view(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {

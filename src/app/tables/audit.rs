@@ -1,8 +1,10 @@
-//! The audit table: this session's actions. The audit log itself comes in a
-//! later issue; until then the table is empty and says so.
+//! The audit table: this session's actions, one row per object of each
+//! plan (see `app::actions::audit_rows`), newest last.
 
-use super::{Column, SortKind, TableData, Width, col};
+use super::{Column, SortKind, TableData, TableRow, Tone, Width, col};
+use crate::app::actions::audit_rows;
 use crate::app::model::Model;
+use crate::ui::format;
 
 const COLUMNS: [Column; 5] = [
     col("TIME", Width::Fixed(8), SortKind::Text, 0),
@@ -12,10 +14,37 @@ const COLUMNS: [Column; 5] = [
     col("RESULT", Width::Min(8), SortKind::Text, 0),
 ];
 
-pub(super) fn table(_model: &Model) -> TableData {
+pub(super) fn table(model: &Model) -> TableData {
+    let rows = audit_rows(model)
+        .into_iter()
+        .map(|r| {
+            let outcome = r.result.trim_start_matches("dry-run ");
+            let tone = if outcome.starts_with("succeeded") {
+                Tone::Ok
+            } else if outcome.starts_with("pending") {
+                Tone::Warn
+            } else {
+                Tone::Error
+            };
+            let node = r.object.strip_prefix("Node/").map(str::to_string);
+            TableRow {
+                search: format!("{} {}", r.object, r.result),
+                cells: vec![
+                    format::clock(r.time),
+                    r.action,
+                    r.object,
+                    r.change,
+                    r.result,
+                ],
+                id: r.id,
+                tone,
+                node,
+            }
+        })
+        .collect();
     TableData {
         columns: COLUMNS.to_vec(),
-        rows: Vec::new(),
+        rows,
         missing: Vec::new(),
         empty: "no actions taken in this session yet".into(),
     }

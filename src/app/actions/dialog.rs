@@ -1,0 +1,146 @@
+//! The dialogs' state: the migration-mode picker, the confirmation dialog
+//! (which is also the acknowledge dialog: it lists the servers), and the
+//! progress of a running plan. Rendering is in `crate::ui::dialogs`; keys in
+//! `super::keys`.
+
+use tui_textarea::TextArea;
+
+use crate::app::actions::events::{RunOutcome, StepStatus};
+use crate::app::actions::plan::ActionPlan;
+use crate::domain::objects::MigrationMode;
+
+/// The dialog on top of the screen; it takes every key while open.
+#[derive(Debug, Clone)]
+pub enum Dialog {
+    MigrationMode(Box<MigrationPicker>),
+    Confirm(ConfirmDialog),
+    /// Shows `ActionsState::running` (the plan being executed or just finished).
+    Progress,
+}
+
+/// The modes the picker offers, in order.
+pub const MODES: [MigrationMode; 3] = [
+    MigrationMode::Live,
+    MigrationMode::Manual,
+    MigrationMode::Skip,
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PickerFocus {
+    Mode,
+    Attempts,
+}
+
+/// `m`: pick live | manual | skip, and optionally the attempts.
+#[derive(Debug, Clone)]
+pub struct MigrationPicker {
+    /// The node(s) it applies to, with their current mode and attempts
+    /// annotations as seen (`None`: unset).
+    pub nodes: Vec<NodeModes>,
+    /// Index into [`MODES`].
+    pub choice: usize,
+    pub attempts: TextArea<'static>,
+    pub focus: PickerFocus,
+    /// Why the last Enter was refused.
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeModes {
+    pub node: String,
+    pub mode: Option<String>,
+    pub attempts: Option<String>,
+}
+
+impl MigrationPicker {
+    pub fn new(nodes: Vec<NodeModes>) -> MigrationPicker {
+        let current = nodes
+            .first()
+            .and_then(|n| n.mode.as_deref())
+            .unwrap_or("live");
+        let choice = MODES
+            .iter()
+            .position(|m| m.as_str() == current)
+            .unwrap_or(0);
+        let mut attempts = TextArea::default();
+        attempts.set_placeholder_text("empty: keep");
+        MigrationPicker {
+            nodes,
+            choice,
+            attempts,
+            focus: PickerFocus::Mode,
+            error: None,
+        }
+    }
+
+    pub fn mode(&self) -> &MigrationMode {
+        &MODES[self.choice.min(MODES.len() - 1)]
+    }
+
+    /// The attempts field's text (one line).
+    pub fn attempts_text(&self) -> String {
+        self.attempts.lines().join("")
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfirmFocus {
+    /// The default: Enter cancels.
+    Cancel,
+    Confirm,
+}
+
+/// Names the cluster context, every object and the exact change; Cancel focused.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfirmDialog {
+    pub plan: ActionPlan,
+    pub focus: ConfirmFocus,
+    /// First line of the object list shown (for long lists).
+    pub scroll: u16,
+    /// Why the last confirmation was refused (access not known yet, …).
+    pub error: Option<String>,
+}
+
+impl ConfirmDialog {
+    pub fn new(plan: ActionPlan) -> ConfirmDialog {
+        ConfirmDialog {
+            plan,
+            focus: ConfirmFocus::Cancel,
+            scroll: 0,
+            error: None,
+        }
+    }
+}
+
+/// A plan being executed (or just finished, until the dialog is closed).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunningAction {
+    pub plan: ActionPlan,
+    pub steps: Vec<StepStatus>,
+    /// The operator asked to stop after the current object.
+    pub cancel_requested: bool,
+    pub outcome: Option<RunOutcome>,
+}
+
+impl RunningAction {
+    pub fn new(plan: ActionPlan) -> RunningAction {
+        let steps = vec![StepStatus::Pending; plan.steps.len()];
+        RunningAction {
+            plan,
+            steps,
+            cancel_requested: false,
+            outcome: None,
+        }
+    }
+
+    pub fn finished(&self) -> bool {
+        self.outcome.is_some()
+    }
+
+    pub fn done_count(&self) -> usize {
+        self.steps
+            .iter()
+            .filter(|s| matches!(s, StepStatus::Done(_)))
+            .count()
+    }
+}

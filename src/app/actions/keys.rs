@@ -1,0 +1,192 @@
+//! Keys while a dialog is open. They are read before the keymap, so a
+//! dialog's keys (y, n, Enter, Esc, digits) never trigger a view action.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use crate::app::actions::access::{AccessKey, Availability};
+use crate::app::actions::dialog::{
+    ConfirmDialog, ConfirmFocus, Dialog, MODES, MigrationPicker, PickerFocus, RunningAction,
+};
+use crate::app::actions::plan::{self, PlanContext};
+use crate::app::actions::{assign_id, availability, check_access};
+use crate::app::model::{Model, NoticeLevel};
+use crate::app::msg::Command;
+use crate::app::update::notify;
+
+/// Handles a key while a dialog is open.
+pub fn on_dialog_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
+    let Some(dialog) = model.actions.dialog.take() else {
+        return Vec::new();
+    };
+    match dialog {
+        Dialog::MigrationMode(picker) => on_picker_key(model, picker, key),
+        Dialog::Confirm(confirm) => on_confirm_key(model, confirm, key),
+        Dialog::Progress => on_progress_key(model, key),
+    }
+}
+
+fn on_picker_key(
+    model: &mut Model,
+    mut picker: Box<MigrationPicker>,
+    key: KeyEvent,
+) -> Vec<Command> {
+    match key.code {
+        KeyCode::Esc => return Vec::new(), // closed: nothing planned, nothing sent
+        KeyCode::Tab | KeyCode::BackTab => {
+            picker.focus = match picker.focus {
+                PickerFocus::Mode => PickerFocus::Attempts,
+                PickerFocus::Attempts => PickerFocus::Mode,
+            };
+        }
+        KeyCode::Enter => return submit_picker(model, picker),
+        _ if picker.focus == PickerFocus::Mode => match key.code {
+            KeyCode::Up | KeyCode::Left | KeyCode::Char('k') | KeyCode::Char('h') => {
+                picker.choice = picker.choice.saturating_sub(1);
+            }
+            KeyCode::Down | KeyCode::Right | KeyCode::Char('j') | KeyCode::Char('l') => {
+                picker.choice = (picker.choice + 1).min(MODES.len() - 1);
+            }
+            _ => {}
+        },
+        _ => {
+            // The attempts field: one line (Enter never reaches it, nor the
+            // ctrl keys that would insert a newline), at most 16 characters.
+            let newline = key.modifiers.contains(KeyModifiers::CONTROL)
+                && matches!(key.code, KeyCode::Char('m') | KeyCode::Char('j'));
+            let full = matches!(key.code, KeyCode::Char(_))
+                && picker.attempts_text().chars().count() >= 16;
+            if !newline && !full {
+                picker.attempts.input(key);
+            }
+            picker.error = None;
+        }
+    }
+    model.actions.dialog = Some(Dialog::MigrationMode(picker));
+    Vec::new()
+}
+
+fn submit_picker(model: &mut Model, mut picker: Box<MigrationPicker>) -> Vec<Command> {
+    let attempts = match plan::parse_attempts(&picker.attempts_text()) {
+        Ok(a) => a,
+        Err(e) => {
+            picker.error = Some(e.0);
+            picker.focus = PickerFocus::Attempts;
+            model.actions.dialog = Some(Dialog::MigrationMode(picker));
+            return Vec::new();
+        }
+    };
+    let ctx = PlanContext {
+        mosk_context: model.session.mosk_context.clone(),
+        dry_run: model.session.dry_run,
+    };
+    let nodes: Vec<String> = picker.nodes.iter().map(|n| n.node.clone()).collect();
+    match plan::plan_set_mode(&model.snapshot, &ctx, &nodes, picker.mode(), attempts) {
+        Ok(p) => {
+            let p = assign_id(model, p);
+            model.actions.dialog = Some(Dialog::Confirm(ConfirmDialog::new(p)));
+        }
+        Err(e) => {
+            picker.error = Some(e.0);
+            model.actions.dialog = Some(Dialog::MigrationMode(picker));
+        }
+    }
+    Vec::new()
+}
+
+fn on_confirm_key(model: &mut Model, mut confirm: ConfirmDialog, key: KeyEvent) -> Vec<Command> {
+    match key.code {
+        KeyCode::Esc | KeyCode::Char('n') | KeyCode::Char('N') => {
+            notify(
+                model,
+                NoticeLevel::Info,
+                format!("{}: cancelled, nothing sent", confirm.plan.action.label()),
+            );
+            return Vec::new();
+        }
+        KeyCode::Char('y') | KeyCode::Char('Y') => return confirm_plan(model, confirm),
+        KeyCode::Enter => match confirm.focus {
+            ConfirmFocus::Cancel => {
+                notify(
+                    model,
+                    NoticeLevel::Info,
+                    format!("{}: cancelled, nothing sent", confirm.plan.action.label()),
+                );
+                return Vec::new();
+            }
+            ConfirmFocus::Confirm => return confirm_plan(model, confirm),
+        },
+        KeyCode::Tab
+        | KeyCode::BackTab
+        | KeyCode::Left
+        | KeyCode::Right
+        | KeyCode::Char('h')
+        | KeyCode::Char('l') => {
+            confirm.focus = match confirm.focus {
+                ConfirmFocus::Cancel => ConfirmFocus::Confirm,
+                ConfirmFocus::Confirm => ConfirmFocus::Cancel,
+            };
+        }
+        KeyCode::Down | KeyCode::Char('j') => confirm.scroll = confirm.scroll.saturating_add(1),
+        KeyCode::Up | KeyCode::Char('k') => confirm.scroll = confirm.scroll.saturating_sub(1),
+        _ => {}
+    }
+    model.actions.dialog = Some(Dialog::Confirm(confirm));
+    Vec::new()
+}
+
+fn confirm_plan(model: &mut Model, mut confirm: ConfirmDialog) -> Vec<Command> {
+    let action = confirm.plan.action;
+    if model.actions.busy() {
+        confirm.error = Some("an action is already running; wait for it to finish".into());
+        model.actions.dialog = Some(Dialog::Confirm(confirm));
+        return Vec::new();
+    }
+    match availability(model, action) {
+        Availability::Available => {}
+        Availability::Checking => {
+            let key = AccessKey::for_action(action);
+            confirm.error = Some(format!(
+                "still asking the server whether you may {}; press y again in a moment",
+                key.describe()
+            ));
+            model.actions.dialog = Some(Dialog::Confirm(confirm));
+            return check_access(model);
+        }
+        Availability::Unavailable(reason) => {
+            confirm.error = Some(format!("not allowed: {reason}"));
+            model.actions.dialog = Some(Dialog::Confirm(confirm));
+            return Vec::new();
+        }
+    }
+    let plan = confirm.plan;
+    model.actions.running = Some(RunningAction::new(plan.clone()));
+    model.actions.dialog = Some(Dialog::Progress);
+    vec![Command::Execute(plan)]
+}
+
+fn on_progress_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
+    let finished = model.actions.running.as_ref().is_none_or(|r| r.finished());
+    let close = matches!(key.code, KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q'));
+    if finished {
+        if !close {
+            model.actions.dialog = Some(Dialog::Progress);
+        } else {
+            model.actions.running = None;
+        }
+        return Vec::new();
+    }
+    model.actions.dialog = Some(Dialog::Progress);
+    if matches!(key.code, KeyCode::Esc | KeyCode::Char('c'))
+        && let Some(r) = model.actions.running.as_mut()
+        && !r.cancel_requested
+    {
+        r.cancel_requested = true;
+        notify(
+            model,
+            NoticeLevel::Warning,
+            "cancelling: the current object finishes, the next ones are not sent",
+        );
+        return vec![Command::CancelRun];
+    }
+    Vec::new()
+}

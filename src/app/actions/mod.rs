@@ -1,0 +1,328 @@
+//! Operator actions, safe by construction.
+//!
+//! The flow: an action key ([`registry`]) -> a dialog ([`dialog`]; the
+//! migration-mode picker first for `m`) -> an [`plan::ActionPlan`] naming
+//! every object and its exact change -> the confirmation dialog (Cancel
+//! focused) -> `Command::Execute(plan)` -> the executor
+//! (`crate::cluster::writes`) writes the audit intent, sends, writes the
+//! result, and reports back as `Msg::Action(..)` ([`events`]). `update` stays
+//! pure: everything here only changes the model and returns commands.
+
+pub mod access;
+pub mod dialog;
+pub mod events;
+pub mod keys;
+pub mod plan;
+pub mod registry;
+
+use jiff::Timestamp;
+
+use crate::app::model::{Model, NoticeLevel};
+use crate::app::msg::Command;
+use crate::app::tables;
+use crate::app::update::notify;
+use crate::audit::{AuditPhase, AuditRecord};
+use crate::domain::objects::Snapshot;
+
+use access::{AccessCache, AccessKey, Availability};
+use dialog::{ConfirmDialog, Dialog, MigrationPicker, NodeModes, RunningAction};
+use events::{ActionEvent, RunOutcome};
+use plan::{ActionPlan, PlanContext};
+use registry::ActionId;
+
+/// How many audit records of this session the model keeps for the Audit view.
+const AUDIT_KEEP: usize = 2000;
+
+/// The actions' part of the model.
+#[derive(Debug, Clone, Default)]
+pub struct ActionsState {
+    /// The open dialog (takes the keys first).
+    pub dialog: Option<Dialog>,
+    /// RBAC answers.
+    pub access: AccessCache,
+    /// This session's audit records, oldest first.
+    pub audit: Vec<AuditRecord>,
+    /// The plan being executed, or the last one until its dialog is closed.
+    pub running: Option<RunningAction>,
+    /// The last plan id handed out.
+    pub last_plan_id: u64,
+}
+
+impl ActionsState {
+    /// Whether a plan is being executed now.
+    pub fn busy(&self) -> bool {
+        self.running.as_ref().is_some_and(|r| !r.finished())
+    }
+}
+
+/// Whether `action` can be offered now, and if not why (read-only mode, RBAC).
+pub fn availability(model: &Model, action: ActionId) -> Availability {
+    if model.session.read_only {
+        return Availability::Unavailable(
+            "read-only mode (--read-only): no write can be sent".into(),
+        );
+    }
+    model
+        .actions
+        .access
+        .availability(&AccessKey::for_action(action), model.now)
+}
+
+fn plan_context(model: &Model) -> PlanContext {
+    PlanContext {
+        mosk_context: model.session.mosk_context.clone(),
+        dry_run: model.session.dry_run,
+    }
+}
+
+/// The node a table row stands for: a machine's node, a node, a vRouter
+/// pod's node, a node lock's or node maintenance request's node.
+pub fn node_of_row(snap: &Snapshot, id: &str) -> Option<String> {
+    let candidates = [id, id.rsplit('/').next().unwrap_or(id)];
+    for id in candidates {
+        if let Some(m) = snap.machines().find(|m| m.name == id) {
+            return m.hostname.clone();
+        }
+        if snap.nodes().any(|n| n.name == id) {
+            return Some(id.to_string());
+        }
+        if let Some(p) = snap.vrouter_pods().find(|p| p.name == id) {
+            return p.node_name.clone();
+        }
+        if let Some(l) = snap.node_locks().find(|l| l.name == id) {
+            return l.node_name.clone();
+        }
+        if let Some(r) = snap.node_requests().find(|r| r.name == id) {
+            return Some(r.node_name.clone());
+        }
+    }
+    None
+}
+
+/// The nodes an action applies to: the rows selected with `space`, else the
+/// node of the row under the cursor.
+pub fn target_nodes(model: &Model) -> Vec<String> {
+    if !model.selected_nodes.is_empty() {
+        return model.selected_nodes.iter().cloned().collect();
+    }
+    if !model.view.is_table() {
+        return Vec::new();
+    }
+    let data = tables::table(model, model.view);
+    let cursor = model.cursor(model.view);
+    let rows = tables::visible_rows(&data, &cursor);
+    tables::selected_index(&rows, &cursor)
+        .and_then(|i| {
+            let row = rows[i];
+            row.node
+                .clone()
+                .or_else(|| node_of_row(&model.snapshot, &row.id))
+        })
+        .into_iter()
+        .collect()
+}
+
+fn assign_id(model: &mut Model, mut plan: ActionPlan) -> ActionPlan {
+    model.actions.last_plan_id += 1;
+    plan.id = model.actions.last_plan_id;
+    plan
+}
+
+/// An action key was pressed: open its dialog (or say why not).
+pub fn start(model: &mut Model, action: ActionId) -> Vec<Command> {
+    let label = action.label();
+    if model.session.read_only {
+        notify(
+            model,
+            NoticeLevel::Warning,
+            format!("{label} is unavailable: read-only mode (--read-only), no write can be sent"),
+        );
+        return Vec::new();
+    }
+    if model.actions.busy() {
+        notify(
+            model,
+            NoticeLevel::Warning,
+            "an action is running: wait for it to finish or cancel it (Esc)",
+        );
+        model.actions.dialog = Some(Dialog::Progress);
+        return Vec::new();
+    }
+    let mut commands = Vec::new();
+    match availability(model, action) {
+        Availability::Unavailable(reason) => {
+            notify(
+                model,
+                NoticeLevel::Error,
+                format!("{label} is unavailable: {reason}"),
+            );
+            return Vec::new();
+        }
+        Availability::Checking => commands.extend(check_access(model)),
+        Availability::Available => {}
+    }
+    let ctx = plan_context(model);
+    let planned = match action {
+        ActionId::SetMigrationMode => {
+            let nodes = target_nodes(model);
+            if nodes.is_empty() {
+                notify(
+                    model,
+                    NoticeLevel::Info,
+                    "select a machine (or several with space) to set its migration mode",
+                );
+                return commands;
+            }
+            let modes = nodes
+                .iter()
+                .map(|n| {
+                    let node = model.snapshot.nodes().find(|x| &x.name == n);
+                    NodeModes {
+                        node: n.clone(),
+                        mode: node.and_then(|x| {
+                            x.migration_mode.as_ref().map(|m| m.as_str().to_string())
+                        }),
+                        attempts: node.and_then(|x| x.migration_attempts.clone()),
+                    }
+                })
+                .collect();
+            model.actions.dialog =
+                Some(Dialog::MigrationMode(Box::new(MigrationPicker::new(modes))));
+            return commands;
+        }
+        ActionId::AcknowledgeMigration => {
+            plan::plan_acknowledge(&model.snapshot, &ctx, &target_nodes(model))
+        }
+        ActionId::RestartVrouter => plan::plan_restart(&model.snapshot, &ctx, &target_nodes(model)),
+        ActionId::RestartAllVrouters => plan::plan_restart_all(&model.snapshot, &ctx),
+    };
+    match planned {
+        Ok(plan) => {
+            let plan = assign_id(model, plan);
+            model.actions.dialog = Some(Dialog::Confirm(ConfirmDialog::new(plan)));
+        }
+        Err(e) => notify(model, NoticeLevel::Warning, format!("{label}: {e}")),
+    }
+    commands
+}
+
+/// Asks the server about every permission that has no fresh answer.
+pub fn check_access(model: &mut Model) -> Vec<Command> {
+    if model.session.read_only {
+        return Vec::new();
+    }
+    let now = model.now;
+    let due = model.actions.access.due(&access::all_keys(), now);
+    if due.is_empty() {
+        Vec::new()
+    } else {
+        vec![Command::CheckAccess(due)]
+    }
+}
+
+/// The slow tick: keep the RBAC answers fresh so actions show as available or not.
+pub fn on_tick(model: &mut Model) -> Vec<Command> {
+    check_access(model)
+}
+
+/// A report from the executor.
+pub fn on_event(model: &mut Model, ev: ActionEvent) -> Vec<Command> {
+    match ev {
+        ActionEvent::Access { key, verdict } => {
+            let now = model.now;
+            model.actions.access.record(key, verdict, now);
+        }
+        ActionEvent::Audit(rec) => {
+            model.actions.audit.push(*rec);
+            let n = model.actions.audit.len();
+            if n > AUDIT_KEEP {
+                model.actions.audit.drain(..n - AUDIT_KEEP);
+            }
+        }
+        ActionEvent::Step {
+            plan_id,
+            index,
+            status,
+        } => {
+            if let Some(r) = model
+                .actions
+                .running
+                .as_mut()
+                .filter(|r| r.plan.id == plan_id)
+                && let Some(s) = r.steps.get_mut(index)
+            {
+                *s = status;
+            }
+        }
+        ActionEvent::Finished { plan_id, outcome } => {
+            let Some(r) = model
+                .actions
+                .running
+                .as_mut()
+                .filter(|r| r.plan.id == plan_id)
+            else {
+                return Vec::new();
+            };
+            let label = r.plan.action.label();
+            r.outcome = Some(outcome.clone());
+            let level = match outcome {
+                RunOutcome::Completed { .. } => NoticeLevel::Info,
+                RunOutcome::Cancelled { .. } => NoticeLevel::Warning,
+                RunOutcome::Failed { .. } | RunOutcome::Refused { .. } => NoticeLevel::Error,
+            };
+            notify(model, level, format!("{label}: {}", outcome.summary()));
+        }
+    }
+    Vec::new()
+}
+
+/// One row of the Audit view: this session's actions, one row per object
+/// of a plan (the intent record, updated by its result).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AuditRow {
+    /// Stable id: `<plan>/<kind>/<name>`.
+    pub id: String,
+    pub time: Timestamp,
+    /// The action's label.
+    pub action: String,
+    /// `Node/kaas-node-…` or `Pod/tf/…`.
+    pub object: String,
+    /// old -> new.
+    pub change: String,
+    /// `pending`, `succeeded`, `conflict: …`; prefixed with `dry-run` when it was one.
+    pub result: String,
+}
+
+/// The Audit view's rows, oldest first.
+pub fn audit_rows(model: &Model) -> Vec<AuditRow> {
+    let mut rows: Vec<AuditRow> = Vec::new();
+    for rec in &model.actions.audit {
+        let object = match &rec.namespace {
+            Some(ns) => format!("{}/{ns}/{}", rec.kind, rec.name),
+            None => format!("{}/{}", rec.kind, rec.name),
+        };
+        let id = format!("{}/{object}", rec.plan);
+        let mut result = rec.outcome.as_str().to_string();
+        if let Some(m) = rec.message.as_deref().filter(|m| !m.is_empty()) {
+            result = format!("{result}: {m}");
+        }
+        if rec.dry_run {
+            result = format!("dry-run {result}");
+        }
+        let action = ActionId::from_name(&rec.action)
+            .map(|a| a.label().to_string())
+            .unwrap_or_else(|| rec.action.clone());
+        match (rec.phase, rows.iter_mut().find(|r| r.id == id)) {
+            (AuditPhase::Result, Some(row)) => row.result = result,
+            _ => rows.push(AuditRow {
+                id,
+                time: rec.time,
+                action,
+                object,
+                change: rec.change_text.clone(),
+                result,
+            }),
+        }
+    }
+    rows
+}

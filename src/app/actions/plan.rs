@@ -1,0 +1,469 @@
+//! Planning: from the model's snapshot and the operator's choice to an
+//! [`ActionPlan`] that lists every object the action will touch (cluster
+//! context, kind, name, uid) and the exact change, old -> new. The plan is
+//! what the confirmation dialog shows, what the executor sends, and what the
+//! audit log records; nothing else decides what is written.
+
+use serde::Serialize;
+
+use crate::app::actions::registry::{ActionId, VROUTER_NAMESPACE};
+use crate::domain::lockmsg::{self, MessageKind};
+use crate::domain::objects::{ClusterId, Kind, LockState, MigrationMode, Snapshot};
+use crate::domain::vrouter;
+
+/// One object a plan touches, as it was when the plan was made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectRef {
+    pub cluster: ClusterId,
+    pub kind: Kind,
+    /// Empty for cluster-scoped objects.
+    pub namespace: String,
+    pub name: String,
+    /// The uid seen on screen: deletes carry it as a precondition.
+    pub uid: String,
+}
+
+impl ObjectRef {
+    /// `Node/kaas-node-…` or `Pod tf/tf-vrouter-agent-…`.
+    pub fn display(&self) -> String {
+        if self.namespace.is_empty() {
+            format!("{}/{}", self.kind.api_kind(), self.name)
+        } else {
+            format!("{}/{}/{}", self.kind.api_kind(), self.namespace, self.name)
+        }
+    }
+}
+
+/// One annotation: its value before and after (`None`: not set / removed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AnnotationChange {
+    pub key: String,
+    pub old: Option<String>,
+    pub new: Option<String>,
+}
+
+impl AnnotationChange {
+    /// `instance_migration_mode: manual -> skip` (the key without its prefix).
+    pub fn describe(&self) -> String {
+        let short = self.key.rsplit('/').next().unwrap_or(&self.key);
+        format!(
+            "{short}: {} -> {}",
+            self.old.as_deref().unwrap_or("(unset)"),
+            self.new.as_deref().unwrap_or("(unset)")
+        )
+    }
+}
+
+/// The exact change to one object.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Change {
+    /// A JSON merge patch of `metadata.annotations`.
+    Annotations { annotations: Vec<AnnotationChange> },
+    /// Delete the pod (uid precondition), then wait for its DaemonSet to
+    /// create the replacement on the same node from the current template.
+    RestartPod {
+        node: String,
+        daemonset: String,
+        /// The DaemonSet generation the pod was created from.
+        running_generation: Option<i64>,
+        /// The DaemonSet's generation now: what the replacement must run.
+        current_generation: Option<i64>,
+    },
+}
+
+impl Change {
+    /// One line: what changes, old -> new.
+    pub fn describe(&self) -> String {
+        match self {
+            Change::Annotations { annotations } => annotations
+                .iter()
+                .map(AnnotationChange::describe)
+                .collect::<Vec<_>>()
+                .join("; "),
+            Change::RestartPod {
+                running_generation,
+                current_generation,
+                ..
+            } => format!(
+                "delete; replacement runs generation {} -> {}",
+                gen_text(*running_generation),
+                gen_text(*current_generation)
+            ),
+        }
+    }
+}
+
+fn gen_text(g: Option<i64>) -> String {
+    g.map_or_else(|| "?".to_string(), |g| g.to_string())
+}
+
+/// One object and its change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedStep {
+    pub target: ObjectRef,
+    pub change: Change,
+    /// The node the object is (or is on).
+    pub node: String,
+    /// For an acknowledgement: the servers the OpenStack lock says are still on the node.
+    pub servers: Vec<String>,
+}
+
+/// Everything one confirmed action will do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActionPlan {
+    /// Unique in this session (set by `update` when the plan is made).
+    pub id: u64,
+    pub action: ActionId,
+    pub cluster: ClusterId,
+    /// The kubeconfig context of that cluster.
+    pub context: String,
+    /// Sent with `dryRun=All`: the server validates, nothing changes.
+    pub dry_run: bool,
+    /// In order; vRouter restarts run one at a time in this order.
+    pub steps: Vec<PlannedStep>,
+    /// Shown in the confirmation dialog before the operator confirms.
+    pub warnings: Vec<String>,
+    /// Objects left out and why.
+    pub notes: Vec<String>,
+}
+
+/// Where plans go: the MOSK cluster's context and the session's mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanContext {
+    pub mosk_context: String,
+    pub dry_run: bool,
+}
+
+/// Why an action cannot be planned, in words for the operator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanError(pub String);
+
+impl std::fmt::Display for PlanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn new_plan(ctx: &PlanContext, action: ActionId) -> ActionPlan {
+    ActionPlan {
+        id: 0,
+        action,
+        cluster: action.spec().cluster,
+        context: ctx.mosk_context.clone(),
+        dry_run: ctx.dry_run,
+        steps: Vec::new(),
+        warnings: Vec::new(),
+        notes: Vec::new(),
+    }
+}
+
+fn node_ref(
+    snap: &Snapshot,
+    name: &str,
+) -> Result<(ObjectRef, Option<String>, Option<String>), PlanError> {
+    let node = snap.nodes().find(|n| n.name == name).ok_or_else(|| {
+        PlanError(format!(
+            "node {name} is not among the Nodes the console sees; refresh and retry"
+        ))
+    })?;
+    Ok((
+        ObjectRef {
+            cluster: ClusterId::Mosk,
+            kind: Kind::Node,
+            namespace: String::new(),
+            name: node.name.clone(),
+            uid: node.uid.clone(),
+        },
+        node.migration_mode.as_ref().map(|m| m.as_str().to_string()),
+        node.migration_attempts.clone(),
+    ))
+}
+
+/// The current migration mode of `node` as the OpenStack controller reads it
+/// (`live` when the annotation is unset).
+pub fn effective_mode(snap: &Snapshot, node: &str) -> Option<MigrationMode> {
+    snap.nodes()
+        .find(|n| n.name == node)
+        .map(|n| n.migration_mode.clone().unwrap_or(MigrationMode::Live))
+}
+
+/// A whole number from 1 to 100, or a refusal that says so.
+pub fn parse_attempts(text: &str) -> Result<Option<u32>, PlanError> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Ok(None);
+    }
+    match t.parse::<u32>() {
+        Ok(n) if (1..=100).contains(&n) => Ok(Some(n)),
+        _ => Err(PlanError(format!(
+            "attempts must be a whole number from 1 to 100 (got {t:?}); leave it empty to keep the current value"
+        ))),
+    }
+}
+
+/// Set `instance_migration_mode` (and optionally `instance_migration_attempts`) on `nodes`.
+pub fn plan_set_mode(
+    snap: &Snapshot,
+    ctx: &PlanContext,
+    nodes: &[String],
+    mode: &MigrationMode,
+    attempts: Option<u32>,
+) -> Result<ActionPlan, PlanError> {
+    if nodes.is_empty() {
+        return Err(PlanError(
+            "no node selected: select a machine row (or several with space)".into(),
+        ));
+    }
+    if matches!(mode, MigrationMode::Other(_)) {
+        return Err(PlanError(format!(
+            "{:?} is not a migration mode (live, manual or skip)",
+            mode.as_str()
+        )));
+    }
+    let mut plan = new_plan(ctx, ActionId::SetMigrationMode);
+    for name in nodes {
+        let (target, old_mode, old_attempts) = node_ref(snap, name)?;
+        let mut annotations = Vec::new();
+        let new_mode = mode.as_str().to_string();
+        if old_mode.as_deref() != Some(new_mode.as_str()) {
+            annotations.push(AnnotationChange {
+                key: MigrationMode::ANNOTATION.into(),
+                old: old_mode,
+                new: Some(new_mode),
+            });
+        }
+        if let Some(n) = attempts {
+            let new = n.to_string();
+            if old_attempts.as_deref() != Some(new.as_str()) {
+                annotations.push(AnnotationChange {
+                    key: MigrationMode::ATTEMPTS_ANNOTATION.into(),
+                    old: old_attempts,
+                    new: Some(new),
+                });
+            }
+        }
+        if annotations.is_empty() {
+            plan.notes
+                .push(format!("{name}: already set, nothing to change"));
+            continue;
+        }
+        if mode == &MigrationMode::Skip {
+            plan.warnings.push(format!(
+                "{name}: with skip, instances still on the node go down when it reboots"
+            ));
+        }
+        plan.steps.push(PlannedStep {
+            target,
+            change: Change::Annotations { annotations },
+            node: name.clone(),
+            servers: Vec::new(),
+        });
+    }
+    if plan.steps.is_empty() {
+        return Err(PlanError(format!(
+            "nothing to change: {}",
+            plan.notes.join("; ")
+        )));
+    }
+    Ok(plan)
+}
+
+/// Whether "acknowledge manual migration" is offered for `node`: its
+/// OpenStack NodeWorkloadLock is not inactive and its message says servers
+/// are still present (either format of reference §3.9). Returns the servers,
+/// or why it is not offered.
+pub fn acknowledge_offer(snap: &Snapshot, node: &str) -> Result<Vec<String>, String> {
+    let lock = snap
+        .node_locks()
+        .find(|l| l.controller == "openstack" && l.node_name.as_deref() == Some(node))
+        .ok_or_else(|| format!("{node}: no OpenStack node lock"))?;
+    if lock.state == LockState::Inactive {
+        return Err(format!(
+            "{node}: the OpenStack lock is already inactive (nothing waits for the operator)"
+        ));
+    }
+    let Some(message) = lock.error_message.as_deref() else {
+        return Err(format!(
+            "{node}: the OpenStack lock does not say servers are still present"
+        ));
+    };
+    match lockmsg::parse(message).kind {
+        MessageKind::ServersPresent(p) => Ok(p.servers),
+        _ => Err(format!(
+            "{node}: the OpenStack lock does not say servers are still present"
+        )),
+    }
+}
+
+/// Acknowledge manual migration on `nodes`: the mode becomes `skip`.
+pub fn plan_acknowledge(
+    snap: &Snapshot,
+    ctx: &PlanContext,
+    nodes: &[String],
+) -> Result<ActionPlan, PlanError> {
+    if nodes.is_empty() {
+        return Err(PlanError(
+            "no node selected: select a machine row (or several with space)".into(),
+        ));
+    }
+    let mut plan = new_plan(ctx, ActionId::AcknowledgeMigration);
+    for name in nodes {
+        let servers = match acknowledge_offer(snap, name) {
+            Ok(s) => s,
+            Err(why) => {
+                plan.notes.push(why);
+                continue;
+            }
+        };
+        let (target, old_mode, _) = node_ref(snap, name)?;
+        if old_mode.as_deref() == Some("skip") {
+            plan.notes.push(format!(
+                "{name}: already skip; the controller acts on it at its next retry"
+            ));
+            continue;
+        }
+        plan.steps.push(PlannedStep {
+            target,
+            change: Change::Annotations {
+                annotations: vec![AnnotationChange {
+                    key: MigrationMode::ANNOTATION.into(),
+                    old: old_mode,
+                    new: Some("skip".into()),
+                }],
+            },
+            node: name.clone(),
+            servers,
+        });
+    }
+    if plan.steps.is_empty() {
+        return Err(PlanError(format!(
+            "acknowledge is offered only for a node whose OpenStack lock says servers are still present: {}",
+            plan.notes.join("; ")
+        )));
+    }
+    plan.warnings.push(
+        "confirm only after the servers listed are migrated or shut down: skip lets LCM reboot the node"
+            .into(),
+    );
+    Ok(plan)
+}
+
+/// Restart the outdated vRouter pods on `nodes`, one at a time.
+pub fn plan_restart(
+    snap: &Snapshot,
+    ctx: &PlanContext,
+    nodes: &[String],
+) -> Result<ActionPlan, PlanError> {
+    if nodes.is_empty() {
+        return Err(PlanError(
+            "no node selected: select a machine or vRouter row (or several with space)".into(),
+        ));
+    }
+    let mut plan = new_plan(ctx, ActionId::RestartVrouter);
+    let order = vrouter::restart_order(snap);
+    for name in nodes {
+        let on_node: Vec<_> = vrouter::pods_on_node(snap, name);
+        if on_node.is_empty() {
+            plan.notes
+                .push(format!("{name}: no vRouter pod on this node"));
+            continue;
+        }
+        if on_node.iter().any(|p| p.deleting)
+            && !order.iter().any(|p| p.node.as_deref() == Some(name))
+        {
+            plan.notes.push(format!(
+                "{name}: the vRouter pod is already terminating; its replacement is on the way"
+            ));
+            continue;
+        }
+        if !order.iter().any(|p| p.node.as_deref() == Some(name)) {
+            plan.notes.push(format!(
+                "{name}: the vRouter pod already runs the current revision"
+            ));
+        }
+    }
+    let pods: Vec<_> = order
+        .into_iter()
+        .filter(|p| p.node.as_ref().is_some_and(|n| nodes.contains(n)))
+        .collect();
+    push_restarts(snap, &mut plan, pods);
+    if plan.steps.is_empty() {
+        return Err(PlanError(format!(
+            "no outdated vRouter pod to restart: {}",
+            plan.notes.join("; ")
+        )));
+    }
+    Ok(plan)
+}
+
+/// Restart every outdated vRouter pod, one at a time.
+pub fn plan_restart_all(snap: &Snapshot, ctx: &PlanContext) -> Result<ActionPlan, PlanError> {
+    let mut plan = new_plan(ctx, ActionId::RestartAllVrouters);
+    push_restarts(snap, &mut plan, vrouter::restart_order(snap));
+    if plan.steps.is_empty() {
+        return Err(PlanError(
+            "no outdated vRouter pod: every pod runs its DaemonSet's current revision".into(),
+        ));
+    }
+    Ok(plan)
+}
+
+fn push_restarts(snap: &Snapshot, plan: &mut ActionPlan, pods: Vec<vrouter::PodStatus>) {
+    for p in pods {
+        let node = p.node.clone().unwrap_or_default();
+        let daemonset = p.daemonset.clone().unwrap_or_default();
+        let current_generation = snap
+            .vrouter_daemonsets()
+            .find(|d| d.name == daemonset && d.namespace == p.namespace)
+            .and_then(|d| d.generation);
+        if let Some(r) = snap
+            .node_requests()
+            .find(|r| r.node_name == node || r.name == node)
+        {
+            plan.warnings.push(format!(
+                "{node} is still under a NodeMaintenanceRequest{}: LCM may be working on it; restarting its vRouter now cuts its network twice",
+                r.scope
+                    .as_deref()
+                    .map(|s| format!(" (scope {s})"))
+                    .unwrap_or_default()
+            ));
+        }
+        plan.steps.push(PlannedStep {
+            target: ObjectRef {
+                cluster: ClusterId::Mosk,
+                kind: Kind::VrouterPod,
+                namespace: if p.namespace.is_empty() {
+                    VROUTER_NAMESPACE.to_string()
+                } else {
+                    p.namespace.clone()
+                },
+                name: p.name.clone(),
+                uid: p.uid.clone(),
+            },
+            change: Change::RestartPod {
+                node: node.clone(),
+                daemonset,
+                running_generation: p.template_generation,
+                current_generation,
+            },
+            node,
+            servers: Vec::new(),
+        });
+    }
+    if plan.steps.len() > 1 {
+        plan.warnings.push(format!(
+            "{} pods restart one at a time; each restart cuts the network of the workloads on its node",
+            plan.steps.len()
+        ));
+    } else if plan.steps.len() == 1 {
+        plan.warnings.push(
+            "the restart cuts the network of the workloads on the node until the new pod is Ready"
+                .into(),
+        );
+    }
+}
+
+#[cfg(test)]
+#[path = "plan_tests.rs"]
+mod tests;

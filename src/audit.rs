@@ -1,0 +1,284 @@
+//! The audit log of operator actions: append-only JSON lines, one record
+//! before each request (intent) and one after (result). The intent record is
+//! flushed and fsync'd before the request leaves the process, so a crash
+//! mid-action still leaves a trace. The file is created with mode 0600 in the
+//! XDG state directory, or where `--audit-log PATH` says.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+/// The file name in the state directory.
+pub const DEFAULT_FILE: &str = "audit.jsonl";
+
+/// Intent (before the request) or result (after it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditPhase {
+    Intent,
+    Result,
+}
+
+/// How a request ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AuditOutcome {
+    /// Intent records: about to be sent.
+    Pending,
+    /// The server applied the change (or, in dry-run, accepted it).
+    Succeeded,
+    /// The server refused it (403 and its message).
+    Forbidden,
+    /// 404: the object is gone.
+    NotFound,
+    /// 409: the object changed (a pod replaced, uid different).
+    Conflict,
+    /// The change was made but what had to follow did not (e.g. a
+    /// replacement pod never became Ready in time).
+    Timeout,
+    /// Any other failure.
+    Failed,
+    /// Never sent (cancelled by the operator before this object).
+    Cancelled,
+}
+
+impl AuditOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AuditOutcome::Pending => "pending",
+            AuditOutcome::Succeeded => "succeeded",
+            AuditOutcome::Forbidden => "forbidden",
+            AuditOutcome::NotFound => "not-found",
+            AuditOutcome::Conflict => "conflict",
+            AuditOutcome::Timeout => "timeout",
+            AuditOutcome::Failed => "failed",
+            AuditOutcome::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// One line of the audit log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditRecord {
+    pub time: Timestamp,
+    /// Identifies this console session (one per audit log opened).
+    pub session: String,
+    /// The plan's id within the session: intent and result share it.
+    pub plan: u64,
+    pub phase: AuditPhase,
+    /// The action's registry name (`set-migration-mode`, …).
+    pub action: String,
+    /// Who did it: from SelfSubjectReview, else the kubeconfig user.
+    pub user: String,
+    /// `SelfSubjectReview` or `kubeconfig`.
+    pub user_source: String,
+    /// The kubeconfig context of the cluster written to.
+    pub context: String,
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    pub name: String,
+    pub uid: String,
+    /// The change, structured (annotation keys with old and new, or the pod restart).
+    pub change: serde_json::Value,
+    /// The change in words (`instance_migration_mode: manual -> skip`).
+    pub change_text: String,
+    /// For an acknowledgement: the servers the lock said were still on the node.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub servers: Vec<String>,
+    pub dry_run: bool,
+    pub outcome: AuditOutcome,
+    /// The server's message or what went wrong.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// An audit log open for appending.
+#[derive(Debug)]
+pub struct AuditLog {
+    path: PathBuf,
+    session: String,
+    file: Mutex<File>,
+}
+
+/// The default path: `<XDG state dir>/mosk-console/audit.jsonl`.
+pub fn default_path() -> Option<PathBuf> {
+    crate::logging::state_dir().map(|d| d.join(DEFAULT_FILE))
+}
+
+impl AuditLog {
+    /// Opens (creating if needed, mode 0600) the log at `path`, or at the
+    /// default path when `None`.
+    pub fn open(path: Option<&Path>) -> std::io::Result<AuditLog> {
+        let path = match path {
+            Some(p) => p.to_path_buf(),
+            None => default_path().ok_or_else(|| {
+                std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "no XDG state directory for the audit log; pass --audit-log PATH",
+                )
+            })?,
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            create_private_dir(dir)?;
+        }
+        let mut opts = OpenOptions::new();
+        opts.create(true).append(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            opts.mode(0o600);
+        }
+        let file = opts.open(&path).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("audit log {}: {e}", path.display()))
+        })?;
+        // An existing file keeps its mode on open: make it private too.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        }
+        Ok(AuditLog {
+            path,
+            session: uuid::Uuid::new_v4().to_string(),
+            file: Mutex::new(file),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// This session's id, written in every record.
+    pub fn session(&self) -> &str {
+        &self.session
+    }
+
+    /// Appends one record and waits until it is on disk (flush + fsync).
+    pub fn append(&self, record: &AuditRecord) -> std::io::Result<()> {
+        let mut line = serde_json::to_vec(record)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+        line.push(b'\n');
+        let mut file = self
+            .file
+            .lock()
+            .map_err(|_| std::io::Error::other("audit log lock poisoned"))?;
+        file.write_all(&line)?;
+        file.flush()?;
+        file.sync_data()
+    }
+}
+
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let mut b = std::fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b.create(dir)
+}
+
+/// Reads every record of an audit log (lines that do not parse are errors).
+pub fn read(path: &Path) -> std::io::Result<Vec<AuditRecord>> {
+    let file = File::open(path)?;
+    let mut out = Vec::new();
+    for (i, line) in BufReader::new(file).lines().enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let rec = serde_json::from_str(&line).map_err(|e| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("{}:{}: {e}", path.display(), i + 1),
+            )
+        })?;
+        out.push(rec);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(phase: AuditPhase, outcome: AuditOutcome) -> AuditRecord {
+        AuditRecord {
+            time: Timestamp::from_second(1_700_000_000).unwrap(),
+            session: "s".into(),
+            plan: 1,
+            phase,
+            action: "set-migration-mode".into(),
+            user: "admin".into(),
+            user_source: "kubeconfig".into(),
+            context: "sim-mosk".into(),
+            kind: "Node".into(),
+            namespace: None,
+            name: "kaas-node-1".into(),
+            uid: "u1".into(),
+            change: serde_json::json!({"type": "annotations"}),
+            change_text: "instance_migration_mode: live -> skip".into(),
+            servers: vec!["0ab4dd8f-ef0d-401d-9d5e-e9e97e077422".into()],
+            dry_run: false,
+            outcome,
+            message: None,
+        }
+    }
+
+    #[test]
+    fn appends_json_lines_to_a_private_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/audit.jsonl");
+        let log = AuditLog::open(Some(&path)).unwrap();
+        log.append(&record(AuditPhase::Intent, AuditOutcome::Pending))
+            .unwrap();
+        log.append(&record(AuditPhase::Result, AuditOutcome::Succeeded))
+            .unwrap();
+        drop(log);
+        // Reopening appends; it never truncates.
+        let log = AuditLog::open(Some(&path)).unwrap();
+        log.append(&record(AuditPhase::Intent, AuditOutcome::Pending))
+            .unwrap();
+        let recs = read(&path).unwrap();
+        assert_eq!(recs.len(), 3);
+        assert_eq!(recs[0].phase, AuditPhase::Intent);
+        assert_eq!(recs[1].outcome, AuditOutcome::Succeeded);
+        assert_eq!(recs[0].servers.len(), 1);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("\"outcome\":\"pending\""), "{text}");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600);
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_existing_world_readable_log_is_made_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("audit.jsonl");
+        std::fs::write(&path, "").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        AuditLog::open(Some(&path)).unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+
+    #[test]
+    fn an_unwritable_path_is_a_clear_error() {
+        let e = AuditLog::open(Some(Path::new("/proc/no/such/audit.jsonl"))).unwrap_err();
+        assert!(!e.to_string().is_empty());
+    }
+}

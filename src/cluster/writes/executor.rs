@@ -1,0 +1,404 @@
+//! Runs the commands `update` returns for actions: executes confirmed plans
+//! (audit intent -> request -> audit result, one object at a time, stopping
+//! at the first failure), answers RBAC questions, and cancels runs between
+//! objects. Reports go back to `update` as `Msg::Action`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::sync::OnceCell;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+use super::{WriteError, WriteMode, Writer};
+use crate::app::actions::access::{ACCESS_TTL, AccessKey, AccessVerdict};
+use crate::app::actions::events::{ActionEvent, RunOutcome, StepStatus};
+use crate::app::actions::plan::{ActionPlan, Change, PlannedStep};
+use crate::app::msg::{Command, Msg};
+use crate::app::runtime::Effects;
+use crate::audit::{AuditLog, AuditOutcome, AuditPhase, AuditRecord};
+use crate::domain::objects::ClusterId;
+
+/// How long a vRouter restart waits for the replacement pod by default.
+pub const DEFAULT_REPLACEMENT_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// What the executor needs; the binary builds it from the connected clusters.
+pub struct ExecutorConfig {
+    pub mgmt: kube::Client,
+    pub mosk: kube::Client,
+    pub mgmt_context: String,
+    pub mosk_context: String,
+    /// The kubeconfig user of each context (the audit identity when the
+    /// server does not answer SelfSubjectReview).
+    pub mgmt_user: Option<String>,
+    pub mosk_user: Option<String>,
+    pub audit: Arc<AuditLog>,
+    pub mode: WriteMode,
+    pub tx: UnboundedSender<Msg>,
+    /// How long to wait for a replacement vRouter pod to be Ready.
+    pub replacement_timeout: Duration,
+}
+
+impl ExecutorConfig {
+    /// From the connected clusters (a kubeconfig user of `-` counts as none).
+    pub fn from_clusters(
+        clusters: &crate::cluster::connect::Clusters,
+        audit: Arc<AuditLog>,
+        mode: WriteMode,
+        tx: UnboundedSender<Msg>,
+    ) -> ExecutorConfig {
+        let user = |u: &str| (!u.is_empty() && u != "-").then(|| u.to_string());
+        ExecutorConfig {
+            mgmt: clusters.mgmt.clone(),
+            mosk: clusters.mosk.clone(),
+            mgmt_context: clusters.mgmt_context.clone(),
+            mosk_context: clusters.mosk_context.clone(),
+            mgmt_user: user(&clusters.mgmt_user),
+            mosk_user: user(&clusters.mosk_user),
+            audit,
+            mode,
+            tx,
+            replacement_timeout: DEFAULT_REPLACEMENT_TIMEOUT,
+        }
+    }
+}
+
+struct Shared {
+    writer: Writer,
+    audit: Arc<AuditLog>,
+    tx: UnboundedSender<Msg>,
+    mosk_user: Option<String>,
+    mgmt_user: Option<String>,
+    identity: OnceCell<(String, String)>,
+    access: Mutex<HashMap<AccessKey, (AccessVerdict, Instant)>>,
+    replacement_timeout: Duration,
+}
+
+/// The `Effects` for action commands.
+pub struct ActionExecutor {
+    shared: Arc<Shared>,
+    cancel: Option<CancellationToken>,
+}
+
+impl ActionExecutor {
+    pub fn new(cfg: ExecutorConfig) -> ActionExecutor {
+        ActionExecutor {
+            shared: Arc::new(Shared {
+                writer: Writer::new(cfg.mgmt, cfg.mosk, cfg.mode),
+                audit: cfg.audit,
+                tx: cfg.tx,
+                mosk_user: cfg.mosk_user,
+                mgmt_user: cfg.mgmt_user,
+                identity: OnceCell::new(),
+                access: Mutex::new(HashMap::new()),
+                replacement_timeout: cfg.replacement_timeout,
+            }),
+            cancel: None,
+        }
+    }
+
+    pub fn mode(&self) -> WriteMode {
+        self.shared.writer.mode()
+    }
+}
+
+impl Effects for ActionExecutor {
+    /// Must be called inside a tokio runtime (the console's runtime loop is).
+    fn run(&mut self, command: Command) {
+        match command {
+            Command::Execute(plan) => {
+                let token = CancellationToken::new();
+                self.cancel = Some(token.clone());
+                let shared = self.shared.clone();
+                tokio::spawn(async move {
+                    let id = plan.id;
+                    let outcome = run_plan(&shared, &plan, &token).await;
+                    shared.send(ActionEvent::Finished {
+                        plan_id: id,
+                        outcome,
+                    });
+                });
+            }
+            Command::CheckAccess(keys) => {
+                let shared = self.shared.clone();
+                tokio::spawn(async move {
+                    for key in keys {
+                        let verdict = shared.review(&key, true).await;
+                        shared.send(ActionEvent::Access { key, verdict });
+                    }
+                });
+            }
+            Command::CancelRun => {
+                if let Some(t) = &self.cancel {
+                    t.cancel();
+                }
+            }
+            Command::Quit => {}
+        }
+    }
+}
+
+impl Shared {
+    fn send(&self, ev: ActionEvent) {
+        // The console may be closing; a closed channel is not an error here.
+        let _ = self.tx.send(Msg::Action(ev));
+    }
+
+    fn step(&self, plan: &ActionPlan, index: usize, status: StepStatus) {
+        self.send(ActionEvent::Step {
+            plan_id: plan.id,
+            index,
+            status,
+        });
+    }
+
+    /// The access verdict, from the cache unless `fresh` or expired.
+    async fn review(&self, key: &AccessKey, fresh: bool) -> AccessVerdict {
+        let ttl = Duration::from_secs(ACCESS_TTL.as_secs().max(0) as u64);
+        if !fresh
+            && let Some((v, at)) = self.access.lock().ok().and_then(|m| m.get(key).cloned())
+            && at.elapsed() < ttl
+            && !matches!(v, AccessVerdict::Unknown(_))
+        {
+            return v;
+        }
+        let v = self.writer.review_access(key).await;
+        if let Ok(mut m) = self.access.lock() {
+            m.insert(key.clone(), (v.clone(), Instant::now()));
+        }
+        v
+    }
+
+    /// (user, source): from SelfSubjectReview on the MOSK cluster, else the kubeconfig user.
+    async fn identity(&self, cluster: ClusterId) -> (String, String) {
+        self.identity
+            .get_or_init(|| async {
+                match self.writer.whoami(cluster).await {
+                    Some(u) => (u, "SelfSubjectReview".to_string()),
+                    None => {
+                        let user = match cluster {
+                            ClusterId::Mosk => self.mosk_user.clone(),
+                            ClusterId::Mgmt => self.mgmt_user.clone(),
+                        };
+                        (
+                            user.unwrap_or_else(|| "unknown".into()),
+                            "kubeconfig".to_string(),
+                        )
+                    }
+                }
+            })
+            .await
+            .clone()
+    }
+
+    async fn write_audit(&self, rec: AuditRecord) -> Result<(), String> {
+        let audit = self.audit.clone();
+        let r = rec.clone();
+        let res = tokio::task::spawn_blocking(move || audit.append(&r))
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.map_err(|e| e.to_string()));
+        if res.is_ok() {
+            self.send(ActionEvent::Audit(Box::new(rec)));
+        }
+        res
+    }
+}
+
+fn record(
+    shared: &Shared,
+    plan: &ActionPlan,
+    step: &PlannedStep,
+    user: &(String, String),
+    phase: AuditPhase,
+    outcome: AuditOutcome,
+    message: Option<String>,
+) -> AuditRecord {
+    AuditRecord {
+        time: jiff::Timestamp::now(),
+        session: shared.audit.session().to_string(),
+        plan: plan.id,
+        phase,
+        action: plan.action.name().to_string(),
+        user: user.0.clone(),
+        user_source: user.1.clone(),
+        context: plan.context.clone(),
+        kind: step.target.kind.api_kind().to_string(),
+        namespace: (!step.target.namespace.is_empty()).then(|| step.target.namespace.clone()),
+        name: step.target.name.clone(),
+        uid: step.target.uid.clone(),
+        change: serde_json::to_value(&step.change).unwrap_or_default(),
+        change_text: step.change.describe(),
+        servers: step.servers.clone(),
+        dry_run: plan.dry_run,
+        outcome,
+        message,
+    }
+}
+
+fn not_sent_rest(shared: &Shared, plan: &ActionPlan, from: usize, why: &str) {
+    for i in from..plan.steps.len() {
+        shared.step(plan, i, StepStatus::NotSent(why.to_string()));
+    }
+}
+
+async fn run_plan(shared: &Shared, plan: &ActionPlan, cancel: &CancellationToken) -> RunOutcome {
+    let mode = shared.writer.mode();
+    if let Err(e) = shared.writer.guard() {
+        not_sent_rest(shared, plan, 0, "read-only mode");
+        return RunOutcome::Refused {
+            message: e.message(),
+        };
+    }
+    if plan.dry_run != mode.dry_run() {
+        not_sent_rest(shared, plan, 0, "plan and session mode disagree");
+        return RunOutcome::Refused {
+            message: "the plan was made for a different mode (dry-run or not); plan it again"
+                .into(),
+        };
+    }
+    let spec = plan.action.spec();
+    let key = AccessKey::of(spec.cluster, &spec.permission);
+    if let AccessVerdict::Denied(reason) = shared.review(&key, false).await {
+        not_sent_rest(shared, plan, 0, "forbidden");
+        let why = if reason.is_empty() {
+            format!("your RBAC does not allow {}", key.describe())
+        } else {
+            format!("your RBAC does not allow {}: {reason}", key.describe())
+        };
+        return RunOutcome::Refused { message: why };
+    }
+    let user = shared.identity(plan.cluster).await;
+    let mut done = 0;
+    for (i, step) in plan.steps.iter().enumerate() {
+        if cancel.is_cancelled() {
+            not_sent_rest(shared, plan, i, "cancelled by the operator");
+            return RunOutcome::Cancelled { done };
+        }
+        shared.step(plan, i, StepStatus::Sending);
+        let intent = record(
+            shared,
+            plan,
+            step,
+            &user,
+            AuditPhase::Intent,
+            AuditOutcome::Pending,
+            None,
+        );
+        if let Err(e) = shared.write_audit(intent).await {
+            let err = WriteError::AuditLog(e);
+            shared.step(plan, i, StepStatus::Failed(err.message()));
+            not_sent_rest(shared, plan, i + 1, "stopped at the first failure");
+            return RunOutcome::Refused {
+                message: err.message(),
+            };
+        }
+        let result = execute_step(shared, plan, i, step).await;
+        let (outcome, message) = match &result {
+            Ok(m) => (AuditOutcome::Succeeded, Some(m.clone())),
+            Err(e) => (e.outcome(), Some(e.message())),
+        };
+        tracing::info!(
+            plan = plan.id,
+            action = plan.action.name(),
+            object = %step.target.display(),
+            dry_run = plan.dry_run,
+            outcome = outcome.as_str(),
+            message = message.as_deref().unwrap_or(""),
+            "action step"
+        );
+        let rec = record(
+            shared,
+            plan,
+            step,
+            &user,
+            AuditPhase::Result,
+            outcome,
+            message,
+        );
+        let audit_err = shared.write_audit(rec).await.err();
+        match result {
+            Ok(m) => {
+                let m = match audit_err {
+                    Some(e) => format!("{m} (audit result not written: {e})"),
+                    None => m,
+                };
+                shared.step(plan, i, StepStatus::Done(m));
+                done += 1;
+            }
+            Err(e) => {
+                shared.step(plan, i, StepStatus::Failed(e.message()));
+                not_sent_rest(shared, plan, i + 1, "stopped at the first failure");
+                return RunOutcome::Failed {
+                    message: format!("{}: {}", step.target.display(), e.message()),
+                };
+            }
+        }
+    }
+    RunOutcome::Completed {
+        dry_run: plan.dry_run,
+    }
+}
+
+async fn execute_step(
+    shared: &Shared,
+    plan: &ActionPlan,
+    index: usize,
+    step: &PlannedStep,
+) -> Result<String, WriteError> {
+    let w = &shared.writer;
+    let dry = plan.dry_run;
+    match &step.change {
+        Change::Annotations { annotations } => {
+            let got = w
+                .patch_node_annotations(&step.target.name, annotations)
+                .await?;
+            let now: Vec<String> = annotations
+                .iter()
+                .zip(got)
+                .map(|(c, v)| {
+                    format!(
+                        "{} is {}",
+                        c.key.rsplit('/').next().unwrap_or(&c.key),
+                        v.as_deref().unwrap_or("(unset)")
+                    )
+                })
+                .collect();
+            Ok(if dry {
+                format!("dry run accepted ({})", now.join(", "))
+            } else {
+                now.join(", ")
+            })
+        }
+        Change::RestartPod {
+            node, daemonset, ..
+        } => {
+            let t = &step.target;
+            w.delete_pod(&t.namespace, &t.name, &t.uid).await?;
+            if dry {
+                return Ok("dry run: the server accepted the delete; the pod keeps running".into());
+            }
+            shared.step(
+                plan,
+                index,
+                StepStatus::Waiting(format!(
+                    "deleted; waiting for the replacement on {node} to be Ready"
+                )),
+            );
+            let r = w
+                .wait_for_replacement(
+                    &t.namespace,
+                    node,
+                    daemonset,
+                    &t.uid,
+                    shared.replacement_timeout,
+                )
+                .await?;
+            Ok(format!(
+                "replaced by {} (generation {}), Ready",
+                r.name, r.generation
+            ))
+        }
+    }
+}

@@ -1,0 +1,114 @@
+//! The ONE write path to the clusters. Every request that changes anything
+//! (a merge patch of Node annotations, the delete of a vRouter pod) and every
+//! review request (SelfSubjectAccessReview, SelfSubjectReview, which are
+//! POSTs too) goes through [`Writer`]; [`WriteMode::ReadOnly`] is enforced in
+//! [`Writer::guard`], before any request is built, so with `--read-only` no
+//! write can leave the process. [`executor::ActionExecutor`] runs confirmed
+//! plans through it, writing the audit log around each request.
+
+pub mod errors;
+pub mod executor;
+pub mod review;
+pub mod vrouter;
+
+use k8s_openapi::api::core::v1::Node;
+use kube::Api;
+use kube::api::{Patch, PatchParams};
+use serde_json::{Map, Value, json};
+
+use crate::app::actions::plan::AnnotationChange;
+use crate::domain::objects::ClusterId;
+
+pub use errors::WriteError;
+
+/// How writes are sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteMode {
+    /// Sent for real.
+    Live,
+    /// Sent with `dryRun=All`: the server validates, nothing changes.
+    DryRun,
+    /// Never sent.
+    ReadOnly,
+}
+
+impl WriteMode {
+    /// From the `--read-only` and `--dry-run` flags (read-only wins).
+    pub fn from_flags(read_only: bool, dry_run: bool) -> WriteMode {
+        if read_only {
+            WriteMode::ReadOnly
+        } else if dry_run {
+            WriteMode::DryRun
+        } else {
+            WriteMode::Live
+        }
+    }
+
+    pub fn dry_run(self) -> bool {
+        self == WriteMode::DryRun
+    }
+}
+
+/// Sends writes to the two clusters, honouring the mode.
+#[derive(Clone)]
+pub struct Writer {
+    mgmt: kube::Client,
+    mosk: kube::Client,
+    mode: WriteMode,
+}
+
+impl Writer {
+    pub fn new(mgmt: kube::Client, mosk: kube::Client, mode: WriteMode) -> Writer {
+        Writer { mgmt, mosk, mode }
+    }
+
+    pub fn mode(&self) -> WriteMode {
+        self.mode
+    }
+
+    /// Refuses every request in read-only mode. Called first by every method
+    /// that sends anything but a GET/LIST/WATCH.
+    pub fn guard(&self) -> Result<(), WriteError> {
+        match self.mode {
+            WriteMode::ReadOnly => Err(WriteError::ReadOnly),
+            _ => Ok(()),
+        }
+    }
+
+    pub(crate) fn client(&self, cluster: ClusterId) -> kube::Client {
+        match cluster {
+            ClusterId::Mgmt => self.mgmt.clone(),
+            ClusterId::Mosk => self.mosk.clone(),
+        }
+    }
+
+    /// A JSON merge patch of the Node's annotations (`null` removes one),
+    /// as `kubectl annotate` sends it. Returns the annotations' values the
+    /// server answered with, in the order of `changes`.
+    pub async fn patch_node_annotations(
+        &self,
+        node: &str,
+        changes: &[AnnotationChange],
+    ) -> Result<Vec<Option<String>>, WriteError> {
+        self.guard()?;
+        let mut annotations = Map::new();
+        for c in changes {
+            annotations.insert(
+                c.key.clone(),
+                c.new.clone().map_or(Value::Null, Value::String),
+            );
+        }
+        let patch = json!({ "metadata": { "annotations": annotations } });
+        let mut params = PatchParams::default();
+        if self.mode.dry_run() {
+            params = params.dry_run();
+        }
+        let api: Api<Node> = Api::all(self.mosk.clone());
+        let node_obj = api
+            .patch(node, &params, &Patch::Merge(&patch))
+            .await
+            .map_err(|e| errors::explain(e, &errors::Target::node(node)))?;
+        let got = node_obj.metadata.annotations.unwrap_or_default();
+        Ok(changes.iter().map(|c| got.get(&c.key).cloned()).collect())
+    }
+}

@@ -1,0 +1,196 @@
+//! Restarting one vRouter pod: delete it with a uid precondition (so a stale
+//! screen can never delete the pod that already replaced it), then watch the
+//! node's pods until the DaemonSet's replacement runs the current template
+//! (`pod-template-generation` label == the DaemonSet's `metadata.generation`)
+//! and is Ready — or the timeout passes.
+
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::api::apps::v1::DaemonSet;
+use k8s_openapi::api::core::v1::Pod;
+use kube::Api;
+use kube::api::{DeleteParams, Preconditions};
+use kube::core::Request;
+use kube::runtime::WatchStreamExt;
+use kube::runtime::watcher::{self, Event};
+
+use super::errors::{Target, explain};
+use super::{WriteError, Writer};
+
+/// The label the DaemonSet controller puts on its pods: the DaemonSet
+/// generation the pod's template came from.
+pub const TEMPLATE_GENERATION_LABEL: &str = "pod-template-generation";
+
+/// The replacement pod that made a restart complete.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replacement {
+    pub name: String,
+    pub uid: String,
+    pub generation: i64,
+}
+
+/// What the watch saw last, for the timeout message.
+#[derive(Debug, Default)]
+struct Seen {
+    last: Option<String>,
+}
+
+impl Writer {
+    /// Deletes the pod if its uid is still `uid` (409 otherwise). In dry-run
+    /// mode the server only validates.
+    pub async fn delete_pod(
+        &self,
+        namespace: &str,
+        name: &str,
+        uid: &str,
+    ) -> Result<(), WriteError> {
+        self.guard()?;
+        let target = Target::pod_delete(namespace, name);
+        let params = DeleteParams {
+            dry_run: self.mode().dry_run(),
+            preconditions: Some(Preconditions {
+                uid: Some(uid.to_string()),
+                resource_version: None,
+            }),
+            ..Default::default()
+        };
+        let mut req = Request::new(format!("/api/v1/namespaces/{namespace}/pods"))
+            .delete(name, &params)
+            .map_err(|e| {
+                WriteError::Failed(format!(
+                    "could not build the delete of {}: {e}",
+                    target.what
+                ))
+            })?;
+        if params.dry_run {
+            // kube sends dryRun only in the DeleteOptions body; the query
+            // parameter too makes sure no server can take it as a real delete.
+            let uri = format!("{}dryRun=All", req.uri());
+            *req.uri_mut() = uri.parse().map_err(|e| {
+                WriteError::Failed(format!(
+                    "could not build the delete of {}: {e}",
+                    target.what
+                ))
+            })?;
+        }
+        self.client(crate::domain::objects::ClusterId::Mosk)
+            .request::<serde_json::Value>(req)
+            .await
+            .map(|_| ())
+            .map_err(|e| explain(e, &target))
+    }
+
+    /// Waits until a pod of `daemonset` other than `old_uid` runs on `node`
+    /// from the DaemonSet's current generation and is Ready.
+    pub async fn wait_for_replacement(
+        &self,
+        namespace: &str,
+        node: &str,
+        daemonset: &str,
+        old_uid: &str,
+        timeout: Duration,
+    ) -> Result<Replacement, WriteError> {
+        let client = self.client(crate::domain::objects::ClusterId::Mosk);
+        let ds_api: Api<DaemonSet> = Api::namespaced(client.clone(), namespace);
+        let pods: Api<Pod> = Api::namespaced(client, namespace);
+        let mut seen = Seen::default();
+        let work = async {
+            let ds = ds_api.get(daemonset).await.map_err(|e| {
+                explain(
+                    e,
+                    &Target::other(format!("daemonset {namespace}/{daemonset}")),
+                )
+            })?;
+            let want = ds.metadata.generation.ok_or_else(|| {
+                WriteError::Failed(format!(
+                    "daemonset {namespace}/{daemonset} has no metadata.generation"
+                ))
+            })?;
+            let cfg = watcher::Config::default().fields(&format!("spec.nodeName={node}"));
+            let mut stream = watcher::watcher(pods, cfg).default_backoff().boxed();
+            while let Some(ev) = stream.next().await {
+                let pod = match ev {
+                    Ok(Event::Apply(p)) | Ok(Event::InitApply(p)) => p,
+                    Ok(_) => continue,
+                    Err(e) => {
+                        seen.last = Some(format!("watch error: {e}"));
+                        continue;
+                    }
+                };
+                if let Some(r) = check_replacement(&pod, daemonset, old_uid, want, &mut seen) {
+                    return Ok(r);
+                }
+            }
+            Err(WriteError::Failed(format!(
+                "the watch of pods on {node} ended before the replacement was Ready"
+            )))
+        };
+        match tokio::time::timeout(timeout, work).await {
+            Ok(r) => r,
+            Err(_) => Err(WriteError::Timeout(format!(
+                "the replacement vRouter pod on {node} was not Ready on the current revision within {}s ({}); the run stops here: look at the pod, then retry",
+                timeout.as_secs(),
+                seen.last
+                    .unwrap_or_else(|| "no replacement pod appeared".into())
+            ))),
+        }
+    }
+}
+
+fn check_replacement(
+    pod: &Pod,
+    daemonset: &str,
+    old_uid: &str,
+    want: i64,
+    seen: &mut Seen,
+) -> Option<Replacement> {
+    let meta = &pod.metadata;
+    let owned = meta.owner_references.as_ref().is_some_and(|refs| {
+        refs.iter()
+            .any(|o| o.kind == "DaemonSet" && o.name == daemonset)
+    });
+    let uid = meta.uid.clone().unwrap_or_default();
+    if !owned || uid == old_uid || meta.deletion_timestamp.is_some() {
+        return None;
+    }
+    let name = meta.name.clone().unwrap_or_default();
+    let generation = meta
+        .labels
+        .as_ref()
+        .and_then(|l| l.get(TEMPLATE_GENERATION_LABEL))
+        .and_then(|g| g.parse::<i64>().ok());
+    let ready = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
+    match generation {
+        Some(g) if g == want && ready => Some(Replacement {
+            name,
+            uid,
+            generation: g,
+        }),
+        Some(g) if g != want => {
+            seen.last = Some(format!(
+                "pod {name} runs generation {g}, the DaemonSet is at {want}"
+            ));
+            None
+        }
+        None => {
+            seen.last = Some(format!(
+                "pod {name} has no {TEMPLATE_GENERATION_LABEL} label"
+            ));
+            None
+        }
+        Some(_) => {
+            let phase = pod
+                .status
+                .as_ref()
+                .and_then(|s| s.phase.clone())
+                .unwrap_or_else(|| "unknown".into());
+            seen.last = Some(format!("pod {name} is {phase}, not Ready"));
+            None
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! The action dialogs: the migration-mode picker, the confirmation (and
+//! acknowledge) dialog, and the progress of a running plan. Each names the
+//! cluster context, every object and the exact change; DRY-RUN is shown when
+//! the session is in dry-run mode. Drawn last, on top of everything.
+
+mod confirm;
+mod migration;
+mod progress;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Clear};
+
+use crate::app::actions::dialog::Dialog;
+use crate::app::model::Model;
+use crate::config::theme::Theme;
+
+/// Draws the open action dialog, if any, centred in `area`.
+pub fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
+    let Some(dialog) = &model.actions.dialog else {
+        return;
+    };
+    match dialog {
+        Dialog::MigrationMode(p) => migration::draw(frame, area, model, p, theme),
+        Dialog::Confirm(c) => confirm::draw(frame, area, model, c, theme),
+        Dialog::Progress => progress::draw(frame, area, model, theme),
+    }
+}
+
+/// A box of at most `width` x `height`, centred, cleared, with a border and
+/// `title`; returns the inner area.
+fn frame_box(
+    frame: &mut Frame,
+    area: Rect,
+    width: u16,
+    height: u16,
+    title: Line<'_>,
+    theme: &Theme,
+) -> Rect {
+    let w = width
+        .min(area.width.saturating_sub(2))
+        .max(20.min(area.width));
+    let h = height.min(area.height).max(3.min(area.height));
+    let [r] = Layout::horizontal([Constraint::Length(w)])
+        .flex(Flex::Center)
+        .areas(area);
+    let [r] = Layout::vertical([Constraint::Length(h)])
+        .flex(Flex::Center)
+        .areas(r);
+    frame.render_widget(Clear, r);
+    let block = Block::new()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Double)
+        .border_style(theme.border_focused)
+        .style(theme.dialog)
+        .title(title);
+    let inner = block.inner(r);
+    frame.render_widget(block, r);
+    inner
+}
+
+/// The title: the action's label, then DRY-RUN when it applies.
+fn title<'a>(label: &'a str, dry_run: bool, theme: &Theme) -> Line<'a> {
+    let mut spans = vec![Span::styled(format!(" {label} "), theme.title)];
+    if dry_run {
+        spans.push(Span::styled(" DRY-RUN ", theme.dry_run_badge));
+        spans.push(Span::raw(" "));
+    }
+    Line::from(spans)
+}
+
+/// `Cluster: <context> (MOSK)` line.
+fn context_line<'a>(context: &'a str, cluster: &'a str, theme: &Theme) -> Line<'a> {
+    Line::from(vec![
+        Span::styled("Cluster context: ", theme.muted),
+        Span::styled(context, theme.title),
+        Span::styled(format!(" ({cluster} cluster)"), theme.muted),
+    ])
+}
+
+/// The dry-run explanation, when it applies.
+fn dry_run_line(theme: &Theme) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(" DRY-RUN ", theme.dry_run_badge),
+        Span::raw(" sent with dryRun=All: the server validates, nothing changes"),
+    ])
+}
+
+/// A key hint line: `key` in the key style, then its meaning.
+fn hints(pairs: &[(&str, &str)], theme: &Theme) -> Line<'static> {
+    let mut spans = Vec::new();
+    for (i, (k, what)) in pairs.iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled("  ", Style::new()));
+        }
+        spans.push(Span::styled(k.to_string(), theme.key_hint));
+        spans.push(Span::raw(format!(" {what}")));
+    }
+    Line::from(spans)
+}
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;

@@ -1,0 +1,414 @@
+//! A console model wired to the simulated clusters through the real
+//! executor: keys go through `update`, commands through `ActionExecutor`
+//! (kube-rs over the sim's HTTP router, in-process), results come back as
+//! messages. Every request the MOSK API server receives is recorded.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use jiff::SignedDuration;
+use kube::Client;
+use kube::api::DynamicObject;
+use mosk_console::app::actions::events::RunOutcome;
+use mosk_console::app::model::{Model, SessionInfo};
+use mosk_console::app::msg::Msg;
+use mosk_console::app::runtime::Effects;
+use mosk_console::app::update::update;
+use mosk_console::audit::{self, AuditLog, AuditPhase, AuditRecord};
+use mosk_console::cluster::convert::{convert, is_wanted};
+use mosk_console::cluster::writes::WriteMode;
+use mosk_console::cluster::writes::executor::{ActionExecutor, ExecutorConfig};
+use mosk_console::config::keymap::Keymap;
+use mosk_console::domain::objects::{ClusterId, Kind, Snapshot};
+use mosk_console::sim::rbac::{Rbac, RbacRule};
+use mosk_console::sim::scenario::load::{load_scenario, parse_scenario};
+use mosk_console::sim::world::{SimCluster, SimWorld};
+use serde_json::Value;
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+
+pub const MODE: &str = "openstack.lcm.mirantis.com/instance_migration_mode";
+pub const ATTEMPTS: &str = "openstack.lcm.mirantis.com/instance_migration_attempts";
+
+/// A request the MOSK API server received.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Seen {
+    pub method: String,
+    pub path: String,
+    pub query: String,
+    /// Intent records in the audit file when the request arrived.
+    pub intents_on_disk: usize,
+}
+
+impl Seen {
+    pub fn is_write(&self) -> bool {
+        self.method != "GET"
+    }
+}
+
+pub struct Harness {
+    pub world: SimWorld,
+    pub model: Model,
+    pub exec: ActionExecutor,
+    pub rx: UnboundedReceiver<Msg>,
+    pub requests: Arc<Mutex<Vec<Seen>>>,
+    pub audit_path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+/// How a harness is built.
+pub struct Options {
+    pub mode: WriteMode,
+    /// Deny rules of the MOSK API server (everything else allowed).
+    pub deny: Vec<RbacRule>,
+    /// Deny rules that apply to the request but not to SelfSubjectAccessReview
+    /// answers (a server whose review and enforcement disagree).
+    pub deny_at_execution_only: Vec<RbacRule>,
+    pub replacement_timeout: Duration,
+    /// Whether the server answers SelfSubjectReview (Kubernetes 1.28+).
+    pub self_subject_review: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            mode: WriteMode::Live,
+            deny: Vec::new(),
+            deny_at_execution_only: Vec::new(),
+            replacement_timeout: Duration::from_secs(5),
+            self_subject_review: true,
+        }
+    }
+}
+
+pub fn deny(verb: &str, resource: &str, namespace: Option<&str>) -> RbacRule {
+    RbacRule {
+        verb: verb.into(),
+        group: String::new(),
+        resource: resource.into(),
+        namespace: namespace.map(str::to_string),
+    }
+}
+
+/// Short phase durations so scenarios finish in few steps.
+pub const SHORT_DURATIONS: &str = r#"
+[durations]
+update_start = "10s"
+prepare = "20s"
+openstack_update = "30s"
+ceph_update = "20s"
+tf_ready = "10s"
+lcm_retry = "30s"
+node_prepare = "5s"
+live_migration = "20s"
+drain = "10s"
+swarm_drain = "5s"
+deploy = "20s"
+reboot = "20s"
+reacquire = "10s"
+finalization = "30s"
+vrouter_pod_start = "10s"
+"#;
+
+pub fn quick_world() -> SimWorld {
+    SimWorld::new(load_scenario("quick").unwrap(), 7)
+}
+
+pub fn custom_world(body: &str) -> SimWorld {
+    let text = format!("name = \"t\"\n{body}\n{SHORT_DURATIONS}");
+    SimWorld::new(parse_scenario(&text, "test.toml").unwrap(), 42)
+}
+
+fn recorded(router: axum::Router, log: Arc<Mutex<Vec<Seen>>>, audit: PathBuf) -> axum::Router {
+    router.layer(axum::middleware::from_fn(
+        move |req: axum::extract::Request, next: axum::middleware::Next| {
+            let log = log.clone();
+            let intents_on_disk = audit::read(&audit)
+                .map(|recs| {
+                    recs.iter()
+                        .filter(|r| r.phase == AuditPhase::Intent)
+                        .count()
+                })
+                .unwrap_or(0);
+            async move {
+                log.lock().unwrap().push(Seen {
+                    method: req.method().to_string(),
+                    path: req.uri().path().to_string(),
+                    query: req.uri().query().unwrap_or_default().to_string(),
+                    intents_on_disk,
+                });
+                next.run(req).await
+            }
+        },
+    ))
+}
+
+/// A server without the SelfSubjectReview API (Kubernetes before 1.28).
+fn without_self_subject_review(router: axum::Router) -> axum::Router {
+    router.layer(axum::middleware::from_fn(
+        |req: axum::extract::Request, next: axum::middleware::Next| async move {
+            if req.uri().path().ends_with("/selfsubjectreviews") {
+                return axum::response::IntoResponse::into_response((
+                    axum::http::StatusCode::NOT_FOUND,
+                    axum::Json(serde_json::json!({"kind": "Status", "apiVersion": "v1",
+                        "status": "Failure", "reason": "NotFound", "code": 404,
+                        "message": "the server could not find the requested resource"})),
+                ));
+            }
+            next.run(req).await
+        },
+    ))
+}
+
+impl Harness {
+    pub fn new(world: SimWorld, opts: Options) -> Harness {
+        let user = "operator-jane";
+        let mut rbac = Rbac::allow_all(user);
+        rbac.deny = opts.deny.clone();
+        world.set_rbac(SimCluster::Mosk, rbac.clone());
+        let review_router = world.mosk_router();
+        let mut enforcing = rbac;
+        enforcing.deny.extend(opts.deny_at_execution_only.clone());
+        world.set_rbac(SimCluster::Mosk, enforcing);
+        let enforce_router = world.mosk_router();
+        // Access reviews answered by the review table, everything else by the enforcing one.
+        let mosk_router = enforce_router.layer(axum::middleware::from_fn(
+            move |req: axum::extract::Request, next: axum::middleware::Next| {
+                let review_router = review_router.clone();
+                async move {
+                    if req.uri().path().ends_with("/selfsubjectaccessreviews") {
+                        use tower::ServiceExt;
+                        review_router.oneshot(req).await.unwrap()
+                    } else {
+                        next.run(req).await
+                    }
+                }
+            },
+        ));
+        let mosk_router = if opts.self_subject_review {
+            mosk_router
+        } else {
+            without_self_subject_review(mosk_router)
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let audit_path = dir.path().join("state/audit.jsonl");
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let mosk = Client::new(
+            recorded(mosk_router, requests.clone(), audit_path.clone()),
+            "default",
+        );
+        let mgmt = Client::new(world.mgmt_router(), "default");
+        let audit = Arc::new(AuditLog::open(Some(&audit_path)).unwrap());
+        let (tx, rx) = unbounded_channel();
+        let exec = ActionExecutor::new(ExecutorConfig {
+            mgmt,
+            mosk,
+            mgmt_context: "sim-mgmt".into(),
+            mosk_context: "sim-mosk".into(),
+            mgmt_user: Some("kubeconfig-user".into()),
+            mosk_user: Some("kubeconfig-user".into()),
+            audit,
+            mode: opts.mode,
+            tx,
+            replacement_timeout: opts.replacement_timeout,
+        });
+        let session = SessionInfo {
+            mgmt_context: "sim-mgmt".into(),
+            mosk_context: "sim-mosk".into(),
+            read_only: opts.mode == WriteMode::ReadOnly,
+            dry_run: opts.mode == WriteMode::DryRun,
+            ..SessionInfo::default()
+        };
+        let model = Model::new(session, Keymap::default_keymap(), world.now());
+        let mut h = Harness {
+            world,
+            model,
+            exec,
+            rx,
+            requests,
+            audit_path,
+            _dir: dir,
+        };
+        h.refresh();
+        h
+    }
+
+    /// What the watchers would show: every watched object, converted.
+    pub fn refresh(&mut self) {
+        let mut snap = Snapshot::default();
+        for kind in Kind::ALL {
+            let store = match kind.cluster() {
+                ClusterId::Mgmt => self.world.mgmt(),
+                ClusterId::Mosk => self.world.mosk(),
+            };
+            for v in store.list(kind.plural(), None) {
+                let obj: DynamicObject = serde_json::from_value(v).unwrap();
+                if is_wanted(kind, &obj, None) {
+                    snap.apply(convert(kind, &obj));
+                }
+            }
+        }
+        self.model.snapshot = snap;
+        self.model.now = self.world.now();
+    }
+
+    fn apply(&mut self, msg: Msg) {
+        for cmd in update(&mut self.model, msg) {
+            self.exec.run(cmd);
+        }
+    }
+
+    pub fn key(&mut self, code: KeyCode, mods: KeyModifiers) {
+        self.apply(Msg::Key(KeyEvent::new(code, mods)));
+    }
+
+    pub fn press(&mut self, c: char) {
+        self.key(KeyCode::Char(c), KeyModifiers::NONE);
+    }
+
+    /// A clock tick: refreshes the RBAC answers, waits for them.
+    pub async fn tick_and_settle(&mut self) {
+        self.refresh();
+        let now = self.model.now;
+        self.apply(Msg::Tick(now));
+        let pending = self.model.actions.access.pending.len();
+        for _ in 0..pending {
+            self.next_msg().await;
+        }
+    }
+
+    pub async fn next_msg(&mut self) -> Msg {
+        let msg = tokio::time::timeout(Duration::from_secs(3600), self.rx.recv())
+            .await
+            .expect("a message from the executor within the safety timeout")
+            .expect("executor channel open");
+        self.apply(msg.clone());
+        msg
+    }
+
+    /// Feeds the executor's messages to `update` until the running plan
+    /// finishes; when no message comes, the simulated world moves on by one
+    /// second if `step_world`. Returns the outcome.
+    pub async fn run_to_end(&mut self, step_world: bool) -> RunOutcome {
+        assert!(
+            self.model.actions.running.is_some(),
+            "nothing is running: dialog {:?}, notice {:?}",
+            self.model.actions.dialog,
+            self.model.notice
+        );
+        self.pump_until(step_world, |m| {
+            m.actions
+                .running
+                .as_ref()
+                .is_some_and(|r| r.outcome.is_some())
+        })
+        .await;
+        self.model
+            .actions
+            .running
+            .as_ref()
+            .and_then(|r| r.outcome.clone())
+            .unwrap()
+    }
+
+    /// Like [`Harness::run_to_end`], until `done` holds for the model.
+    pub async fn pump_until(&mut self, step_world: bool, done: impl Fn(&Model) -> bool) {
+        while !done(&self.model) {
+            if step_world {
+                match tokio::time::timeout(Duration::from_millis(10), self.rx.recv()).await {
+                    Ok(Some(msg)) => self.apply(msg),
+                    Ok(None) => panic!("executor channel closed"),
+                    Err(_) => {
+                        self.world.step(SignedDuration::from_secs(1));
+                        self.refresh();
+                    }
+                }
+            } else {
+                self.next_msg().await;
+            }
+        }
+    }
+
+    /// Closes a finished progress dialog.
+    pub fn close(&mut self) {
+        self.key(KeyCode::Enter, KeyModifiers::NONE);
+        assert!(
+            self.model.actions.dialog.is_none(),
+            "{:?}",
+            self.model.actions.dialog
+        );
+    }
+
+    pub fn writes(&self) -> Vec<Seen> {
+        self.requests
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|r| r.is_write())
+            .cloned()
+            .collect()
+    }
+
+    /// Writes other than access and identity reviews.
+    pub fn changes(&self) -> Vec<Seen> {
+        self.writes()
+            .into_iter()
+            .filter(|r| !r.path.contains("selfsubject"))
+            .collect()
+    }
+
+    pub fn audit(&self) -> Vec<AuditRecord> {
+        audit::read(&self.audit_path).unwrap()
+    }
+
+    pub fn node(&self, name: &str) -> Value {
+        self.world.mosk().get("nodes", None, name).unwrap()
+    }
+
+    pub fn annotation(&self, node: &str, key: &str) -> Option<String> {
+        self.node(node)
+            .pointer("/metadata/annotations")
+            .and_then(|a| a.get(key))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    }
+
+    pub fn vrouter_pods(&self) -> Vec<Value> {
+        self.world
+            .mosk()
+            .list("pods", Some("tf"))
+            .into_iter()
+            .filter(|p| str_at(p, "/metadata/name").starts_with("tf-vrouter"))
+            .collect()
+    }
+
+    pub fn pod_on(&self, node: &str) -> Value {
+        self.vrouter_pods()
+            .into_iter()
+            .find(|p| {
+                str_at(p, "/spec/nodeName") == node
+                    && p.pointer("/metadata/deletionTimestamp").is_none()
+            })
+            .unwrap_or_else(|| panic!("no vRouter pod on {node}"))
+    }
+
+    /// Selects exactly these nodes (as `space` on their rows would).
+    pub fn select(&mut self, nodes: &[&str]) {
+        self.model.selected_nodes = nodes.iter().map(|n| n.to_string()).collect();
+    }
+
+    /// Computes of the scenario, in order: (machine, node).
+    pub fn computes(&self) -> Vec<String> {
+        self.world
+            .machines()
+            .into_iter()
+            .filter(|m| m.has_vrouter())
+            .map(|m| m.node)
+            .collect()
+    }
+}
+
+pub fn str_at<'a>(v: &'a Value, ptr: &str) -> &'a str {
+    v.pointer(ptr).and_then(Value::as_str).unwrap_or_default()
+}

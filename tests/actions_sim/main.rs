@@ -1,0 +1,10 @@
+//! Operator actions against the simulated clusters over HTTP (kube-rs on the
+//! sim's router, in-process), asserting what the server received, what it
+//! holds afterwards, and what the audit log says. Time is tokio's paused
+//! clock and the simulator's own clock; nothing sleeps.
+
+mod harness;
+mod modes;
+mod node_actions;
+mod scenario;
+mod vrouter_actions;

@@ -1,0 +1,334 @@
+//! Restarting vRouter pods: one, several, all one at a time; a replacement
+//! that never becomes Ready; a stale screen (409, 404).
+
+use crossterm::event::{KeyCode, KeyModifiers};
+use jiff::SignedDuration;
+use mosk_console::app::actions::events::{RunOutcome, StepStatus};
+use mosk_console::audit::{AuditOutcome, AuditPhase};
+use mosk_console::sim::scenario::UpdatePhase;
+use serde_json::{Value, json};
+
+use super::harness::*;
+
+const HOUR: SignedDuration = SignedDuration::from_secs(3600);
+
+/// Three computes, vRouter pods left on the old revision after the update;
+/// `extra` adds overrides.
+fn updated_world(extra: &str) -> Harness {
+    let world = custom_world(&format!(
+        "vrouter_manual_restart = true\n\
+         [[machines]]\nrole = \"control\"\ncount = 1\n\
+         [[machines]]\nrole = \"compute\"\ncount = 3\ninstances = 0\n{extra}"
+    ));
+    assert!(world.step_until(2 * HOUR, |w| w.phase() == UpdatePhase::Done));
+    Harness::new(world, Options::default())
+}
+
+fn ds(h: &Harness) -> Value {
+    h.world
+        .mosk()
+        .list("daemonsets", Some("tf"))
+        .into_iter()
+        .find(|d| str_at(d, "/metadata/name").starts_with("tf-vrouter"))
+        .unwrap()
+}
+
+fn generation_label(pod: &Value) -> String {
+    str_at(pod, "/metadata/labels/pod-template-generation").to_string()
+}
+
+fn is_ready(pod: &Value) -> bool {
+    pod.pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .is_some_and(|cs| {
+            cs.iter()
+                .any(|c| c["type"] == "Ready" && c["status"] == "True")
+        })
+}
+
+#[tokio::test(start_paused = true)]
+async fn restart_one_pod_waits_for_a_ready_replacement_on_the_current_revision() {
+    let mut h = updated_world("");
+    h.tick_and_settle().await;
+    let node = h.computes()[0].clone();
+    let old = h.pod_on(&node);
+    let generation = ds(&h)["metadata"]["generation"]
+        .as_i64()
+        .unwrap()
+        .to_string();
+    assert_ne!(generation_label(&old), generation, "outdated before");
+    h.select(&[&node]);
+    h.press('R');
+    h.press('y');
+    assert_eq!(
+        h.run_to_end(true).await,
+        RunOutcome::Completed { dry_run: false }
+    );
+
+    let new = h.pod_on(&node);
+    assert_ne!(new["metadata"]["uid"], old["metadata"]["uid"]);
+    assert_eq!(generation_label(&new), generation);
+    assert!(is_ready(&new));
+    let changes = h.changes();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(changes[0].method, "DELETE");
+    assert_eq!(
+        changes[0].path,
+        format!(
+            "/api/v1/namespaces/tf/pods/{}",
+            str_at(&old, "/metadata/name")
+        )
+    );
+    let audit = h.audit();
+    assert_eq!(audit.len(), 2);
+    assert_eq!(audit[0].kind, "Pod");
+    assert_eq!(audit[0].namespace.as_deref(), Some("tf"));
+    assert_eq!(audit[0].uid, str_at(&old, "/metadata/uid"));
+    assert_eq!(audit[1].outcome, AuditOutcome::Succeeded);
+    assert!(
+        audit[1]
+            .message
+            .as_deref()
+            .unwrap()
+            .contains(str_at(&new, "/metadata/name")),
+        "{:?}",
+        audit[1].message
+    );
+    // The other two are still outdated: UP-TO-DATE 1 of CURRENT 3.
+    h.world.step(SignedDuration::from_secs(2));
+    let d = ds(&h);
+    assert_eq!(d["status"]["updatedNumberScheduled"], 1);
+    assert_eq!(d["status"]["currentNumberScheduled"], 3);
+}
+
+#[tokio::test(start_paused = true)]
+async fn restart_all_outdated_one_at_a_time_until_up_to_date_equals_current() {
+    let mut h = updated_world("");
+    h.tick_and_settle().await;
+    h.key(KeyCode::Char('r'), KeyModifiers::CONTROL);
+    h.press('y');
+    assert_eq!(
+        h.run_to_end(true).await,
+        RunOutcome::Completed { dry_run: false }
+    );
+    let run = h.model.actions.running.clone().unwrap();
+    assert_eq!(run.steps.len(), 3);
+    assert!(
+        run.steps.iter().all(|s| matches!(s, StepStatus::Done(_))),
+        "{:?}",
+        run.steps
+    );
+    let deletes = h.changes();
+    assert_eq!(deletes.len(), 3);
+    assert!(deletes.iter().all(|d| d.method == "DELETE"));
+    for (i, d) in deletes.iter().enumerate() {
+        assert_eq!(d.intents_on_disk, i + 1, "intent on disk before delete {i}");
+    }
+    // One at a time: each pod's result is recorded before the next intent.
+    let phases: Vec<AuditPhase> = h.audit().iter().map(|r| r.phase).collect();
+    assert_eq!(
+        phases,
+        [AuditPhase::Intent, AuditPhase::Result].repeat(3),
+        "strictly alternating"
+    );
+    h.world.step(SignedDuration::from_secs(2));
+    let d = ds(&h);
+    assert_eq!(
+        d["status"]["updatedNumberScheduled"],
+        d["status"]["currentNumberScheduled"]
+    );
+    assert_eq!(d["status"]["updatedNumberScheduled"], 3);
+    // Nothing is left to restart.
+    h.close();
+    h.refresh();
+    h.key(KeyCode::Char('r'), KeyModifiers::CONTROL);
+    assert!(h.model.actions.dialog.is_none());
+    assert!(
+        h.model
+            .notice
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("no outdated vRouter pod")
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn restart_on_several_selected_nodes() {
+    let mut h = updated_world("");
+    h.tick_and_settle().await;
+    let nodes = h.computes();
+    h.select(&[&nodes[0], &nodes[2]]);
+    h.press('R');
+    h.press('y');
+    assert_eq!(
+        h.run_to_end(true).await,
+        RunOutcome::Completed { dry_run: false }
+    );
+    assert_eq!(h.changes().len(), 2);
+    let generation = ds(&h)["metadata"]["generation"]
+        .as_i64()
+        .unwrap()
+        .to_string();
+    assert_eq!(generation_label(&h.pod_on(&nodes[0])), generation);
+    assert_eq!(generation_label(&h.pod_on(&nodes[2])), generation);
+    assert_ne!(
+        generation_label(&h.pod_on(&nodes[1])),
+        generation,
+        "not selected"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_run_stops_at_a_pod_that_never_becomes_ready() {
+    let mut h =
+        updated_world("[[overrides]]\nrole = \"compute\"\nindex = 1\nvrouter_never_ready = true\n");
+    h.tick_and_settle().await;
+    let bad_node = h.computes()[1].clone();
+    h.key(KeyCode::Char('r'), KeyModifiers::CONTROL);
+    h.press('y');
+    let plan = h.model.actions.running.clone().unwrap().plan;
+    let bad = plan.steps.iter().position(|s| s.node == bad_node).unwrap();
+    let outcome = h.run_to_end(true).await;
+    let RunOutcome::Failed { message } = &outcome else {
+        panic!("{outcome:?}")
+    };
+    assert!(
+        message.contains("not Ready") && message.contains(&bad_node),
+        "{message}"
+    );
+    let run = h.model.actions.running.clone().unwrap();
+    for (i, s) in run.steps.iter().enumerate() {
+        match i.cmp(&bad) {
+            std::cmp::Ordering::Less => assert!(matches!(s, StepStatus::Done(_)), "{i}: {s:?}"),
+            std::cmp::Ordering::Equal => assert!(matches!(s, StepStatus::Failed(_)), "{s:?}"),
+            std::cmp::Ordering::Greater => {
+                assert!(matches!(s, StepStatus::NotSent(_)), "{i}: {s:?}")
+            }
+        }
+    }
+    assert_eq!(
+        h.changes().len(),
+        bad + 1,
+        "nothing deleted after the failure"
+    );
+    let audit = h.audit();
+    assert_eq!(audit.len(), 2 * (bad + 1));
+    let last = audit.last().unwrap();
+    assert_eq!(last.outcome, AuditOutcome::Timeout);
+    assert!(last.message.as_deref().unwrap().contains("not Ready"));
+}
+
+/// Replaces the pod with one of the same name and a new uid, as if the
+/// DaemonSet had recreated it since the screen was drawn.
+fn recreate_same_name(h: &Harness, pod: &Value) {
+    let name = str_at(pod, "/metadata/name").to_string();
+    h.world
+        .mosk()
+        .delete(
+            "pods",
+            Some("tf"),
+            &name,
+            &json!({"gracePeriodSeconds": 0}),
+            false,
+        )
+        .unwrap();
+    let mut again = pod.clone();
+    for f in [
+        "uid",
+        "resourceVersion",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+    ] {
+        again["metadata"].as_object_mut().unwrap().remove(f);
+    }
+    h.world.mosk().create("pods", again).unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stale_pod_uid_is_refused_with_409_and_explained() {
+    let mut h = updated_world("");
+    h.tick_and_settle().await;
+    let node = h.computes()[0].clone();
+    let old = h.pod_on(&node);
+    h.select(&[&node]);
+    h.press('R'); // the dialog holds the plan with the uid on screen
+    recreate_same_name(&h, &old);
+    let now = h.pod_on(&node);
+    assert_eq!(now["metadata"]["name"], old["metadata"]["name"]);
+    assert_ne!(now["metadata"]["uid"], old["metadata"]["uid"]);
+    h.press('y');
+    let outcome = h.run_to_end(false).await;
+    let RunOutcome::Failed { message } = &outcome else {
+        panic!("{outcome:?}")
+    };
+    assert!(
+        message.contains("the pod was already replaced (uid changed): refresh and retry"),
+        "{message}"
+    );
+    // Sent once, not retried; the new pod is untouched.
+    assert_eq!(h.changes().len(), 1);
+    let after = h.pod_on(&node);
+    assert_eq!(after["metadata"]["uid"], now["metadata"]["uid"]);
+    assert!(after.pointer("/metadata/deletionTimestamp").is_none());
+    assert_eq!(h.audit().last().unwrap().outcome, AuditOutcome::Conflict);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_pod_gone_since_the_screen_was_drawn_is_a_404_explained() {
+    let mut h = updated_world("");
+    h.tick_and_settle().await;
+    let node = h.computes()[2].clone();
+    let old = h.pod_on(&node);
+    h.select(&[&node]);
+    h.press('R');
+    h.world
+        .mosk()
+        .delete(
+            "pods",
+            Some("tf"),
+            str_at(&old, "/metadata/name"),
+            &json!({"gracePeriodSeconds": 0}),
+            false,
+        )
+        .unwrap();
+    h.press('y');
+    let outcome = h.run_to_end(false).await;
+    let RunOutcome::Failed { message } = &outcome else {
+        panic!("{outcome:?}")
+    };
+    assert!(
+        message.contains("no longer exists") && message.contains("refresh and retry"),
+        "{message}"
+    );
+    assert_eq!(h.changes().len(), 1);
+    assert_eq!(h.audit().last().unwrap().outcome, AuditOutcome::NotFound);
+}
+
+#[tokio::test(start_paused = true)]
+async fn cancel_between_pods_sends_no_further_delete() {
+    let mut h = updated_world("");
+    h.tick_and_settle().await;
+    h.key(KeyCode::Char('r'), KeyModifiers::CONTROL);
+    h.press('y');
+    // Cancel while the first pod's replacement is awaited: it finishes, the rest are not sent.
+    h.pump_until(true, |m| {
+        matches!(
+            m.actions.running.as_ref().unwrap().steps[0],
+            StepStatus::Waiting(_)
+        )
+    })
+    .await;
+    h.key(KeyCode::Esc, KeyModifiers::NONE);
+    let outcome = h.run_to_end(true).await;
+    assert_eq!(outcome, RunOutcome::Cancelled { done: 1 });
+    assert_eq!(h.changes().len(), 1);
+    let run = h.model.actions.running.clone().unwrap();
+    assert!(matches!(run.steps[0], StepStatus::Done(_)));
+    assert!(
+        run.steps[1..]
+            .iter()
+            .all(|s| matches!(s, StepStatus::NotSent(_)))
+    );
+}
