@@ -21,7 +21,8 @@ use super::scenario::{ScenarioError, load_scenario};
 use super::world::{SimCluster, SimWorld};
 
 /// The default speed: 10 simulated seconds per real second. At this speed
-/// the `quick` scenario takes about four minutes plus the operator's time.
+/// the `quick` scenario takes about 26 simulated minutes (under three real
+/// minutes) plus the operator's time.
 pub const DEFAULT_SPEED: f64 = 10.0;
 /// Fastest allowed speed.
 pub const MAX_SPEED: f64 = 10_000.0;

@@ -169,7 +169,6 @@ impl AppController {
 
     fn node(&mut self, ctx: &mut Ctx, i: usize) {
         let m = &ctx.machines[i];
-        let lock = nwl_name(self.which, &m.node);
         let present = ctx.facts.nmr[i] == RequestState::Present;
         let stuck = m.stuck_lock == Some(self.which);
         let vrouter_ok = !m.has_vrouter() || ctx.facts.vrouter_ready[i];
@@ -177,7 +176,13 @@ impl AppController {
             NodeLock::Active if present && !stuck => {
                 let serial_ok = self.which != Controller::Tf
                     || !self.nodes.iter().enumerate().any(|(j, n)| {
-                        j != i && matches!(n, NodeLock::Preparing { .. } | NodeLock::Inactive)
+                        j != i
+                            && matches!(
+                                n,
+                                NodeLock::Preparing { .. }
+                                    | NodeLock::Inactive
+                                    | NodeLock::Reacquiring { .. }
+                            )
                     });
                 if serial_ok && (self.which != Controller::Tf || vrouter_ok) {
                     self.nodes[i] = NodeLock::Preparing {
@@ -186,7 +191,13 @@ impl AppController {
                 }
             }
             NodeLock::Preparing { until } if ctx.now >= until => {
-                set_lock(ctx.mosk, NWL, &lock, "inactive", None);
+                set_lock(
+                    ctx.mosk,
+                    NWL,
+                    &nwl_name(self.which, &m.node),
+                    "inactive",
+                    None,
+                );
                 ctx.note(format!(
                     "{}: node lock inactive: {}",
                     self.which.controller_name(),
@@ -204,7 +215,13 @@ impl AppController {
                     && !ctx.facts.rebooting[i]
                     && (self.which != Controller::Tf || vrouter_ok) =>
             {
-                set_lock(ctx.mosk, NWL, &lock, "active", None);
+                set_lock(
+                    ctx.mosk,
+                    NWL,
+                    &nwl_name(self.which, &m.node),
+                    "active",
+                    None,
+                );
                 ctx.note(format!(
                     "{}: node lock active again: {}",
                     self.which.controller_name(),

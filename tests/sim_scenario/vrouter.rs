@@ -1,0 +1,160 @@
+//! The vRouter DaemonSet with OnDelete updates.
+
+use jiff::SignedDuration;
+use mosk_console::sim::scenario::UpdatePhase;
+use mosk_console::sim::scenario::spec::Role;
+use mosk_console::sim::world::SimWorld;
+use regex::Regex;
+use serde_json::Value;
+
+use super::*;
+
+/// DaemonSet status must match its pods at every moment.
+fn check_ds_consistent(w: &SimWorld) -> Value {
+    let ds = get(w, true, "daemonsets", Some("tf"), "tf-vrouter-agent").unwrap();
+    let generation = ds["metadata"]["generation"].as_i64().unwrap();
+    let pods: Vec<Value> = w
+        .mosk()
+        .list("pods", Some("tf"))
+        .into_iter()
+        .filter(|p| p.pointer("/metadata/deletionTimestamp").is_none())
+        .collect();
+    let ready = pods
+        .iter()
+        .filter(|p| {
+            p["status"]["conditions"].as_array().is_some_and(|c| {
+                c.iter()
+                    .any(|c| c["type"] == "Ready" && c["status"] == "True")
+            })
+        })
+        .count();
+    let updated = pods
+        .iter()
+        .filter(|p| {
+            p["metadata"]["labels"]["pod-template-generation"] == generation.to_string().as_str()
+        })
+        .count();
+    let st = &ds["status"];
+    assert_eq!(st["observedGeneration"], generation);
+    assert_eq!(st["currentNumberScheduled"], pods.len(), "{st}");
+    assert_eq!(st["updatedNumberScheduled"], updated, "{st}");
+    assert_eq!(st["numberReady"], ready, "{st}");
+    assert_eq!(st["numberAvailable"], ready, "{st}");
+    ds
+}
+
+#[test]
+fn vrouter_daemonset_converges_only_after_old_pods_are_deleted() {
+    let w = quick(5);
+    assert_eq!(
+        check_ds_consistent(&w)["spec"]["updateStrategy"]["type"],
+        "OnDelete"
+    );
+    drive_to_done(&w, 4 * HOUR);
+    let ds = check_ds_consistent(&w);
+    assert_eq!(ds["metadata"]["generation"], 2);
+    assert_eq!(ds["status"]["desiredNumberScheduled"], 3);
+    assert_eq!(ds["status"]["currentNumberScheduled"], 3);
+    assert_eq!(ds["status"]["updatedNumberScheduled"], 0);
+    w.step(10 * MIN);
+    assert_eq!(
+        check_ds_consistent(&w)["status"]["updatedNumberScheduled"],
+        0,
+        "OnDelete: nothing restarts by itself"
+    );
+
+    let pod_name = Regex::new(r"^tf-vrouter-agent-[a-z0-9]{5}$").unwrap();
+    let computes: Vec<_> = w
+        .machines()
+        .into_iter()
+        .filter(|m| m.role == Role::Compute)
+        .collect();
+    for (k, m) in computes.iter().enumerate() {
+        let old = w
+            .mosk()
+            .list("pods", Some("tf"))
+            .into_iter()
+            .find(|p| p["spec"]["nodeName"] == m.node.as_str())
+            .unwrap();
+        let old_name = str_at(&old, "/metadata/name").to_string();
+        let old_rev = str_at(&old, "/metadata/labels/controller-revision-hash").to_string();
+        assert_eq!(old["metadata"]["ownerReferences"][0]["kind"], "DaemonSet");
+        w.mosk()
+            .delete("pods", Some("tf"), &old_name, &Value::Null, false)
+            .unwrap();
+        // The DaemonSet controller sees the deletion at its next step, like a real one.
+        w.step(SignedDuration::from_secs(1));
+        let mut saw_pending = false;
+        assert!(w.step_until(2 * MIN, |w| {
+            let ds = check_ds_consistent(w);
+            let new = w.mosk().list("pods", Some("tf")).into_iter().find(|p| {
+                p["spec"]["nodeName"] == m.node.as_str() && str_at(p, "/metadata/name") != old_name
+            });
+            if let Some(p) = &new {
+                saw_pending |= p["status"]["phase"] == "Pending";
+            }
+            ds["status"]["updatedNumberScheduled"] == k + 1 && ds["status"]["numberReady"] == 3
+        }));
+        assert!(saw_pending, "replacement went through Pending");
+        let new = w
+            .mosk()
+            .list("pods", Some("tf"))
+            .into_iter()
+            .find(|p| p["spec"]["nodeName"] == m.node.as_str())
+            .unwrap();
+        assert_eq!(new["metadata"]["labels"]["pod-template-generation"], "2");
+        assert_ne!(
+            str_at(&new, "/metadata/labels/controller-revision-hash"),
+            old_rev
+        );
+        assert!(pod_name.is_match(str_at(&new, "/metadata/name")));
+    }
+    let ds = check_ds_consistent(&w);
+    assert_eq!(
+        ds["status"]["updatedNumberScheduled"],
+        ds["status"]["currentNumberScheduled"]
+    );
+}
+
+#[test]
+fn a_replacement_vrouter_pod_can_be_made_to_never_become_ready() {
+    let w = custom(&format!(
+        "name = \"t\"\nvrouter_manual_restart = true\n{SHORT_DURATIONS}\n\
+         [[machines]]\nrole = \"control\"\ncount = 1\n\
+         [[machines]]\nrole = \"compute\"\ncount = 2\n\
+         [[overrides]]\nrole = \"compute\"\nindex = 0\nvrouter_never_ready = true\n"
+    ));
+    assert!(w.step_until(2 * HOUR, |w| w.phase() == UpdatePhase::Done));
+    let node = w.machines()[1].node.clone();
+    let old = w
+        .mosk()
+        .list("pods", Some("tf"))
+        .into_iter()
+        .find(|p| p["spec"]["nodeName"] == node.as_str())
+        .unwrap();
+    w.mosk()
+        .delete(
+            "pods",
+            Some("tf"),
+            str_at(&old, "/metadata/name"),
+            &Value::Null,
+            false,
+        )
+        .unwrap();
+    w.step(10 * MIN);
+    let ds = check_ds_consistent(&w);
+    assert_eq!(ds["status"]["numberReady"], 1);
+    let new = w
+        .mosk()
+        .list("pods", Some("tf"))
+        .into_iter()
+        .find(|p| p["spec"]["nodeName"] == node.as_str())
+        .unwrap();
+    assert_eq!(new["status"]["phase"], "Running");
+    assert!(
+        new["status"]["containerStatuses"][0]["restartCount"]
+            .as_u64()
+            .unwrap()
+            > 5
+    );
+}
