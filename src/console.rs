@@ -43,7 +43,14 @@ pub async fn run(clusters: Clusters, opts: ConsoleOptions) -> std::io::Result<()
     let mut terminal = crate::terminal::enter()?;
     let result = async {
         let size = terminal.size()?;
-        model.page_rows = (size.height as usize).saturating_sub(7).max(1);
+        // The first size goes through `update` like every later resize.
+        crate::app::update::update(
+            &mut model,
+            Msg::Resize {
+                width: size.width,
+                height: size.height,
+            },
+        );
         crate::terminal::spawn_input(tx.clone(), cancel.clone());
         crate::terminal::spawn_signals(tx.clone());
         runtime::run(

@@ -23,10 +23,15 @@ pub type Tui = Terminal<CrosstermBackend<Stdout>>;
 
 /// Enters raw mode and the alternate screen. ratatui's `init` installs a
 /// panic hook that restores the terminal before the panic report prints.
+/// If any step fails, what was already switched on is switched off again, so
+/// the error prints on a normal terminal.
 pub fn enter() -> io::Result<Tui> {
-    let terminal = ratatui::try_init()?;
-    execute!(io::stdout(), EnableBracketedPaste)?;
-    Ok(terminal)
+    let entered = ratatui::try_init()
+        .and_then(|terminal| execute!(io::stdout(), EnableBracketedPaste).map(|()| terminal));
+    if entered.is_err() {
+        leave();
+    }
+    entered
 }
 
 /// Leaves raw mode and the alternate screen. Safe to call more than once.

@@ -4,6 +4,16 @@ use std::time::Duration;
 
 use kube::runtime::utils::Backoff;
 use kube::runtime::watcher::DefaultBackoff;
+use tokio::time::Instant;
+
+/// Waits until `deadline`, or forever when there is none (a `select!` arm
+/// for an optional timer: a retry, a batch flush, a quiet period).
+pub(crate) async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
 
 /// The retry delays of the cluster layer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -25,7 +25,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::cluster::backoff::{BackoffPolicy, RetryBackoff};
+use crate::cluster::backoff::{BackoffPolicy, RetryBackoff, sleep_until};
 use crate::cluster::events::ClusterEvent;
 use crate::cluster::watch::{describe_kube_error, describe_watch_error};
 use crate::sanitize::sanitize;
@@ -443,13 +443,6 @@ fn pod_info(p: &Pod) -> PodInfo {
 async fn recv(conn: &mut Option<Conn>) -> Read {
     match conn {
         Some(c) => c.rx.recv().await.unwrap_or(Read::End(None)),
-        None => std::future::pending().await,
-    }
-}
-
-async fn sleep_until(deadline: Option<Instant>) {
-    match deadline {
-        Some(d) => tokio::time::sleep_until(d).await,
         None => std::future::pending().await,
     }
 }

@@ -29,7 +29,7 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::cluster::backoff::{BackoffPolicy, RetryBackoff};
+use crate::cluster::backoff::{BackoffPolicy, RetryBackoff, sleep_until};
 use crate::cluster::connect::{Clusters, error_chain};
 use crate::cluster::convert::{VROUTER_NAMESPACE, convert, is_wanted, object_key};
 use crate::cluster::events::{ClusterEvent, WatchHealth};
@@ -317,13 +317,6 @@ fn crd_missing(err: &kube::Error) -> bool {
         kube::Error::Api(status) => status.code == 404,
         kube::Error::Discovery(_) => true,
         _ => false,
-    }
-}
-
-async fn sleep_until(deadline: Option<Instant>) {
-    match deadline {
-        Some(d) => tokio::time::sleep_until(d).await,
-        None => std::future::pending().await,
     }
 }
 

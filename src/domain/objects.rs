@@ -95,11 +95,6 @@ impl Kind {
             Kind::VrouterDaemonSet => "daemonsets",
         }
     }
-
-    /// Whether the kind is a custom resource (its CRD may be missing).
-    pub fn is_custom(self) -> bool {
-        !matches!(self, Kind::Node | Kind::VrouterPod | Kind::VrouterDaemonSet)
-    }
 }
 
 /// Identifies one object: kind, namespace (empty for cluster-scoped), name.

@@ -25,12 +25,12 @@ fn level_style(theme: &Theme, level: Option<LogLevel>) -> Style {
 }
 
 /// `10:28:41` from a zap timestamp (`2025-03-04T10:28:41.123Z`), else the
-/// text as it came.
+/// text as it came (also when byte 8 is not a character boundary: the
+/// timestamp is the cluster's text, not necessarily ASCII).
 fn short_time(ts: &str) -> &str {
-    match ts.split_once('T') {
-        Some((_, rest)) if rest.len() >= 8 => &rest[..8],
-        _ => ts,
-    }
+    ts.split_once('T')
+        .and_then(|(_, rest)| rest.get(..8))
+        .unwrap_or(ts)
 }
 
 /// The text of a line as shown: structured lines as `time LEVEL msg k=v`,
@@ -274,6 +274,14 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_time_keeps_odd_timestamps_whole() {
+        assert_eq!(short_time("2025-03-04T10:28:41.123Z"), "10:28:41");
+        assert_eq!(short_time("2025-03-04T10:28"), "2025-03-04T10:28");
+        // Byte 8 after the `T` falls inside `é`: no panic, the text as it came.
+        assert_eq!(short_time("xT1234567é"), "xT1234567é");
+    }
 
     #[test]
     fn search_matches_ignore_case() {

@@ -61,13 +61,6 @@ impl StepStatus {
             _ => "",
         }
     }
-
-    pub fn is_finished(&self) -> bool {
-        matches!(
-            self,
-            StepStatus::Done(_) | StepStatus::Failed(_) | StepStatus::NotSent(_)
-        )
-    }
 }
 
 /// How a plan ended.

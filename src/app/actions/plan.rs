@@ -180,14 +180,6 @@ fn node_ref(
     ))
 }
 
-/// The current migration mode of `node` as the OpenStack controller reads it
-/// (`live` when the annotation is unset).
-pub fn effective_mode(snap: &Snapshot, node: &str) -> Option<MigrationMode> {
-    snap.nodes()
-        .find(|n| n.name == node)
-        .map(|n| n.migration_mode.clone().unwrap_or(MigrationMode::Live))
-}
-
 /// A whole number from 1 to 100, or a refusal that says so.
 pub fn parse_attempts(text: &str) -> Result<Option<u32>, PlanError> {
     let t = text.trim();

@@ -3,8 +3,8 @@
 //! is split off and shown as an age ("last checked").
 
 use super::{
-    Column, SortKind, TableData, TableRow, Tone, Width, col, empty_text, malformed_rows,
-    missing_lines, or_dash,
+    Column, SortKind, TableData, TableRow, Tone, Width, col, empty_text, missing_lines, or_dash,
+    scoped_malformed_rows,
 };
 use crate::app::model::Model;
 use crate::domain::lockmsg::{self, MessageKind};
@@ -91,18 +91,7 @@ pub(super) fn table(model: &Model) -> TableData {
         .map(|l| row(model, l, true))
         .collect();
     rows.extend(model.snapshot.node_locks().map(|l| row(model, l, false)));
-    for kind in kinds {
-        let mut bad = malformed_rows(model, kind, COLUMNS.len(), 1, 7);
-        for r in &mut bad {
-            r.cells[0] = if kind == Kind::ClusterWorkloadLock {
-                "cluster"
-            } else {
-                "node"
-            }
-            .into();
-        }
-        rows.extend(bad);
-    }
+    rows.extend(scoped_malformed_rows(model, kinds, COLUMNS.len(), 1, 7));
     TableData {
         columns: COLUMNS.to_vec(),
         rows,

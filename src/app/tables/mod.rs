@@ -320,6 +320,27 @@ fn malformed_rows(
         .collect()
 }
 
+/// Malformed objects of a cluster-wide kind and its per-node twin (locks,
+/// maintenance requests), with `cluster` or `node` in the first column like
+/// the well-formed rows.
+fn scoped_malformed_rows(
+    model: &Model,
+    [cluster_kind, node_kind]: [Kind; 2],
+    width: usize,
+    name_col: usize,
+    msg_col: usize,
+) -> Vec<TableRow> {
+    let mut rows = Vec::new();
+    for (kind, scope) in [(cluster_kind, "cluster"), (node_kind, "node")] {
+        let mut bad = malformed_rows(model, kind, width, name_col, msg_col);
+        for r in &mut bad {
+            r.cells[0] = scope.into();
+        }
+        rows.extend(bad);
+    }
+    rows
+}
+
 /// `-` for a missing value.
 fn or_dash(s: Option<&str>) -> String {
     match s {

@@ -2,8 +2,8 @@
 //! NodeMaintenanceRequest per node being worked on.
 
 use super::{
-    Column, SortKind, TableData, TableRow, Tone, Width, col, empty_text, malformed_rows,
-    missing_lines, or_dash,
+    Column, SortKind, TableData, TableRow, Tone, Width, col, empty_text, missing_lines, or_dash,
+    scoped_malformed_rows,
 };
 use crate::app::model::Model;
 use crate::domain::objects::Kind;
@@ -67,18 +67,7 @@ pub(super) fn table(model: &Model) -> TableData {
         tone: if r.deleting { Tone::Muted } else { Tone::Warn },
         node: Some(r.node_name.clone()),
     }));
-    for kind in kinds {
-        let mut bad = malformed_rows(model, kind, COLUMNS.len(), 1, 2);
-        for r in &mut bad {
-            r.cells[0] = if kind == Kind::ClusterMaintenanceRequest {
-                "cluster"
-            } else {
-                "node"
-            }
-            .into();
-        }
-        rows.extend(bad);
-    }
+    rows.extend(scoped_malformed_rows(model, kinds, COLUMNS.len(), 1, 2));
     TableData {
         columns: COLUMNS.to_vec(),
         rows,

@@ -192,7 +192,22 @@ fn malformed_objects_are_error_rows_and_missing_crds_are_said() {
     let bad = t.rows.iter().find(|r| r.cells[1] == "broken-lock").unwrap();
     assert_eq!(bad.tone, Tone::Error);
     assert!(bad.cells[7].contains("MALFORMED NodeWorkloadLock: spec.nodeName"));
+    assert_eq!(bad.cells[0], "node");
     assert!(t.missing.is_empty());
+    m.snapshot.apply(Object::Malformed(MalformedObject {
+        kind: Kind::ClusterMaintenanceRequest,
+        namespace: String::new(),
+        name: "broken-request".into(),
+        error: "spec.scope: expected a string".into(),
+    }));
+    let t = table(&m, View::Requests);
+    let bad = t
+        .rows
+        .iter()
+        .find(|r| r.cells[1] == "broken-request")
+        .unwrap();
+    assert_eq!(bad.tone, Tone::Error);
+    assert_eq!(bad.cells[0], "cluster");
 
     m.missing_kinds.insert(
         Kind::LcmClusterState,

@@ -1,7 +1,10 @@
 //! What a failed write means, in words for the operator. 403 shows the
 //! server's message; 404 and 409 are explained; nothing is retried here.
+//! Every text from the server is sanitized here, before it reaches a dialog,
+//! a notice or the audit log.
 
 use crate::audit::AuditOutcome;
+use crate::sanitize::sanitize;
 
 /// Why a write did not happen or did not finish.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,7 +93,7 @@ pub fn explain(err: kube::Error, target: &Target) -> WriteError {
     let what = &target.what;
     match err {
         kube::Error::Api(status) => {
-            let server = status.message.trim().to_string();
+            let server = sanitize(status.message.trim());
             match status.code {
                 403 => WriteError::Forbidden(if server.is_empty() {
                     format!("the server refused to change {what} (403 Forbidden)")
@@ -111,12 +114,13 @@ pub fn explain(err: kube::Error, target: &Target) -> WriteError {
                 )),
                 code => WriteError::Failed(format!(
                     "the server answered {code} {} for {what}: {server}",
-                    status.reason
+                    sanitize(&status.reason)
                 )),
             }
         }
         other => WriteError::Failed(format!(
-            "could not reach the API server for {what}: {other}"
+            "could not reach the API server for {what}: {}",
+            sanitize(&other.to_string())
         )),
     }
 }
@@ -158,5 +162,26 @@ mod tests {
         let e = explain(api(404, "NotFound", "not found"), &Target::node("n1"));
         assert!(e.message().contains("node n1 no longer exists"), "{e}");
         assert_eq!(e.outcome(), AuditOutcome::NotFound);
+    }
+
+    #[test]
+    fn server_text_is_sanitized() {
+        for code in [403, 409, 422, 500] {
+            let e = explain(
+                api(
+                    code,
+                    "Bad\x1b[2J",
+                    "denied\x1b]52;c;aGk=\x07 by \u{202E}policy\nnext",
+                ),
+                &Target::node("n1"),
+            );
+            let m = e.message();
+            assert!(
+                !m.chars()
+                    .any(|c| c.is_control() || crate::sanitize::is_format_char(c)),
+                "{code}: {m:?}"
+            );
+            assert!(m.contains("denied by policy next"), "{code}: {m:?}");
+        }
     }
 }

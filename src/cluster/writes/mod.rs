@@ -18,6 +18,7 @@ use serde_json::{Map, Value, json};
 
 use crate::app::actions::plan::AnnotationChange;
 use crate::domain::objects::ClusterId;
+use crate::sanitize::sanitize;
 
 pub use errors::WriteError;
 
@@ -84,7 +85,7 @@ impl Writer {
 
     /// A JSON merge patch of the Node's annotations (`null` removes one),
     /// as `kubectl annotate` sends it. Returns the annotations' values the
-    /// server answered with, in the order of `changes`.
+    /// server answered with (sanitized), in the order of `changes`.
     pub async fn patch_node_annotations(
         &self,
         node: &str,
@@ -109,6 +110,9 @@ impl Writer {
             .await
             .map_err(|e| errors::explain(e, &errors::Target::node(node)))?;
         let got = node_obj.metadata.annotations.unwrap_or_default();
-        Ok(changes.iter().map(|c| got.get(&c.key).cloned()).collect())
+        Ok(changes
+            .iter()
+            .map(|c| got.get(&c.key).map(|v| sanitize(v)))
+            .collect())
     }
 }

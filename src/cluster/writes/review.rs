@@ -12,6 +12,7 @@ use kube::api::PostParams;
 use super::Writer;
 use crate::app::actions::access::{AccessKey, AccessVerdict};
 use crate::domain::objects::ClusterId;
+use crate::sanitize::sanitize;
 
 impl Writer {
     /// Asks the server whether the current user may do `key`.
@@ -36,15 +37,15 @@ impl Writer {
         match api.create(&PostParams::default(), &review).await {
             Ok(r) => match r.status {
                 Some(s) if s.allowed && !s.denied.unwrap_or(false) => AccessVerdict::Allowed,
-                Some(s) => {
-                    AccessVerdict::Denied(s.reason.or(s.evaluation_error).unwrap_or_default())
-                }
+                Some(s) => AccessVerdict::Denied(sanitize(
+                    &s.reason.or(s.evaluation_error).unwrap_or_default(),
+                )),
                 None => AccessVerdict::Unknown("the server's review had no status".into()),
             },
             Err(kube::Error::Api(s)) => {
-                AccessVerdict::Unknown(format!("{} {}: {}", s.code, s.reason, s.message))
+                AccessVerdict::Unknown(sanitize(&format!("{} {}: {}", s.code, s.reason, s.message)))
             }
-            Err(e) => AccessVerdict::Unknown(e.to_string()),
+            Err(e) => AccessVerdict::Unknown(sanitize(&e.to_string())),
         }
     }
 
@@ -60,6 +61,7 @@ impl Writer {
             .status
             .and_then(|s| s.user_info)
             .and_then(|u| u.username)
+            .map(|u| sanitize(&u))
             .filter(|u| !u.is_empty())
     }
 }

@@ -17,6 +17,7 @@ use kube::runtime::watcher::{self, Event};
 
 use super::errors::{Target, explain};
 use super::{WriteError, Writer};
+use crate::sanitize::sanitize;
 
 /// The label the DaemonSet controller puts on its pods: the DaemonSet
 /// generation the pod's template came from.
@@ -114,7 +115,7 @@ impl Writer {
                     Ok(Event::Apply(p)) | Ok(Event::InitApply(p)) => p,
                     Ok(_) => continue,
                     Err(e) => {
-                        seen.last = Some(format!("watch error: {e}"));
+                        seen.last = Some(sanitize(&format!("watch error: {e}")));
                         continue;
                     }
                 };
@@ -154,7 +155,7 @@ fn check_replacement(
     if !owned || uid == old_uid || meta.deletion_timestamp.is_some() {
         return None;
     }
-    let name = meta.name.clone().unwrap_or_default();
+    let name = sanitize(meta.name.as_deref().unwrap_or_default());
     let generation = meta
         .labels
         .as_ref()
@@ -187,8 +188,8 @@ fn check_replacement(
             let phase = pod
                 .status
                 .as_ref()
-                .and_then(|s| s.phase.clone())
-                .unwrap_or_else(|| "unknown".into());
+                .and_then(|s| s.phase.as_deref())
+                .map_or_else(|| "unknown".into(), sanitize);
             seen.last = Some(format!("pod {name} is {phase}, not Ready"));
             None
         }

@@ -1,0 +1,121 @@
+//! The running watchers of a seeded pair of simulated clusters, and probes
+//! that prove a watch is established.
+
+use mosk_console::cluster::{ClusterEvent, spawn_watchers};
+use mosk_console::domain::objects::{Kind, Object};
+use mosk_console::sim::registry::Registry;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use crate::cluster_support::*;
+
+/// Kinds served by both default registries.
+pub const ALL_KINDS: [Kind; 10] = Kind::ALL;
+
+pub struct Running {
+    pub pair: Pair,
+    pub events: Events,
+    pub cancel: CancellationToken,
+    _tasks: tokio::task::JoinSet<()>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.cancel.cancel();
+    }
+}
+
+pub async fn start(pair: Pair) -> Running {
+    let clusters = pair.connect().await;
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let cancel = CancellationToken::new();
+    let tasks = spawn_watchers(&clusters, &fast_watch(), tx, cancel.clone());
+    Running {
+        pair,
+        events: Events::new(rx),
+        cancel,
+        _tasks: tasks,
+    }
+}
+
+/// A MOSK and a management cluster with a few objects of each kind.
+pub async fn seeded() -> Pair {
+    let p = pair(Registry::mgmt(), Registry::mosk()).await;
+    let mosk = &p.mosk.store;
+    for n in ["kaas-node-1", "kaas-node-2"] {
+        mosk.create("nodes", node(n)).unwrap();
+        mosk.create("nodeworkloadlocks", node_lock("openstack", n, "active"))
+            .unwrap();
+    }
+    mosk.create(
+        "nodemaintenancerequests",
+        json!({"metadata": {"name": "kaas-node-1"}, "spec": {"nodeName": "kaas-node-1", "scope": "os"}}),
+    )
+    .unwrap();
+    mosk.create("namespaces", json!({"metadata": {"name": "tf"}}))
+        .unwrap();
+    mosk.create("pods", pod("tf-vrouter-agent-abcde", "tf", true))
+        .unwrap();
+    mosk.create("pods", pod("tf-control-0", "tf", true))
+        .unwrap();
+    mosk.create("pods", pod("tf-vrouter-agent-other-ns", "default", true))
+        .unwrap();
+    let mgmt = &p.mgmt.store;
+    mgmt.create(
+        "lcmmachines",
+        machine("m-worker-1", "child-ns", "child-cl", "Ready"),
+    )
+    .unwrap();
+    mgmt.create(
+        "lcmmachines",
+        machine("m-worker-2", "child-ns", "child-cl", "Ready"),
+    )
+    .unwrap();
+    mgmt.create(
+        "lcmmachines",
+        machine("m-elsewhere", "other-ns", "other-cl", "Ready"),
+    )
+    .unwrap();
+    p
+}
+
+/// Proves the node-lock watch is established: a change to `lock` arrives through it.
+pub async fn live(r: &mut Running, lock: &str) {
+    r.pair
+        .mosk
+        .store
+        .update("nodeworkloadlocks", None, lock, |v| {
+            v["metadata"]["labels"] = json!({"probe": "1"})
+        })
+        .unwrap();
+    r.events
+        .until(
+            "the probe change",
+            |e| matches!(e, ClusterEvent::Applied(o) if o.key().name == lock),
+        )
+        .await;
+}
+
+/// Proves the node watch is established: a change to `node` arrives through it.
+pub async fn live_node(r: &mut Running, node: &str) {
+    r.pair
+        .mosk
+        .store
+        .update("nodes", None, node, |v| {
+            v["metadata"]["labels"]["probe"] = json!("1")
+        })
+        .unwrap();
+    r.events
+        .until("the probe change", |e| {
+            matches!(e, ClusterEvent::Applied(Object::Node(n)) if n.name == node && n.labels.contains_key("probe"))
+        })
+        .await;
+}
+
+pub fn count_resyncs(events: &Events, kind: Kind) -> usize {
+    events
+        .log
+        .iter()
+        .filter(|e| matches!(e, ClusterEvent::Resynced { kind: k, .. } if *k == kind))
+        .count()
+}

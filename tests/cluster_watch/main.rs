@@ -1,0 +1,9 @@
+//! The watchers against the simulated API servers, over HTTP from a kubeconfig:
+//! initial lists, changes, re-lists after 410, dropped connections
+//! (`resync`); missing CRDs, malformed objects, server errors (`failures`).
+
+#[path = "../cluster_support/mod.rs"]
+mod cluster_support;
+mod failures;
+mod fixture;
+mod resync;
