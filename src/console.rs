@@ -40,6 +40,7 @@ pub async fn run(clusters: Clusters, opts: ConsoleOptions) -> std::io::Result<()
     let mut effects = crate::app::effects::ConsoleEffects::new(&clusters, &opts, tx.clone());
     let mut model = Model::new(opts.session.clone(), opts.keymap.clone(), (opts.now)());
 
+    crate::terminal::spawn_signals(tx.clone());
     let mut terminal = crate::terminal::enter()?;
     let result = async {
         let size = terminal.size()?;
@@ -52,7 +53,6 @@ pub async fn run(clusters: Clusters, opts: ConsoleOptions) -> std::io::Result<()
             },
         );
         crate::terminal::spawn_input(tx.clone(), cancel.clone());
-        crate::terminal::spawn_signals(tx.clone());
         runtime::run(
             &mut terminal,
             &mut model,

@@ -68,25 +68,34 @@ pub fn spawn_input(tx: UnboundedSender<Msg>, cancel: CancellationToken) {
     });
 }
 
-/// Turns SIGTERM, SIGHUP and SIGINT into a quit message.
+/// Turns SIGTERM, SIGHUP and SIGINT into a quit message. The handlers are
+/// registered before this returns (only the waiting is spawned): call it
+/// before entering raw mode, so no signal can kill the process between the
+/// first frame and the handlers and leave the terminal in raw mode.
+/// Must be called inside a tokio runtime.
 pub fn spawn_signals(tx: UnboundedSender<Msg>) {
     #[cfg(unix)]
-    tokio::spawn(async move {
+    {
         use tokio::signal::unix::{SignalKind, signal};
         let (Ok(mut term), Ok(mut hup), Ok(mut int)) = (
             signal(SignalKind::terminate()),
             signal(SignalKind::hangup()),
             signal(SignalKind::interrupt()),
         ) else {
+            tracing::warn!(
+                "cannot install the signal handlers: SIGTERM and SIGHUP kill the console without a clean quit"
+            );
             return;
         };
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = hup.recv() => {}
-            _ = int.recv() => {}
-        }
-        let _ = tx.send(quit_msg());
-    });
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = hup.recv() => {}
+                _ = int.recv() => {}
+            }
+            let _ = tx.send(quit_msg());
+        });
+    }
 }
 
 /// A message that quits the console: Ctrl-C always quits.

@@ -56,3 +56,38 @@ fn a_bad_kubeconfig_gets_a_clear_error_and_no_raw_mode() {
     assert!(screen.contains("/nonexistent/kubeconfig"), "{screen}");
     assert!(!c.parser.screen().alternate_screen());
 }
+
+/// SIGTERM (systemd, `kill`) and SIGHUP (the SSH session dropped) quit the
+/// console cleanly: exit 0, alternate screen left, cursor shown again.
+#[test]
+fn sigterm_and_sighup_quit_and_restore_the_terminal() {
+    for signal in ["TERM", "HUP"] {
+        let state = tempfile::tempdir().unwrap();
+        let mut c = Console::start(
+            &["demo", "--scenario", "quick", "--speed", "60"],
+            state.path(),
+        );
+        c.wait_for("the Overview", |s| {
+            s.contains("Overview") && s.contains("mgmt")
+        });
+        assert!(c.parser.screen().alternate_screen());
+        let pid = c.child.process_id().expect("the console's pid");
+        let sent = std::process::Command::new("kill")
+            .args([format!("-{signal}"), pid.to_string()])
+            .status()
+            .expect("run kill");
+        assert!(sent.success(), "kill -{signal} {pid}");
+        let status = c.finish();
+        assert!(
+            status.success(),
+            "SIG{signal}: exit status {status:?}; screen:\n{}",
+            c.screen()
+        );
+        let screen = c.parser.screen();
+        assert!(
+            !screen.alternate_screen(),
+            "SIG{signal}: alternate screen left on"
+        );
+        assert!(!screen.hide_cursor(), "SIG{signal}: cursor still hidden");
+    }
+}
