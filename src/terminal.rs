@@ -27,11 +27,23 @@ pub type Tui = Terminal<CrosstermBackend<Stdout>>;
 /// the error prints on a normal terminal.
 pub fn enter() -> io::Result<Tui> {
     let entered = ratatui::try_init()
+        .inspect(|_| exit_after_panic())
         .and_then(|terminal| execute!(io::stdout(), EnableBracketedPaste).map(|()| terminal));
     if entered.is_err() {
         leave();
     }
     entered
+}
+
+/// A panic in any task ends the process once the terminal is restored and
+/// the report printed: a console that lost a task would otherwise keep
+/// drawing on a normal-mode screen.
+fn exit_after_panic() {
+    let restore_and_report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore_and_report(info);
+        std::process::exit(101);
+    }));
 }
 
 /// Leaves raw mode and the alternate screen. Safe to call more than once.

@@ -314,7 +314,16 @@ impl Harness {
 
     /// Like [`Harness::run_to_end`], until `done` holds for the model.
     pub async fn pump_until(&mut self, step_world: bool, done: impl Fn(&Model) -> bool) {
+        // A bound on simulated time, so a condition that never holds fails
+        // the test instead of stepping the world forever.
+        let mut steps = 0u32;
         while !done(&self.model) {
+            steps += 1;
+            assert!(
+                steps < 200_000,
+                "condition never held; running action: {:?}",
+                self.model.actions.running
+            );
             if step_world {
                 match tokio::time::timeout(Duration::from_millis(10), self.rx.recv()).await {
                     Ok(Some(msg)) => self.apply(msg),
