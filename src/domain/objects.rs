@@ -424,10 +424,17 @@ impl Snapshot {
             self.apply(o);
         }
     }
+    /// The objects of one kind. Keys sort by kind first, so this reads only
+    /// that kind's range of the map.
     pub fn of_kind(&self, kind: Kind) -> impl Iterator<Item = &Object> {
+        let start = ObjectKey {
+            kind,
+            namespace: String::new(),
+            name: String::new(),
+        };
         self.objects
-            .iter()
-            .filter(move |(k, _)| k.kind == kind)
+            .range(start..)
+            .take_while(move |(k, _)| k.kind == kind)
             .map(|(_, o)| o)
     }
     pub fn machines(&self) -> impl Iterator<Item = &Machine> {

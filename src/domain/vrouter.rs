@@ -71,7 +71,7 @@ pub fn pod_status(snap: &Snapshot, pod: &VrouterPod) -> PodStatus {
     pod_status_with(ds, pod)
 }
 
-fn pod_status_with(ds: Option<&VrouterDaemonSet>, pod: &VrouterPod) -> PodStatus {
+pub fn pod_status_with(ds: Option<&VrouterDaemonSet>, pod: &VrouterPod) -> PodStatus {
     let outdated = match (ds.and_then(|d| d.generation), pod.template_generation) {
         (Some(want), Some(have)) => Some(want != have),
         _ => None,
