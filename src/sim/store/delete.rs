@@ -31,12 +31,7 @@ impl Store {
         }
         let key = Self::key(info, ns, name);
         let mut inner = self.lock();
-        let old = inner
-            .objects
-            .get(plural)
-            .and_then(|m| m.get(&key))
-            .cloned()
-            .ok_or_else(|| ApiError::not_found(info, name))?;
+        let old = inner.stored(plural, info, &key, name)?;
         for (field, label) in [("uid", "UID"), ("resourceVersion", "ResourceVersion")] {
             match opts.pointer(&format!("/preconditions/{field}")) {
                 None | Some(Value::Null) => {}
@@ -146,12 +141,7 @@ impl Store {
         let info = self.info(plural)?;
         let key = Self::key(info, ns, name);
         let mut inner = self.lock();
-        let mut obj = inner
-            .objects
-            .get(plural)
-            .and_then(|m| m.get(&key))
-            .cloned()
-            .ok_or_else(|| ApiError::not_found(info, name))?;
+        let mut obj = inner.stored(plural, info, &key, name)?;
         meta_mut(&mut obj).remove("finalizers");
         self.remove_locked(&mut inner, info, &key, obj, false);
         Ok(())

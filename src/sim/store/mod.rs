@@ -59,6 +59,23 @@ struct Inner {
     logs: HashMap<(String, String, String), VecDeque<LogLine>>,
 }
 
+impl Inner {
+    /// A copy of the stored object at `key`, or 404 naming it.
+    fn stored(
+        &self,
+        plural: &str,
+        info: &ResourceInfo,
+        key: &Key,
+        name: &str,
+    ) -> StoreResult<Value> {
+        self.objects
+            .get(plural)
+            .and_then(|m| m.get(key))
+            .cloned()
+            .ok_or_else(|| ApiError::not_found(info, name))
+    }
+}
+
 /// One simulated cluster's objects. Shared as `Arc<Store>`.
 #[derive(Debug)]
 pub struct Store {

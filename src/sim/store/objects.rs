@@ -85,6 +85,20 @@ pub fn valid_name(name: &str) -> bool {
         && bytes[bytes.len() - 1].is_ascii_alphanumeric()
 }
 
+/// Checks that a body is a JSON object and sets its `apiVersion` and `kind`
+/// to the resource's (a client may omit or misspell them).
+pub fn stamp_type(info: &ResourceInfo, obj: &mut Value) -> StoreResult<()> {
+    let Some(m) = obj.as_object_mut() else {
+        return Err(ApiError::bad_request(format!(
+            "the body of a {} must be a JSON object",
+            info.kind
+        )));
+    };
+    m.insert("apiVersion".into(), serde_json::json!(info.api_version()));
+    m.insert("kind".into(), serde_json::json!(info.kind));
+    Ok(())
+}
+
 /// Validates what every stored object must satisfy: an object with a valid name,
 /// and string maps for labels and annotations.
 pub fn validate(info: &ResourceInfo, obj: &Value) -> StoreResult<()> {

@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::objects::{
-    self, has_finalizers, is_terminating, meta_mut, name_of, spec_part, validate,
+    self, has_finalizers, is_terminating, meta_mut, name_of, spec_part, stamp_type, validate,
 };
 use super::window::key_of;
 use super::{ApiError, EventType, Inner, Key, Store, StoreResult, patch};
@@ -20,17 +20,7 @@ impl Store {
     /// [`Store::create`] with dry run: everything is checked and filled, nothing stored.
     pub fn create_opts(&self, plural: &str, mut obj: Value, dry_run: bool) -> StoreResult<Value> {
         let info = self.info(plural)?;
-        if !obj.is_object() {
-            return Err(ApiError::bad_request(format!(
-                "the body of a {} must be a JSON object",
-                info.kind
-            )));
-        }
-        {
-            let m = obj.as_object_mut().expect("object");
-            m.insert("apiVersion".into(), json!(info.api_version()));
-            m.insert("kind".into(), json!(info.kind));
-        }
+        stamp_type(info, &mut obj)?;
         let now = self.now_str();
         {
             let meta = meta_mut(&mut obj);
@@ -111,12 +101,7 @@ impl Store {
         let info = self.info(plural)?;
         let key = Self::key(info, ns, name);
         let mut inner = self.lock();
-        let old = inner
-            .objects
-            .get(plural)
-            .and_then(|m| m.get(&key))
-            .cloned()
-            .ok_or_else(|| ApiError::not_found(info, name))?;
+        let old = inner.stored(plural, info, &key, name)?;
         let mut new = old.clone();
         f(&mut new);
         self.commit(&mut inner, info, old, new, false, false)
@@ -134,16 +119,8 @@ impl Store {
         dry_run: bool,
         set_deletion: bool,
     ) -> StoreResult<Value> {
-        if !new.is_object() {
-            return Err(ApiError::bad_request(format!(
-                "the body of a {} must be a JSON object",
-                info.kind
-            )));
-        }
+        stamp_type(info, &mut new)?;
         {
-            let m = new.as_object_mut().expect("object");
-            m.insert("apiVersion".into(), json!(info.api_version()));
-            m.insert("kind".into(), json!(info.kind));
             let old_meta = old
                 .get("metadata")
                 .and_then(Value::as_object)
@@ -253,12 +230,7 @@ impl Store {
         check_subresource(info, subresource)?;
         let key = Self::key(info, ns, name);
         let mut inner = self.lock();
-        let old = inner
-            .objects
-            .get(plural)
-            .and_then(|m| m.get(&key))
-            .cloned()
-            .ok_or_else(|| ApiError::not_found(info, name))?;
+        let old = inner.stored(plural, info, &key, name)?;
         let patched = patch::apply_patch(info, &old, content_type, body)?;
         let new = self.api_change(info, &old, patched, subresource)?;
         self.commit(&mut inner, info, old, new, dry_run, false)
@@ -290,12 +262,7 @@ impl Store {
         }
         let key = Self::key(info, ns, name);
         let mut inner = self.lock();
-        let old = inner
-            .objects
-            .get(plural)
-            .and_then(|m| m.get(&key))
-            .cloned()
-            .ok_or_else(|| ApiError::not_found(info, name))?;
+        let old = inner.stored(plural, info, &key, name)?;
         let new = self.api_change(info, &old, body, subresource)?;
         self.commit(&mut inner, info, old, new, dry_run, false)
     }
