@@ -29,24 +29,7 @@ fn custom(toml: &str) -> SimWorld {
     SimWorld::new(parse_scenario(toml, "test.toml").unwrap(), 42)
 }
 
-const SHORT_DURATIONS: &str = r#"
-[durations]
-update_start = "10s"
-prepare = "20s"
-openstack_update = "30s"
-ceph_update = "20s"
-tf_ready = "10s"
-lcm_retry = "30s"
-node_prepare = "5s"
-live_migration = "20s"
-drain = "10s"
-swarm_drain = "5s"
-deploy = "20s"
-reboot = "20s"
-reacquire = "10s"
-finalization = "30s"
-vrouter_pod_start = "10s"
-"#;
+const SHORT_DURATIONS: &str = include_str!("data/short_durations.toml");
 
 fn get(w: &SimWorld, mosk: bool, plural: &str, ns: Option<&str>, name: &str) -> Option<Value> {
     let store = if mosk { w.mosk() } else { w.mgmt() };

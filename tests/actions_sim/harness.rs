@@ -92,24 +92,7 @@ pub fn deny(verb: &str, resource: &str, namespace: Option<&str>) -> RbacRule {
 }
 
 /// Short phase durations so scenarios finish in few steps.
-pub const SHORT_DURATIONS: &str = r#"
-[durations]
-update_start = "10s"
-prepare = "20s"
-openstack_update = "30s"
-ceph_update = "20s"
-tf_ready = "10s"
-lcm_retry = "30s"
-node_prepare = "5s"
-live_migration = "20s"
-drain = "10s"
-swarm_drain = "5s"
-deploy = "20s"
-reboot = "20s"
-reacquire = "10s"
-finalization = "30s"
-vrouter_pod_start = "10s"
-"#;
+pub const SHORT_DURATIONS: &str = include_str!("../data/short_durations.toml");
 
 pub fn quick_world() -> SimWorld {
     SimWorld::new(load_scenario("quick").unwrap(), 7)
