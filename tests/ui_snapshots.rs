@@ -93,6 +93,7 @@ fn base_model() -> Model {
                 connected: true,
                 last_event: Some(ago(5)),
                 last_error: None,
+                retry_at: None,
             },
         );
     }
@@ -299,6 +300,7 @@ fn degraded_watch_and_notice() {
             connected: false,
             last_event: Some(ago(12)),
             last_error: Some("connection refused".into()),
+            retry_at: None,
         },
     );
     m.notice = Some(Notice {

@@ -33,4 +33,7 @@ pub struct WatchHealth {
     pub last_event: Option<Timestamp>,
     /// The last error seen, if the watch is degraded.
     pub last_error: Option<String>,
+    /// While disconnected: when the next retry starts (wall clock), so a pane
+    /// can say "retrying in 8 s".
+    pub retry_at: Option<Timestamp>,
 }

@@ -422,6 +422,7 @@ impl HealthReport {
             connected: self.connected,
             last_event: self.last_event,
             last_error: self.last_error.clone(),
+            retry_at: None,
         };
         self.tx
             .send(ClusterEvent::Health {

@@ -178,6 +178,7 @@ mod tests {
                     connected: true,
                     last_event: Some(now),
                     last_error: None,
+                    retry_at: None,
                 },
             );
         }

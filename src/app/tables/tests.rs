@@ -238,6 +238,7 @@ fn empty_tables_say_no_rows_yet_and_the_watch_state() {
             connected: false,
             last_event: None,
             last_error: Some("connection refused".into()),
+            retry_at: None,
         },
     );
     let t = table(&m, View::States);
