@@ -119,6 +119,11 @@ pub struct ServeArgs {
     /// Where to write the kubeconfig (contexts sim-mgmt and sim-mosk).
     #[arg(long, value_name = "PATH")]
     pub kubeconfig_out: PathBuf,
+    /// Faults to inject, comma-separated; times are simulated time since start.
+    #[arg(long, value_name = "SPEC", default_value = "",
+          value_parser = crate::sim::faults::spec::FaultPlan::parse,
+          long_help = crate::sim::faults::spec::SPEC_HELP)]
+    pub faults: crate::sim::faults::spec::FaultPlan,
 }
 
 #[cfg(test)]
@@ -141,5 +146,44 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(Cli::try_parse_from(["mosk-console", "--read-only", "--dry-run"]).is_err());
+    }
+
+    #[test]
+    fn sim_serve_takes_a_fault_spec_and_refuses_a_bad_one() {
+        let cli = Cli::try_parse_from([
+            "mosk-console",
+            "sim",
+            "serve",
+            "--kubeconfig-out",
+            "kc",
+            "--faults",
+            "drop-watch=30s,outage=600s+60s",
+        ])
+        .unwrap();
+        let Some(Cmd::Sim {
+            command: SimCmd::Serve(a),
+        }) = cli.command
+        else {
+            panic!("not sim serve")
+        };
+        assert_eq!(
+            a.faults.drop_watch_every,
+            Some(jiff::SignedDuration::from_secs(30))
+        );
+        let e = Cli::try_parse_from([
+            "mosk-console",
+            "sim",
+            "serve",
+            "--kubeconfig-out",
+            "kc",
+            "--faults",
+            "drop-watch=often",
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("`drop-watch=often`") && e.contains("Example:"),
+            "{e}"
+        );
     }
 }

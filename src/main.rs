@@ -69,6 +69,8 @@ fn serve_options(demo: &DemoArgs, args: &ServeArgs) -> ServeOptions {
         mgmt_port: args.mgmt_port,
         mosk_port: args.mosk_port,
         kubeconfig_out: args.kubeconfig_out.clone(),
+        start: None,
+        faults: args.faults.clone(),
     }
 }
 
@@ -89,6 +91,7 @@ async fn run_demo(demo: &DemoArgs, target: &TargetArgs, ui: &UiArgs) -> Result<(
         mgmt_port: 0,
         mosk_port: 0,
         kubeconfig_out: kubeconfig.clone(),
+        ..ServeOptions::default()
     })
     .await
     .map_err(|e| e.to_string())?;
