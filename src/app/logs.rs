@@ -95,7 +95,7 @@ impl LogLine {
             for (k, v) in map {
                 let text = match &v {
                     serde_json::Value::String(s) => sanitize(s),
-                    other => sanitize(&other.to_string()),
+                    other => sanitize(&sanitized_json(other).to_string()),
                 };
                 match k.as_str() {
                     "level" => line.level = LogLevel::parse(&text),
@@ -116,6 +116,23 @@ impl LogLine {
     /// Whether the line mentions `needle` (case-insensitive) anywhere.
     pub fn mentions(&self, needle_lower: &str) -> bool {
         self.raw.to_lowercase().contains(needle_lower)
+    }
+}
+
+/// A nested JSON value with every string (and key) in it decoded and
+/// sanitized, so that it is drawn as JSON text without `\u001b` escapes of
+/// control characters: they are gone, not spelled out.
+fn sanitized_json(v: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => Value::String(sanitize(s)),
+        Value::Array(a) => Value::Array(a.iter().map(sanitized_json).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| (sanitize(k), sanitized_json(v)))
+                .collect(),
+        ),
+        other => other.clone(),
     }
 }
 
@@ -258,9 +275,14 @@ mod tests {
                 .any(|c| c.is_control() || crate::sanitize::is_format_char(c)),
             "{all:?}"
         );
-        // A nested value is drawn as JSON text: sanitized too.
-        let nested = LogLine::parse(1, "p", r#"{"msg":"m","err":{"e":"\u001b[31mred"}}"#);
-        assert_eq!(nested.fields[0].1, r#"{"e":"\u001b[31mred"}"#);
+        // A nested value is drawn as JSON text, its strings decoded and
+        // sanitized: the sequence is gone, not spelled out as `\u001b[31m`.
+        let nested = LogLine::parse(
+            1,
+            "p",
+            r#"{"msg":"m","err":{"e\u202e":["\u001b[31mred","\u009d0;t\u0007x"]}}"#,
+        );
+        assert_eq!(nested.fields[0].1, r#"{"e":["red","x"]}"#);
     }
 
     #[test]
