@@ -5,8 +5,15 @@
 //! style (`level`, `ts`, `logger`, `msg`, extra fields); the controller's
 //! exact format is not documented (inferred from the LCM agent's zap lines),
 //! so anything else is kept as plain text.
+//!
+//! JSON decoding turns inert text back into controls (`"\u001b]52;c;…\u0007"`
+//! is an OSC 52 clipboard write once decoded), so every decoded key and value
+//! is sanitized again here, after decoding: the point where it becomes text
+//! to draw.
 
 use std::collections::VecDeque;
+
+use crate::sanitize::sanitize;
 
 /// How many log lines the console keeps.
 pub const LOG_CAPACITY: usize = 20_000;
@@ -87,15 +94,15 @@ impl LogLine {
         {
             for (k, v) in map {
                 let text = match &v {
-                    serde_json::Value::String(s) => s.clone(),
-                    other => other.to_string(),
+                    serde_json::Value::String(s) => sanitize(s),
+                    other => sanitize(&sanitized_json(other).to_string()),
                 };
                 match k.as_str() {
                     "level" => line.level = LogLevel::parse(&text),
                     "ts" | "time" | "timestamp" => line.ts = Some(text),
                     "logger" => line.logger = Some(text),
                     "msg" | "message" => line.msg = text,
-                    _ => line.fields.push((k, text)),
+                    _ => line.fields.push((sanitize(&k), text)),
                 }
             }
             return line;
@@ -109,6 +116,23 @@ impl LogLine {
     /// Whether the line mentions `needle` (case-insensitive) anywhere.
     pub fn mentions(&self, needle_lower: &str) -> bool {
         self.raw.to_lowercase().contains(needle_lower)
+    }
+}
+
+/// A nested JSON value with every string (and key) in it decoded and
+/// sanitized, so that it is drawn as JSON text without `\u001b` escapes of
+/// control characters: they are gone, not spelled out.
+fn sanitized_json(v: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => Value::String(sanitize(s)),
+        Value::Array(a) => Value::Array(a.iter().map(sanitized_json).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| (sanitize(k), sanitized_json(v)))
+                .collect(),
+        ),
+        other => other.clone(),
     }
 }
 
@@ -232,6 +256,33 @@ mod tests {
         let broken = LogLine::parse(2, "p", "{not json");
         assert_eq!(broken.msg, "{not json");
         assert_eq!(broken.level, None);
+    }
+
+    #[test]
+    fn json_escapes_are_sanitized_after_decoding() {
+        // The line as the cluster layer passes it on: sanitized, the escapes
+        // still JSON text.
+        let raw = r#"{"level":"info","msg":"a\u001b]0;evil title\u0007b\u001b[2Jc\u202ed\r\u009b31me","\u001b]52;c;Zm9v\u0007key":"\u009d52;c;Zm9v\u009cv\u001bP1$r0m\u001b\\w","logger":"x\u001b_apc\u001b\\y","ts":"\u2066t\u2069"}"#;
+        assert_eq!(crate::sanitize::sanitize(raw), raw, "inert before decoding");
+        let l = LogLine::parse(0, "p", raw);
+        assert_eq!(l.msg, "abcd e");
+        assert_eq!(l.logger.as_deref(), Some("xy"));
+        assert_eq!(l.ts.as_deref(), Some("t"));
+        assert_eq!(l.fields, vec![("key".to_string(), "vw".to_string())]);
+        let all = format!("{}{:?}{:?}{:?}", l.msg, l.logger, l.ts, l.fields);
+        assert!(
+            !all.chars()
+                .any(|c| c.is_control() || crate::sanitize::is_format_char(c)),
+            "{all:?}"
+        );
+        // A nested value is drawn as JSON text, its strings decoded and
+        // sanitized: the sequence is gone, not spelled out as `\u001b[31m`.
+        let nested = LogLine::parse(
+            1,
+            "p",
+            r#"{"msg":"m","err":{"e\u202e":["\u001b[31mred","\u009d0;t\u0007x"]}}"#,
+        );
+        assert_eq!(nested.fields[0].1, r#"{"e":["red","x"]}"#);
     }
 
     #[test]

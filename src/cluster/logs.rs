@@ -30,7 +30,7 @@ use crate::cluster::events::ClusterEvent;
 use crate::cluster::watch::{describe_kube_error, describe_watch_error};
 use crate::sanitize::sanitize;
 
-mod lines;
+pub mod lines;
 
 use lines::{Dedupe, cap_chars, decode, read_line_capped, split_timestamp};
 
