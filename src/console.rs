@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use jiff::Timestamp;
 use tokio::sync::mpsc;
@@ -25,9 +26,11 @@ pub struct ConsoleOptions {
     pub theme: Theme,
     pub keymap: Keymap,
     pub audit_log: Option<PathBuf>,
-    /// The wall clock for real clusters; in demo mode the simulator's clock,
-    /// so ages on screen agree with the simulated timestamps.
+    /// This machine's clock (the model moves it to the API server's clock
+    /// with the offsets the cluster layer measures).
     pub now: Now,
+    /// How often the watches re-list (`--resync-every`).
+    pub resync_every: Duration,
 }
 
 /// Runs the console on `clusters` until the operator quits (or a signal or a
@@ -35,7 +38,7 @@ pub struct ConsoleOptions {
 pub async fn run(clusters: Clusters, opts: ConsoleOptions) -> std::io::Result<()> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
     let cancel = CancellationToken::new();
-    start_cluster_layer(&clusters, &opts.session, tx.clone(), cancel.clone());
+    start_cluster_layer(&clusters, &opts, tx.clone(), cancel.clone());
 
     let mut effects = crate::app::effects::ConsoleEffects::new(&clusters, &opts, tx.clone());
     let mut model = Model::new(opts.session.clone(), opts.keymap.clone(), (opts.now)());
@@ -72,16 +75,22 @@ pub async fn run(clusters: Clusters, opts: ConsoleOptions) -> std::io::Result<()
 /// Starts the watchers and the log follower; their events become messages.
 fn start_cluster_layer(
     clusters: &Clusters,
-    session: &SessionInfo,
+    opts: &ConsoleOptions,
     tx: mpsc::UnboundedSender<Msg>,
     cancel: CancellationToken,
 ) {
     let (ctx, mut crx) = mpsc::unbounded_channel();
-    let watch = WatchOptions {
+    let session = &opts.session;
+    let mut watch = WatchOptions {
         namespace: session.namespace.clone(),
         cluster_name: Some(session.cluster_name.clone()),
+        resync_every: opts.resync_every,
         ..WatchOptions::default()
     };
+    if session.demo.is_some() {
+        // The simulated clock runs at a speed factor: sample it every second.
+        watch.clock_probe_every = Duration::from_secs(1);
+    }
     // The JoinSet is detached: the tasks stop when `cancel` fires.
     spawn_watchers(clusters, &watch, ctx.clone(), cancel.clone()).detach_all();
     spawn_log_follower(clusters.mgmt.clone(), LogOptions::default(), ctx, cancel);

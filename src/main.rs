@@ -101,11 +101,8 @@ async fn run_demo(demo: &DemoArgs, target: &TargetArgs, ui: &UiArgs) -> Result<(
         mosk_context: Some("sim-mosk".into()),
         mosk_kubeconfig: None,
     };
-    let world = sim.world.clone();
-    let opts = ConsoleOptions {
-        now: Arc::new(move || world.now()),
-        ..opts
-    };
+    // The console reads the simulator's clock from the Date of its answers,
+    // as it does a real API server's: `opts.now` stays the wall clock.
     let result = match connect(&target).await {
         Ok(clusters) => run_console(clusters, opts).await,
         Err(e) => Err(e.to_string()),
@@ -135,6 +132,7 @@ fn console_options(
         keymap,
         audit_log: ui.audit_log.clone(),
         now: Arc::new(jiff::Timestamp::now),
+        resync_every: ui.resync_every,
     })
 }
 

@@ -33,7 +33,7 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Command> {
             Vec::new()
         }
         Msg::Tick(now) => {
-            model.now = now;
+            model.now = model.server_time(now);
             if let Some(n) = &model.notice
                 && now.duration_since(n.at) > NOTICE_TTL
             {
@@ -83,7 +83,10 @@ fn on_cluster(model: &mut Model, ev: ClusterEvent) {
                 .relist(&mut model.snapshot, kind, objects, model.now);
             model.derived_stale = true;
         }
-        ClusterEvent::Health { kind, health } => {
+        ClusterEvent::Health { kind, mut health } => {
+            // The watch stamps on this machine's clock; the model keeps the server's.
+            health.last_event = health.last_event.map(|t| model.server_time(t));
+            health.retry_at = health.retry_at.map(|t| model.server_time(t));
             model.health.insert(kind, health);
         }
         ClusterEvent::KindMissing { kind, message } => {
@@ -99,6 +102,8 @@ fn on_cluster(model: &mut Model, ev: ClusterEvent) {
         ClusterEvent::LogStatus { message } => {
             model.logs.status = message;
         }
+        ClusterEvent::Drift { count, .. } => model.drift_found += count as u64,
+        ClusterEvent::ClockOffset { cluster, offset } => model.set_clock_offset(cluster, offset),
     }
 }
 

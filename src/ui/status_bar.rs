@@ -1,5 +1,6 @@
 //! The status bar: both contexts, the namespace and cluster, watch health,
-//! the age of the last event and the log follower's state. When it does not
+//! the age of the last event, the log follower's state, and the API servers'
+//! clock offsets when they are off by more than a few seconds. When it does not
 //! fit, the less important parts go first; the contexts and the watch health
 //! always stay (contexts shortened in the middle if need be).
 
@@ -11,7 +12,7 @@ use ratatui::widgets::Paragraph;
 
 use crate::app::model::Model;
 use crate::config::theme::Theme;
-use crate::domain::objects::Kind;
+use crate::domain::objects::{ClusterId, Kind};
 use crate::ui::format;
 
 const SEP: &str = " │ ";
@@ -63,6 +64,34 @@ pub fn watch_summary(model: &Model) -> String {
     s
 }
 
+/// An API server's clock is marked when it is this far from this machine's.
+pub const CLOCK_MARK_MIN: jiff::SignedDuration = jiff::SignedDuration::from_secs(3);
+
+/// `clock: mgmt API +5m02s ahead` (and `, mosk API -40s behind`): the API
+/// servers whose clocks are more than [`CLOCK_MARK_MIN`] off this machine's.
+/// Ages are measured on the management API server's clock either way.
+pub fn clock_mark(model: &Model) -> Option<String> {
+    let parts: Vec<String> = [(ClusterId::Mgmt, "mgmt"), (ClusterId::Mosk, "mosk")]
+        .into_iter()
+        .filter_map(|(c, name)| {
+            let off = model.clock_offset(c);
+            (off.abs() > CLOCK_MARK_MIN).then(|| format!("{name} API {}", describe_offset(off)))
+        })
+        .collect();
+    (!parts.is_empty()).then(|| format!("clock: {}", parts.join(", ")))
+}
+
+/// `+5m02s ahead`, `-12s behind`.
+fn describe_offset(offset: jiff::SignedDuration) -> String {
+    let secs = offset.as_secs_f64().round() as i64;
+    let text = format::duration_secs(secs.abs());
+    if secs >= 0 {
+        format!("+{text} ahead")
+    } else {
+        format!("-{text} behind")
+    }
+}
+
 /// Cuts `s` to `max` characters by removing its middle (`kaas-m…@child-cl`):
 /// context names differ at both ends.
 fn shorten_middle(s: &str, max: usize) -> String {
@@ -106,6 +135,9 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
         ),
         (format!("log: {}", model.logs.status), 3),
     ];
+    if let Some(mark) = clock_mark(model) {
+        optional.push((mark, 0));
+    }
     let fixed = |a: &str, b: &str| format!(" mgmt: {a}  mosk: {b}");
     let len = |parts: &[(String, u8)], ctx: &str, watch: &str| {
         ctx.chars().count()
@@ -197,6 +229,22 @@ mod tests {
         assert_eq!(
             watch_summary(&m),
             "2 degraded: nodes (connection refused, 12s) +1, 1 CRD missing"
+        );
+    }
+
+    #[test]
+    fn clocks_more_than_a_few_seconds_off_are_marked() {
+        let now = crate::domain::fixtures::mid_update_now();
+        let mut m = Model::new(Default::default(), Keymap::default_keymap(), now);
+        assert_eq!(clock_mark(&m), None);
+        m.set_clock_offset(ClusterId::Mosk, jiff::SignedDuration::from_secs(2));
+        assert_eq!(clock_mark(&m), None, "within the Date header's resolution");
+        m.set_clock_offset(ClusterId::Mgmt, jiff::SignedDuration::from_secs(302));
+        assert_eq!(clock_mark(&m).unwrap(), "clock: mgmt API +5m02s ahead");
+        m.set_clock_offset(ClusterId::Mosk, jiff::SignedDuration::from_secs(-40));
+        assert_eq!(
+            clock_mark(&m).unwrap(),
+            "clock: mgmt API +5m02s ahead, mosk API -40s behind"
         );
     }
 
