@@ -159,9 +159,9 @@ pub struct ServeArgs {
     pub kubeconfig_out: PathBuf,
     /// Faults to inject, comma-separated; times are simulated time since start.
     #[arg(long, value_name = "SPEC", default_value = "",
-          value_parser = crate::sim::faults::spec::FaultPlan::parse,
+          value_parser = crate::sim::faults::spec::FaultPlan::parse_boxed,
           long_help = crate::sim::faults::spec::SPEC_HELP)]
-    pub faults: crate::sim::faults::spec::FaultPlan,
+    pub faults: Box<crate::sim::faults::spec::FaultPlan>,
 }
 
 #[cfg(test)]

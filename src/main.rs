@@ -70,7 +70,7 @@ fn serve_options(demo: &DemoArgs, args: &ServeArgs) -> ServeOptions {
         mosk_port: args.mosk_port,
         kubeconfig_out: args.kubeconfig_out.clone(),
         start: None,
-        faults: args.faults.clone(),
+        faults: (*args.faults).clone(),
     }
 }
 

@@ -203,11 +203,11 @@ impl Soak {
                 {
                     let mut r = rec.lock().unwrap();
                     match &ev {
-                        ClusterEvent::Health { kind, health } => {
-                            if r.last.get(kind) != Some(&health.connected) {
-                                r.last.insert(*kind, health.connected);
-                                r.health.push((*kind, health.connected));
-                            }
+                        ClusterEvent::Health { kind, health }
+                            if r.last.get(kind) != Some(&health.connected) =>
+                        {
+                            r.last.insert(*kind, health.connected);
+                            r.health.push((*kind, health.connected));
                         }
                         ClusterEvent::LogLines { lines, .. } => {
                             r.log_lines.extend(lines.iter().cloned())

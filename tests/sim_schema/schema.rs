@@ -117,7 +117,7 @@ impl K8sSchema {
 fn short(v: &Value) -> String {
     let s = v.to_string();
     if s.len() > 60 {
-        format!("{}…", &s[..s.floor_char_boundary(60)])
+        format!("{}…", s.chars().take(60).collect::<String>())
     } else {
         s
     }

@@ -89,13 +89,13 @@ fn number<T: std::str::FromStr>(part: &str, what: &str, s: &str) -> Result<T, Sp
         .or_else(|_| err(format!("`{part}`: {what} `{s}` is not a number")))
 }
 
+/// `key:value` pairs after a fault's first field.
+type Pairs<'a> = Vec<(&'a str, &'a str)>;
+
 /// `every:DUR` followed by `key:value` pairs.
-fn every_with<'a>(
-    part: &str,
-    value: &'a str,
-) -> Result<(SignedDuration, Vec<(&'a str, &'a str)>), SpecError> {
+fn every_with<'a>(part: &str, value: &'a str) -> Result<(SignedDuration, Pairs<'a>), SpecError> {
     let fields: Vec<&str> = value.split(':').collect();
-    if fields.len() < 2 || fields[0] != "every" || fields.len() % 2 != 0 {
+    if fields.len() < 2 || fields[0] != "every" || !fields.len().is_multiple_of(2) {
         return err(format!(
             "`{part}`: expected every:DUR followed by key:value pairs"
         ));
@@ -183,7 +183,7 @@ impl FaultPlan {
                         (Truncate::Every(period), kv)
                     } else {
                         let fields: Vec<&str> = value.split(':').collect();
-                        if fields.len() % 2 != 1 {
+                        if fields.len().is_multiple_of(2) {
                             return err(format!("`{part}`: expected N[:resource:PLURAL]"));
                         }
                         let n = number::<u32>(part, "count", fields[0])?;
@@ -209,6 +209,11 @@ impl FaultPlan {
             }
         }
         Ok(plan)
+    }
+
+    /// [`FaultPlan::parse`] for clap (boxed: the plan is large for a CLI value).
+    pub fn parse_boxed(spec: &str) -> Result<Box<FaultPlan>, SpecError> {
+        FaultPlan::parse(spec).map(Box::new)
     }
 
     /// Whether the plan injects nothing.
