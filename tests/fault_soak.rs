@@ -15,13 +15,14 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use jiff::SignedDuration;
-use kube::Client;
+use kube::client::ClientBuilder;
 use kube::api::DynamicObject;
 use mosk_console::app::model::{Model, SessionInfo};
 use mosk_console::app::msg::Msg;
 use mosk_console::app::runtime::{self, NoEffects};
 use mosk_console::app::update::update;
 use mosk_console::cluster::convert::{convert, is_wanted};
+use mosk_console::cluster::clock::ClockSync;
 use mosk_console::cluster::events::ClusterEvent;
 use mosk_console::cluster::{
     Clusters, LogOptions, WatchOptions, spawn_log_follower, spawn_watchers,
@@ -170,21 +171,27 @@ struct Soak {
 
 impl Soak {
     fn start(world: Arc<SimWorld>, watch: WatchOptions) -> Soak {
-        let client = |which: SimCluster| {
-            Client::new(
+        // Built as `connect` builds them: with the layer that reads each
+        // server's clock from the Date of its answers.
+        let clock = ClockSync::new();
+        let client = |which: SimCluster, id: ClusterId| {
+            ClientBuilder::new(
                 FaultyService::new(world.router(which), world.faults(which).clone()),
                 "default",
             )
+            .with_layer(&clock.layer(id))
+            .build()
         };
         let clusters = Clusters {
-            mgmt: client(SimCluster::Mgmt),
-            mosk: client(SimCluster::Mosk),
+            mgmt: client(SimCluster::Mgmt, ClusterId::Mgmt),
+            mosk: client(SimCluster::Mosk, ClusterId::Mosk),
             mgmt_context: "sim-mgmt".into(),
             mosk_context: "sim-mosk".into(),
             mgmt_user: "-".into(),
             mosk_user: "-".into(),
             mgmt_server: "in-process".into(),
             mosk_server: "in-process".into(),
+            clock,
         };
         let cancel = CancellationToken::new();
         let (ctx, mut crx) = unbounded_channel::<ClusterEvent>();
@@ -309,12 +316,28 @@ impl Soak {
     }
 }
 
-fn figures(name: &str, c: FaultCounts, r: &Record, mismatched: usize, lost: usize, dup: usize) {
+/// The figures one soak run recorded (docs/RELIABILITY.md, "Fault soak").
+struct Figures {
+    mismatched: usize,
+    lost: usize,
+    dup: usize,
+    /// Objects the periodic re-list found different from what the watch had sent.
+    drift: u64,
+}
+
+fn figures(name: &str, c: FaultCounts, r: &Record, f: Figures) {
+    let Figures {
+        mismatched,
+        lost,
+        dup,
+        drift,
+    } = f;
     let downs = r.health.iter().filter(|(_, up)| !up).count();
     let ups = r.health.len() - downs;
     println!(
         "{name}: faults {c:?}; health transitions: {downs} down, {ups} up; re-lists (Resynced): {}; \
-         log lines {} received; mismatches {mismatched}; lost lines {lost}; duplicated lines {dup}",
+         log lines {} received; mismatches {mismatched}; lost lines {lost}; duplicated lines {dup}; \
+         drift found by re-lists {drift}",
         r.resyncs,
         r.log_lines.len()
     );
@@ -367,7 +390,18 @@ async fn an_hour_of_faults_leaves_the_console_equal_to_the_servers() {
     let bad = mismatches(&soak.model.snapshot, &want);
     let r = soak.record.lock().unwrap();
     let (lost, dup) = lost_and_duplicated(&r.log_lines, &world.lcm_log());
-    figures("fault soak", counts, &r, bad.len(), lost, dup);
+    let drift = soak.model.drift_found;
+    figures(
+        "fault soak",
+        counts,
+        &r,
+        Figures {
+            mismatched: bad.len(),
+            lost,
+            dup,
+            drift,
+        },
+    );
     assert!(counts.watch_drops > 0 && counts.injected_5xx > 0 && counts.refused > 0);
     assert!(
         counts.gone > 0 && counts.log_closes > 0 && counts.outages > 0,
@@ -401,7 +435,6 @@ async fn an_hour_of_faults_leaves_the_console_equal_to_the_servers() {
 /// a re-list. Only the console's periodic re-list (default every 5 minutes)
 /// can repair it.
 #[tokio::test(start_paused = true)]
-#[ignore = "needs the periodic re-list (watch branch: WatchOptions resync, --resync-every)"]
 async fn a_change_lost_on_the_wire_is_repaired_by_the_periodic_relist() {
     let world = Arc::new(SimWorld::new(standard_short(), 11));
     let spec = world.spec();
@@ -412,7 +445,11 @@ async fn a_change_lost_on_the_wire_is_repaired_by_the_periodic_relist() {
     };
     let mut soak = Soak::start(world.clone(), watch);
     world.set_fault_plan(FaultPlan::parse("drop-watch=170s").unwrap());
-    soak.run_for(SignedDuration::from_mins(10)).await;
+    // 11 minutes: between two periodic re-lists (every 5 minutes from the
+    // first list, on the paused clock), so the change below reaches the
+    // console as a watch event and not in a re-list that happens to start
+    // at the same instant.
+    soak.run_for(SignedDuration::from_mins(11)).await;
     // The clusters stop; one lock changes, and its event is lost on the wire.
     let lock = world
         .mosk()
@@ -449,11 +486,25 @@ async fn a_change_lost_on_the_wire_is_repaired_by_the_periodic_relist() {
     let want = truth(&world, &spec.cluster);
     let bad = mismatches(&soak.model.snapshot, &want);
     let r = soak.record.lock().unwrap();
-    figures("lost change", world.fault_counts(), &r, bad.len(), 0, 0);
+    figures(
+        "lost change",
+        world.fault_counts(),
+        &r,
+        Figures {
+            mismatched: bad.len(),
+            lost: 0,
+            dup: 0,
+            drift: soak.model.drift_found,
+        },
+    );
     assert_eq!(
         shown(&soak).as_deref(),
         Some("inactive"),
         "the lost change was never repaired"
+    );
+    assert!(
+        soak.model.drift_found >= 1,
+        "the repair must be counted as drift found by a re-list"
     );
     assert!(
         bad.is_empty(),

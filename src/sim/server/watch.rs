@@ -230,11 +230,19 @@ async fn run(
         let tx = tx.clone();
         async move { tx.send(line(&v)).await.is_ok() }
     };
+    // Events replayed from the window (a resumed watch) go through the same
+    // faults as live ones: a truncation may hit either.
     for ev in &initial {
         if let Some(t) = filter.translate(ev) {
             let obj = filter.encode(&ev.object, first, &store);
             first = false;
-            if !send(json!({"type": t, "object": obj})).await {
+            let event = json!({"type": t, "object": obj});
+            let sent = if t == "MODIFIED" && faults.take_truncation(&filter.info.plural) {
+                tx.send(truncated(&event)).await.is_ok()
+            } else {
+                send(event).await
+            };
+            if !sent {
                 return;
             }
         }
