@@ -86,7 +86,7 @@ pub enum ReviewFault {
     NoStatus,
     /// An error status (404 when the API is absent, 5xx).
     Status(u16),
-    /// No answer at all.
+    /// No answer at all (nor to SelfSubjectReview).
     Hang,
     /// A real denial without a reason: `status: {allowed: false}`.
     DeniedWithoutReason,
@@ -174,6 +174,10 @@ fn with_review_fault(router: axum::Router, fault: ReviewFault) -> axum::Router {
         move |req: axum::extract::Request, next: axum::middleware::Next| async move {
             use axum::http::StatusCode;
             use axum::response::IntoResponse;
+            let path = req.uri().path();
+            if fault == ReviewFault::Hang && path.ends_with("/selfsubjectreviews") {
+                tokio::time::sleep(Duration::from_secs(24 * 3600)).await;
+            }
             if !req.uri().path().ends_with("/selfsubjectaccessreviews") {
                 return next.run(req).await;
             }

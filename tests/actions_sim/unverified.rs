@@ -155,6 +155,10 @@ async fn failed_reviews_leave_the_decision_to_the_server() {
         assert_eq!(h.annotation(&node, MODE).as_deref(), Some("manual"));
         assert_eq!(h.changes().len(), 1, "{fault:?}");
         assert_not_verified(&h, 2, why);
+        if fault == ReviewFault::Hang {
+            // Who did it: SelfSubjectReview did not answer either.
+            assert!(h.audit().iter().all(|r| r.user_source == "kubeconfig"));
+        }
     }
 }
 

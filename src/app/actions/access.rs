@@ -7,8 +7,8 @@
 //! is offered as "permission not verified: the server will decide", and the
 //! server's own authorization of the write decides (a 403 then is shown as
 //! any 403). Only a real `allowed: false` is a denial. The executor's cache
-//! (`cluster/writes/executor.rs`) reads verdicts with the same rules
-//! ([`AccessVerdict::ttl`], [`AccessVerdict::refuses`]).
+//! (`cluster/writes/executor.rs`) reads verdicts with the same rules: the
+//! same lifetimes ([`AccessVerdict::ttl`]), and only `Denied` stops a plan.
 
 use std::collections::BTreeMap;
 
@@ -83,12 +83,6 @@ impl AccessVerdict {
             AccessVerdict::Unknown(_) => UNKNOWN_TTL,
             _ => ACCESS_TTL,
         }
-    }
-
-    /// Whether this answer stops an action before anything is sent: only a
-    /// real denial does; an unknown permission leaves it to the server.
-    pub fn refuses(&self) -> bool {
-        matches!(self, AccessVerdict::Denied(_))
     }
 }
 
@@ -246,8 +240,6 @@ mod tests {
             ),
             other => panic!("{other:?}"),
         }
-        assert!(!AccessVerdict::Unknown(String::new()).refuses());
-        assert!(AccessVerdict::Denied(String::new()).refuses());
         assert!(
             c.due(std::slice::from_ref(&k), t(10)).is_empty(),
             "still fresh"

@@ -72,14 +72,16 @@ impl Writer {
         }
     }
 
-    /// The user name the server sees for `cluster`, if it says.
+    /// The user name the server sees for `cluster`, if it says (within
+    /// [`REVIEW_TIMEOUT`]).
     pub async fn whoami(&self, cluster: ClusterId) -> Option<String> {
         self.guard().ok()?;
         let api: Api<SelfSubjectReview> = Api::all(self.client(cluster));
-        let review = api
-            .create(&PostParams::default(), &SelfSubjectReview::default())
-            .await
-            .ok()?;
+        // Bounded like the access review: a server that never answers falls
+        // back to the kubeconfig user instead of holding the plan.
+        let (params, body) = (PostParams::default(), SelfSubjectReview::default());
+        let ask = api.create(&params, &body);
+        let review = tokio::time::timeout(REVIEW_TIMEOUT, ask).await.ok()?.ok()?;
         review
             .status
             .and_then(|s| s.user_info)
