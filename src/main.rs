@@ -35,7 +35,9 @@ fn main() -> ExitCode {
 /// Prints a one-paragraph error (never with the terminal in raw mode: every
 /// path that entered it has left it by now) and exits non-zero.
 fn fail(message: String) -> ExitCode {
-    eprintln!("mosk-console: {message}");
+    use std::io::Write;
+    // Not eprintln!: after a hang-up stderr is gone, and the exit code must stay 2.
+    let _ = writeln!(std::io::stderr(), "mosk-console: {message}");
     ExitCode::from(2)
 }
 
@@ -142,7 +144,9 @@ async fn run_console(
 ) -> Result<(), String> {
     opts.session.mgmt_context = clusters.mgmt_context.clone();
     opts.session.mosk_context = clusters.mosk_context.clone();
-    console::run(clusters, opts)
+    let report = console::run(clusters, opts)
         .await
-        .map_err(|e| format!("the console stopped: {e}"))
+        .map_err(|e| format!("the console stopped: {e}"))?;
+    // A write whose outcome is unknown at exit is an error (exit code 2).
+    report.failure().map_or(Ok(()), Err)
 }

@@ -240,7 +240,12 @@ fn run_command(model: &mut Model, text: &str) {
     if cmd.is_empty() {
         return;
     }
-    if matches!(cmd, "q" | "quit" | "q!") {
+    if matches!(cmd, "q" | "quit") {
+        // With a write in flight, asks first; `:q!` does not.
+        actions::quit(model);
+        return;
+    }
+    if cmd == "q!" {
         model.quit = true;
         return;
     }
@@ -265,10 +270,8 @@ fn switch_view(model: &mut Model, view: View) {
 fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
     use KeyAction::*;
     match action {
-        Quit => {
-            model.quit = true;
-            return vec![crate::app::msg::Command::Quit];
-        }
+        // With a write in flight, asks first.
+        Quit => return actions::quit(model),
         Help => model.overlay = Some(Overlay::Help { scroll: 0 }),
         Filter => {
             if model.view == View::Logs {

@@ -62,6 +62,10 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, model: &Model, c: &ConfirmDial
             format!("permission: allowed ({})", access_text(plan.action)),
             theme.ok,
         ),
+        Availability::NotVerified(why) => Line::styled(
+            format!("{} ({why})", crate::app::actions::access::NOT_VERIFIED),
+            theme.warn,
+        ),
         Availability::Checking => Line::styled(
             format!(
                 "permission: asking the server ({})",

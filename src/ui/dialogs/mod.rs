@@ -1,11 +1,13 @@
 //! The action dialogs: the migration-mode picker, the confirmation (and
-//! acknowledge) dialog, and the progress of a running plan. Each names the
+//! acknowledge) dialog, the progress of a running plan, and the question
+//! asked when `q` is pressed with a write in flight. Each names the
 //! cluster context, every object and the exact change; DRY-RUN is shown when
 //! the session is in dry-run mode. Drawn last, on top of everything.
 
 mod confirm;
 mod migration;
 mod progress;
+mod quit;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
@@ -26,6 +28,7 @@ pub fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
         Dialog::MigrationMode(p) => migration::draw(frame, area, model, p, theme),
         Dialog::Confirm(c) => confirm::draw(frame, area, model, c, theme),
         Dialog::Progress => progress::draw(frame, area, model, theme),
+        Dialog::ConfirmQuit => quit::draw(frame, area, model, theme),
     }
 }
 
