@@ -4,6 +4,7 @@
 //! and read every changed `.snap` file before committing it.
 
 use jiff::{SignedDuration, Timestamp};
+use mosk_console::app::freshness::KindFreshness;
 use mosk_console::app::model::{
     Model, Notice, NoticeLevel, Overlay, SessionInfo, TableCursor, View,
 };
@@ -11,7 +12,7 @@ use mosk_console::cluster::events::WatchHealth;
 use mosk_console::config::keymap::Keymap;
 use mosk_console::config::theme::Theme;
 use mosk_console::domain::fixtures::{self, names::*};
-use mosk_console::domain::objects::Kind;
+use mosk_console::domain::objects::{ClusterId, Kind};
 use mosk_console::ui::draw;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -94,6 +95,15 @@ fn base_model() -> Model {
                 last_event: Some(ago(5)),
                 last_error: None,
                 retry_at: None,
+            },
+        );
+        // Every watch has listed once.
+        m.freshness.insert(
+            k,
+            KindFreshness {
+                listed: true,
+                confirmed: Some(ago(5)),
+                down_since: None,
             },
         );
     }
@@ -300,9 +310,10 @@ fn degraded_watch_and_notice() {
             connected: false,
             last_event: Some(ago(12)),
             last_error: Some("connection refused".into()),
-            retry_at: None,
+            retry_at: Some(now() + SignedDuration::from_secs(8)),
         },
     );
+    m.freshness.get_mut(&Kind::Node).unwrap().down_since = Some(ago(12));
     m.notice = Some(Notice {
         text: "patch refused: nodes \"kaas-node-b2a5\" is forbidden".into(),
         level: NoticeLevel::Error,
@@ -326,6 +337,118 @@ fn degraded_watch_and_notice() {
             "mgmt: mgmt-admin@kaas-mgmt  mosk: child-admin@child-cl │ 1 degraded: nodes (connection refused, 12s)"
         ),
         "{text}"
+    );
+}
+
+/// The MOSK API unreachable for 45 s: every pane that reads a MOSK kind
+/// says so in its border, and the phase, gauge and queue are not facts.
+fn stale_model() -> Model {
+    let mut m = base_model();
+    for k in Kind::ALL
+        .into_iter()
+        .filter(|k| k.cluster() == ClusterId::Mosk)
+    {
+        m.health.insert(
+            k,
+            WatchHealth {
+                cluster: k.cluster(),
+                connected: false,
+                last_event: Some(ago(50)),
+                last_error: Some("connection refused".into()),
+                retry_at: Some(now() + SignedDuration::from_secs(8)),
+            },
+        );
+        m.freshness.get_mut(&k).unwrap().down_since = Some(ago(45));
+    }
+    m
+}
+
+#[test]
+fn stale_overview_and_tables() {
+    let m = stale_model();
+    snap_both("stale_overview", &m);
+    let text = text_of(render(&m, 160, 48).backend().buffer());
+    assert!(
+        text.contains("STALE: mosk API unreachable for 45s, data as of 10:29:15, retrying in 8s"),
+        "{text}"
+    );
+    assert!(text.contains("phase 4/5 worker nodes (stale)"), "{text}");
+    let mut locks = m.clone();
+    locks.view = View::Locks;
+    insta::assert_snapshot!("stale_locks_80x24", render(&locks, 80, 24).backend());
+    let mut states = m;
+    states.view = View::States;
+    let text = text_of(render(&states, 160, 48).backend().buffer());
+    assert!(
+        !text.contains("STALE"),
+        "LCMClusterStates come from mgmt: {text}"
+    );
+}
+
+#[test]
+fn loading_overview() {
+    let mut m = base_model();
+    for k in [Kind::Node, Kind::NodeWorkloadLock, Kind::VrouterPod] {
+        m.freshness.remove(&k);
+    }
+    snap_both("loading_overview", &m);
+    let text = text_of(render(&m, 80, 24).backend().buffer());
+    assert!(text.contains("loading: 7 of 10 lists"), "{text}");
+    for claim in ["machines done", "phase", "Attention (", "ETA"] {
+        assert!(!text.contains(claim), "{claim}: {text}");
+    }
+}
+
+/// `NO_COLOR`: no colour at all, yet the cursor row is in reverse video and
+/// what needs a human is bold.
+#[test]
+fn no_color_keeps_states_apart_by_modifiers() {
+    use ratatui::style::{Color, Modifier};
+    let theme = Theme::load_for("default", Some(std::ffi::OsStr::new("1"))).unwrap();
+    let colourless = |buf: &Buffer| {
+        for y in 0..buf.area.height {
+            for x in 0..buf.area.width {
+                let c = &buf[(x, y)];
+                assert!(
+                    matches!(c.fg, Color::Reset) && matches!(c.bg, Color::Reset),
+                    "colour at ({x},{y}): {:?}/{:?}",
+                    c.fg,
+                    c.bg
+                );
+            }
+        }
+    };
+    let mut m = with_view(View::Machines);
+    m.cursors.insert(
+        View::Machines,
+        TableCursor {
+            selected_id: Some(WORKER_2.into()),
+            ..Default::default()
+        },
+    );
+    let t = render_with(&m, 80, 24, &theme);
+    let buf = t.backend().buffer();
+    colourless(buf);
+    let sel = find(buf, WORKER_2).unwrap();
+    let other = find(buf, WORKER_1).unwrap();
+    assert!(buf[sel].modifier.contains(Modifier::REVERSED), "cursor row");
+    assert!(
+        !buf[other].modifier.contains(Modifier::REVERSED),
+        "other row"
+    );
+
+    let t = render_with(&with_view(View::Overview), 80, 24, &theme);
+    let buf = t.backend().buffer();
+    colourless(buf);
+    let attention = find(buf, &format!("{WORKER_3}  manual migration")).unwrap();
+    assert!(
+        buf[attention].modifier.contains(Modifier::BOLD),
+        "attention row"
+    );
+    let working = find(buf, &format!("{WORKER_3}  Prepare")).unwrap();
+    assert!(
+        !buf[working].modifier.contains(Modifier::BOLD),
+        "a row that needs no one is not bold"
     );
 }
 

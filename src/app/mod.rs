@@ -2,6 +2,8 @@
 
 pub mod actions;
 pub mod effects;
+pub mod frame;
+pub mod freshness;
 pub mod logs;
 pub mod model;
 pub mod msg;

@@ -4,7 +4,9 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use jiff::SignedDuration;
 
+use crate::app::actions::dialog::{ConfirmFocus, Dialog};
 use crate::app::actions::{self, registry::ActionId};
+use crate::app::freshness;
 use crate::app::model::{Model, Notice, NoticeLevel, Overlay, View};
 use crate::app::msg::{Command, Msg};
 use crate::app::tables::{TableRow, selected_index, table, visible_rows};
@@ -46,6 +48,10 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Command> {
             Vec::new()
         }
         Msg::Action(ev) => actions::on_event(model, ev),
+        Msg::Drawn(report) => {
+            model.frame = report;
+            Vec::new()
+        }
     }
 }
 
@@ -67,23 +73,27 @@ fn on_cluster(model: &mut Model, ev: ClusterEvent) {
     match ev {
         ClusterEvent::Applied(obj) => {
             model.last_event = Some(model.now);
+            freshness::confirmed(model, obj.key().kind);
             model.history.apply(&mut model.snapshot, obj, model.now);
             model.derived_stale = true;
         }
         ClusterEvent::Deleted(key) => {
             model.last_event = Some(model.now);
+            freshness::confirmed(model, key.kind);
             model.history.remove(&mut model.snapshot, &key, model.now);
             model.derived_stale = true;
         }
         ClusterEvent::Resynced { kind, objects } => {
             model.last_event = Some(model.now);
             model.missing_kinds.remove(&kind);
+            freshness::listed(model, kind);
             model
                 .history
                 .relist(&mut model.snapshot, kind, objects, model.now);
             model.derived_stale = true;
         }
         ClusterEvent::Health { kind, health } => {
+            freshness::health_changed(model, kind, &health);
             model.health.insert(kind, health);
         }
         ClusterEvent::KindMissing { kind, message } => {
@@ -91,6 +101,7 @@ fn on_cluster(model: &mut Model, ev: ClusterEvent) {
                 .history
                 .relist(&mut model.snapshot, kind, Vec::new(), model.now);
             model.derived_stale = true;
+            freshness::listed(model, kind);
             model.missing_kinds.insert(kind, message);
         }
         ClusterEvent::LogLines { pod, lines } => {
@@ -127,8 +138,19 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
         model.quit = true;
         return vec![Command::Quit];
     }
+    // Too small to draw: nothing on screen to act on, so only quit acts
+    // (an open dialog stays open and unconfirmed).
+    if model.frame.too_small {
+        if model.keymap.action_for(&key) == Some(KeyAction::Quit) {
+            return on_action(model, KeyAction::Quit);
+        }
+        return Vec::new();
+    }
     // An open action dialog takes every key before the keymap.
     if model.actions.dialog.is_some() {
+        if confirms_unseen(model, &key) {
+            return Vec::new();
+        }
         return actions::keys::on_dialog_key(model, key);
     }
     match model.overlay.clone() {
@@ -148,6 +170,29 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
         return Vec::new();
     };
     on_action(model, action)
+}
+
+/// Whether `key` would confirm a confirmation dialog that the last frame did
+/// not draw in full; if so the dialog stays open, unconfirmed, and says why.
+fn confirms_unseen(model: &mut Model, key: &KeyEvent) -> bool {
+    let seen = model.frame.confirm_in_full;
+    let Some(Dialog::Confirm(c)) = &mut model.actions.dialog else {
+        return false;
+    };
+    let confirms = match key.code {
+        KeyCode::Char('y') | KeyCode::Char('Y') => true,
+        KeyCode::Enter => c.focus == ConfirmFocus::Confirm,
+        _ => false,
+    };
+    if !confirms || seen == Some(c.plan.id) {
+        return false;
+    }
+    c.error = Some(
+        "not confirmed: this dialog was not on screen in full; \
+         enlarge the terminal or scroll to the top, then confirm again"
+            .into(),
+    );
+    true
 }
 
 fn on_help_key(model: &mut Model, key: KeyEvent, scroll: u16) {
