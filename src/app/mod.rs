@@ -7,6 +7,7 @@ pub mod freshness;
 pub mod logs;
 pub mod model;
 pub mod msg;
+mod navigation;
 pub mod runtime;
 pub mod tables;
 pub mod update;
