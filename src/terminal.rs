@@ -144,6 +144,12 @@ pub fn spawn_signals(tx: UnboundedSender<Msg>) {
     }
 }
 
+/// A message that quits the console: Ctrl-C always quits.
+fn quit_msg() -> Msg {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    Msg::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL))
+}
+
 #[cfg(test)]
 mod tests {
     use super::unusable_with;
@@ -165,10 +171,4 @@ mod tests {
             assert!(!m.contains('\n') && !m.contains('\x1b'), "{m:?}");
         }
     }
-}
-
-/// A message that quits the console: Ctrl-C always quits.
-fn quit_msg() -> Msg {
-    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-    Msg::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL))
 }

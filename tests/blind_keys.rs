@@ -6,7 +6,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mosk_console::app::actions::access::{AccessVerdict, all_keys};
 use mosk_console::app::actions::dialog::Dialog;
-use mosk_console::app::model::{Model, SessionInfo, View};
+use mosk_console::app::model::{Model, Overlay, SessionInfo, View};
 use mosk_console::app::msg::{Command, Msg};
 use mosk_console::app::update::update;
 use mosk_console::config::keymap::Keymap;
@@ -64,6 +64,18 @@ fn at_a_terminal_too_small_to_draw_no_key_but_quit_acts() {
     assert!(cmds.is_empty(), "{cmds:?}");
     assert_eq!(m.view, View::Overview, "2 did not switch views");
     assert!(m.actions.dialog.is_none(), "a did not open a dialog");
+    // Nor does a paste into an input line that is not on screen.
+    m.overlay = Some(Overlay::FilterInput {
+        text: String::new(),
+    });
+    update(&mut m, Msg::Paste("worker".into()));
+    assert_eq!(
+        m.overlay,
+        Some(Overlay::FilterInput {
+            text: String::new()
+        })
+    );
+    m.overlay = None;
     // The same keys at a usable size do act (so the test above can fail).
     frame(&mut m, 120, 40);
     type_keys(&mut m, "2Gk");

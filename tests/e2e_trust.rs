@@ -138,16 +138,26 @@ fn killing_the_api_servers_marks_the_panes_stale_until_they_return() {
 
     sim.kill().unwrap();
     sim.wait().unwrap();
+    let killed = std::time::Instant::now();
     c.wait_for("the STALE marks", |s| {
         s.contains("STALE: mgmt and mosk APIs unreachable")
             && s.contains("(stale)")
             && !s.contains("nothing waits for a human")
     });
 
+    eprintln!(
+        "STALE marks on screen {:?} after the kill",
+        killed.elapsed()
+    );
     let mut sim = serve(dir.path(), ports);
+    let back = std::time::Instant::now();
     c.wait_for("the marks gone", |s| {
         !s.contains("STALE") && !s.contains("(stale)") && s.contains("watches 10/10 ok")
     });
+    eprintln!(
+        "marks gone {:?} after the servers came back",
+        back.elapsed()
+    );
     c.send("q");
     let status = c.finish();
     sim.kill().unwrap();

@@ -25,6 +25,10 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Command> {
     match msg {
         Msg::Key(key) => on_key(model, key),
         Msg::Paste(text) => {
+            // Like a key: nothing acts while the terminal is too small.
+            if model.frame.too_small {
+                return Vec::new();
+            }
             if let Some(input) = input_text(model) {
                 input.push_str(&crate::sanitize::sanitize(&text));
                 sync_live_filter(model);
