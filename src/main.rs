@@ -14,10 +14,16 @@ use mosk_console::console::{self, ConsoleOptions};
 use mosk_console::sim::serve::{self, ServeOptions};
 
 fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // Before anything could write an escape byte (error reports, the
+    // terminal setup): a console needs a real terminal on both ends.
+    let interactive = !matches!(cli.command, Some(Cmd::Sim { .. }));
+    if interactive && let Some(problem) = mosk_console::terminal::unusable() {
+        return fail(problem);
+    }
     if let Err(e) = color_eyre::install() {
         eprintln!("mosk-console: cannot install error reporting: {e}");
     }
-    let cli = Cli::parse();
     let (_trace_file, _trace_guard) = mosk_console::logging::init();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -118,7 +124,8 @@ fn console_options(
     ui: &UiArgs,
     demo: Option<String>,
 ) -> Result<ConsoleOptions, String> {
-    let theme = Theme::load(&ui.theme).map_err(|e| e.to_string())?;
+    let theme = Theme::load_for(&ui.theme, std::env::var_os("NO_COLOR").as_deref())
+        .map_err(|e| e.to_string())?;
     let keymap = Keymap::load(&ui.keymap).map_err(|e| e.to_string())?;
     Ok(ConsoleOptions {
         session: SessionInfo {

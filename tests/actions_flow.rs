@@ -40,7 +40,16 @@ fn allowed(mut m: Model) -> Model {
     m
 }
 
+/// A key, pressed after a frame was drawn (as the runtime does: keys act on
+/// what the last frame showed).
 fn press(m: &mut Model, code: KeyCode) -> Vec<Command> {
+    let frame = mosk_console::ui::report_at(
+        m,
+        &mosk_console::config::theme::Theme::default_theme(),
+        160,
+        48,
+    );
+    update(m, Msg::Drawn(frame));
     update(m, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
 }
 

@@ -6,6 +6,8 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use jiff::{SignedDuration, Timestamp};
 
 use crate::app::actions::ActionsState;
+use crate::app::frame::FrameReport;
+use crate::app::freshness::Freshness;
 use crate::app::logs::LogPane;
 use crate::cluster::events::WatchHealth;
 use crate::config::keymap::Keymap;
@@ -223,6 +225,10 @@ pub struct Model {
     pub missing_kinds: BTreeMap<Kind, String>,
     /// When the last cluster event arrived.
     pub last_event: Option<Timestamp>,
+    /// Per kind: listed once yet, last confirmed, unhealthy since.
+    pub freshness: Freshness,
+    /// What the last frame drew (keys act only on what was on screen).
+    pub frame: FrameReport,
     /// The lcm-controller log and its view state.
     pub logs: LogPane,
     /// Cursor, sort and filter of each table view.
@@ -265,6 +271,8 @@ impl Model {
             health: BTreeMap::new(),
             missing_kinds: BTreeMap::new(),
             last_event: None,
+            freshness: Freshness::new(),
+            frame: FrameReport::default(),
             logs: LogPane::default(),
             cursors: BTreeMap::new(),
             detail_open: false,

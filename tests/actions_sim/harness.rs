@@ -344,7 +344,12 @@ impl Harness {
         }
     }
 
+    /// A key, pressed after a frame was drawn (as the runtime does: keys act
+    /// on what the last frame showed).
     pub fn key(&mut self, code: KeyCode, mods: KeyModifiers) {
+        let theme = mosk_console::config::theme::Theme::default_theme();
+        let frame = mosk_console::ui::report_at(&self.model, &theme, 160, 48);
+        self.apply(Msg::Drawn(frame));
         self.apply(Msg::Key(KeyEvent::new(code, mods)));
     }
 
