@@ -307,7 +307,9 @@ async fn a_failed_pod_list_is_reported_until_the_next_list_succeeds() {
     r.mgmt
         .create("pods", pod("kaas-ui-7c9f-xxxxx", NS, true))
         .unwrap();
-    r.faults.expire_before(r.mgmt.resource_version());
+    // Up to and including the newest version: the watcher may already have
+    // seen the pod just created, and resuming from it must still be refused.
+    r.faults.expire_before(r.mgmt.resource_version() + 1);
     r.faults.drop_watches();
     r.until_status("cannot watch the lcm-controller pods: list failed")
         .await;

@@ -15,14 +15,14 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use jiff::SignedDuration;
-use kube::client::ClientBuilder;
 use kube::api::DynamicObject;
+use kube::client::ClientBuilder;
 use mosk_console::app::model::{Model, SessionInfo};
 use mosk_console::app::msg::Msg;
 use mosk_console::app::runtime::{self, NoEffects};
 use mosk_console::app::update::update;
-use mosk_console::cluster::convert::{convert, is_wanted};
 use mosk_console::cluster::clock::ClockSync;
+use mosk_console::cluster::convert::{convert, is_wanted};
 use mosk_console::cluster::events::ClusterEvent;
 use mosk_console::cluster::{
     Clusters, LogOptions, WatchOptions, spawn_log_follower, spawn_watchers,
