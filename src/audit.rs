@@ -44,6 +44,9 @@ pub enum AuditOutcome {
     Failed,
     /// Never sent (cancelled by the operator before this object).
     Cancelled,
+    /// The console quit (or hung up) before the answer came: the request
+    /// was sent, and the server may or may not have applied it.
+    Interrupted,
 }
 
 impl AuditOutcome {
@@ -57,8 +60,20 @@ impl AuditOutcome {
             AuditOutcome::Timeout => "timeout",
             AuditOutcome::Failed => "failed",
             AuditOutcome::Cancelled => "cancelled",
+            AuditOutcome::Interrupted => "interrupted",
         }
     }
+}
+
+/// Whether the user's permission was checked before a request was sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PermissionCheck {
+    /// A SelfSubjectAccessReview allowed it.
+    Allowed,
+    /// The review could not be answered (404, 5xx, timeout, no `status`):
+    /// sent anyway, the server's own authorization decided.
+    NotVerified,
 }
 
 /// One line of the audit log.
@@ -91,6 +106,14 @@ pub struct AuditRecord {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub servers: Vec<String>,
     pub dry_run: bool,
+    /// What the SelfSubjectAccessReview said before sending: `allowed`, or
+    /// `not-verified` when it could not be answered and the server decided.
+    /// Absent in records written before this field existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permission: Option<PermissionCheck>,
+    /// With `not-verified`: the dialog's words and why the review failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permission_note: Option<String>,
     pub outcome: AuditOutcome,
     /// The server's message or what went wrong.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -229,6 +252,8 @@ mod tests {
             change_text: "instance_migration_mode: live -> skip".into(),
             servers: vec!["0ab4dd8f-ef0d-401d-9d5e-e9e97e077422".into()],
             dry_run: false,
+            permission: Some(PermissionCheck::NotVerified),
+            permission_note: Some("permission not verified: the server will decide".into()),
             outcome,
             message: None,
         }
@@ -255,12 +280,25 @@ mod tests {
         assert_eq!(recs[0].servers.len(), 1);
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains("\"outcome\":\"pending\""), "{text}");
+        assert!(text.contains("\"permission\":\"not-verified\""), "{text}");
+        assert_eq!(recs[0].permission, Some(PermissionCheck::NotVerified));
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
             let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
             assert_eq!(mode, 0o600);
         }
+    }
+
+    #[test]
+    fn records_without_the_permission_field_still_read() {
+        let mut v =
+            serde_json::to_value(record(AuditPhase::Result, AuditOutcome::Interrupted)).unwrap();
+        assert_eq!(v["outcome"], "interrupted");
+        v.as_object_mut().unwrap().remove("permission");
+        v.as_object_mut().unwrap().remove("permission_note");
+        let back: AuditRecord = serde_json::from_value(v).unwrap();
+        assert_eq!(back.permission, None);
     }
 
     #[cfg(unix)]

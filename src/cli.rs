@@ -1,6 +1,7 @@
 //! Command-line interface (clap).
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
@@ -74,6 +75,43 @@ pub struct UiArgs {
     /// (default: the XDG state directory).
     #[arg(long, global = true, value_name = "PATH")]
     pub audit_log: Option<PathBuf>,
+    /// How often every watched kind is listed again, to repair changes a watch
+    /// lost on the wire: `30s`, `5m`, `1h` (at least 5s, at most 24h).
+    #[arg(
+        long,
+        global = true,
+        value_name = "DURATION",
+        default_value = "5m",
+        value_parser = parse_resync_every
+    )]
+    pub resync_every: Duration,
+}
+
+/// The shortest `--resync-every`: re-listing every kind more often would load
+/// the API servers for little gain.
+pub const RESYNC_MIN: Duration = Duration::from_secs(5);
+/// The longest `--resync-every`.
+pub const RESYNC_MAX: Duration = Duration::from_secs(24 * 3600);
+
+/// Parses `--resync-every`: a duration with a unit (`30s`, `5m`, `1h30m`).
+pub fn parse_resync_every(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    if !t.is_empty() && t.chars().all(|c| c.is_ascii_digit()) {
+        return Err(format!(
+            "\"{t}\" has no unit: write e.g. {t}s or {t}m (s, m and h are understood)"
+        ));
+    }
+    let d: jiff::SignedDuration = t.parse().map_err(|_| {
+        format!("\"{t}\" is not a duration: write e.g. 30s, 5m or 1h (s, m and h are understood)")
+    })?;
+    let d = Duration::try_from(d)
+        .map_err(|_| format!("\"{t}\" is negative: write e.g. 30s, 5m or 1h"))?;
+    if d < RESYNC_MIN || d > RESYNC_MAX {
+        return Err(format!(
+            "\"{t}\" is out of range: the re-list interval must be between 5s and 24h"
+        ));
+    }
+    Ok(d)
 }
 
 #[derive(Debug, Subcommand)]
@@ -119,6 +157,11 @@ pub struct ServeArgs {
     /// Where to write the kubeconfig (contexts sim-mgmt and sim-mosk).
     #[arg(long, value_name = "PATH")]
     pub kubeconfig_out: PathBuf,
+    /// Faults to inject, comma-separated; times are simulated time since start.
+    #[arg(long, value_name = "SPEC", default_value = "",
+          value_parser = crate::sim::faults::spec::FaultPlan::parse_boxed,
+          long_help = crate::sim::faults::spec::SPEC_HELP)]
+    pub faults: Box<crate::sim::faults::spec::FaultPlan>,
 }
 
 #[cfg(test)]
@@ -141,5 +184,70 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(Cli::try_parse_from(["mosk-console", "--read-only", "--dry-run"]).is_err());
+    }
+
+    #[test]
+    fn sim_serve_takes_a_fault_spec_and_refuses_a_bad_one() {
+        let cli = Cli::try_parse_from([
+            "mosk-console",
+            "sim",
+            "serve",
+            "--kubeconfig-out",
+            "kc",
+            "--faults",
+            "drop-watch=30s,outage=600s+60s",
+        ])
+        .unwrap();
+        let Some(Cmd::Sim {
+            command: SimCmd::Serve(a),
+        }) = cli.command
+        else {
+            panic!("not sim serve")
+        };
+        assert_eq!(
+            a.faults.drop_watch_every,
+            Some(jiff::SignedDuration::from_secs(30))
+        );
+        let e = Cli::try_parse_from([
+            "mosk-console",
+            "sim",
+            "serve",
+            "--kubeconfig-out",
+            "kc",
+            "--faults",
+            "drop-watch=often",
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("`drop-watch=often`") && e.contains("Example:"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn resync_every_takes_a_duration_with_a_unit_and_says_what_is_wrong() {
+        let cli = Cli::try_parse_from(["mosk-console"]).unwrap();
+        assert_eq!(cli.ui.resync_every, Duration::from_secs(300));
+        for (arg, secs) in [("30s", 30), ("5m", 300), ("1h", 3600), ("1m30s", 90)] {
+            let cli = Cli::try_parse_from(["mosk-console", "demo", "--resync-every", arg]).unwrap();
+            assert_eq!(cli.ui.resync_every, Duration::from_secs(secs), "{arg}");
+        }
+        for (arg, says) in [
+            ("30", "has no unit"),
+            ("soon", "is not a duration"),
+            ("1s", "between 5s and 24h"),
+            ("25h", "between 5s and 24h"),
+            ("-5m", "negative"),
+        ] {
+            let flag = format!("--resync-every={arg}");
+            let err = Cli::try_parse_from(["mosk-console", flag.as_str()])
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(says) && err.contains("--resync-every"),
+                "{arg}: {err}"
+            );
+        }
     }
 }

@@ -3,14 +3,17 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use jiff::Timestamp;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::app::actions::EXIT_WAIT;
 use crate::app::model::{Model, SessionInfo};
 use crate::app::msg::Msg;
 use crate::app::runtime::{self, Effects};
+use crate::cluster::writes::exit::ExitReport;
 use crate::cluster::{Clusters, LogOptions, WatchOptions, spawn_log_follower, spawn_watchers};
 use crate::config::keymap::Keymap;
 use crate::config::theme::Theme;
@@ -25,17 +28,21 @@ pub struct ConsoleOptions {
     pub theme: Theme,
     pub keymap: Keymap,
     pub audit_log: Option<PathBuf>,
-    /// The wall clock for real clusters; in demo mode the simulator's clock,
-    /// so ages on screen agree with the simulated timestamps.
+    /// This machine's clock (the model moves it to the API server's clock
+    /// with the offsets the cluster layer measures).
     pub now: Now,
+    /// How often the watches re-list (`--resync-every`).
+    pub resync_every: Duration,
 }
 
 /// Runs the console on `clusters` until the operator quits (or a signal or a
-/// hang-up ends it). The terminal is restored on every path out.
-pub async fn run(clusters: Clusters, opts: ConsoleOptions) -> std::io::Result<()> {
+/// hang-up ends it). The terminal is restored on every path out. With a
+/// write in flight it then waits up to [`EXIT_WAIT`] for its answer; the
+/// report says whether any outcome is unknown (the binary then exits non-zero).
+pub async fn run(clusters: Clusters, opts: ConsoleOptions) -> std::io::Result<ExitReport> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
     let cancel = CancellationToken::new();
-    start_cluster_layer(&clusters, &opts.session, tx.clone(), cancel.clone());
+    start_cluster_layer(&clusters, &opts, tx.clone(), cancel.clone());
 
     let mut effects = crate::app::effects::ConsoleEffects::new(&clusters, &opts, tx.clone());
     let mut model = Model::new(opts.session.clone(), opts.keymap.clone(), (opts.now)());
@@ -66,22 +73,63 @@ pub async fn run(clusters: Clusters, opts: ConsoleOptions) -> std::io::Result<()
     .await;
     cancel.cancel();
     crate::terminal::leave();
-    result.map(|stats| tracing::info!(?stats, "console stopped"))
+    match &result {
+        Ok(stats) => tracing::info!(?stats, "console stopped"),
+        Err(e) => tracing::warn!("the console stopped: {e}"),
+    }
+    // No outcome lost at exit: wait (bounded) for a write in flight.
+    if effects.running() {
+        for w in effects.in_flight() {
+            say(&format!(
+                "waiting up to {} s for the write in flight: {w}",
+                EXIT_WAIT.as_secs()
+            ));
+        }
+    }
+    let report = effects.finish(EXIT_WAIT).await;
+    for note in report.notes() {
+        say(&note);
+    }
+    if let Some(f) = report.failure() {
+        tracing::warn!("{f}");
+    }
+    // A broken terminal (a hang-up can end the run this way) still waited
+    // for the write above; its error then carries the unknown outcome too.
+    match result {
+        Ok(_) => Ok(report),
+        Err(e) => Err(match report.failure() {
+            Some(f) => std::io::Error::new(e.kind(), format!("{e}\n{f}")),
+            None => e,
+        }),
+    }
+}
+
+/// One line on stderr (the terminal is restored by now). A write error is
+/// ignored: after a hang-up there is no terminal to tell.
+fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "mosk-console: {line}");
 }
 
 /// Starts the watchers and the log follower; their events become messages.
 fn start_cluster_layer(
     clusters: &Clusters,
-    session: &SessionInfo,
+    opts: &ConsoleOptions,
     tx: mpsc::UnboundedSender<Msg>,
     cancel: CancellationToken,
 ) {
     let (ctx, mut crx) = mpsc::unbounded_channel();
-    let watch = WatchOptions {
+    let session = &opts.session;
+    let mut watch = WatchOptions {
         namespace: session.namespace.clone(),
         cluster_name: Some(session.cluster_name.clone()),
+        resync_every: opts.resync_every,
         ..WatchOptions::default()
     };
+    if session.demo.is_some() {
+        // The simulated clock runs at a speed factor: sample it every second.
+        watch.clock_probe_every = Duration::from_secs(1);
+    }
     // The JoinSet is detached: the tasks stop when `cancel` fires.
     spawn_watchers(clusters, &watch, ctx.clone(), cancel.clone()).detach_all();
     spawn_log_follower(clusters.mgmt.clone(), LogOptions::default(), ctx, cancel);

@@ -14,10 +14,16 @@ use mosk_console::console::{self, ConsoleOptions};
 use mosk_console::sim::serve::{self, ServeOptions};
 
 fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // Before anything could write an escape byte (error reports, the
+    // terminal setup): a console needs a real terminal on both ends.
+    let interactive = !matches!(cli.command, Some(Cmd::Sim { .. }));
+    if interactive && let Some(problem) = mosk_console::terminal::unusable() {
+        return fail(problem);
+    }
     if let Err(e) = color_eyre::install() {
         eprintln!("mosk-console: cannot install error reporting: {e}");
     }
-    let cli = Cli::parse();
     let (_trace_file, _trace_guard) = mosk_console::logging::init();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -35,7 +41,9 @@ fn main() -> ExitCode {
 /// Prints a one-paragraph error (never with the terminal in raw mode: every
 /// path that entered it has left it by now) and exits non-zero.
 fn fail(message: String) -> ExitCode {
-    eprintln!("mosk-console: {message}");
+    use std::io::Write;
+    // Not eprintln!: after a hang-up stderr is gone, and the exit code must stay 2.
+    let _ = writeln!(std::io::stderr(), "mosk-console: {message}");
     ExitCode::from(2)
 }
 
@@ -69,6 +77,8 @@ fn serve_options(demo: &DemoArgs, args: &ServeArgs) -> ServeOptions {
         mgmt_port: args.mgmt_port,
         mosk_port: args.mosk_port,
         kubeconfig_out: args.kubeconfig_out.clone(),
+        start: None,
+        faults: (*args.faults).clone(),
     }
 }
 
@@ -89,6 +99,7 @@ async fn run_demo(demo: &DemoArgs, target: &TargetArgs, ui: &UiArgs) -> Result<(
         mgmt_port: 0,
         mosk_port: 0,
         kubeconfig_out: kubeconfig.clone(),
+        ..ServeOptions::default()
     })
     .await
     .map_err(|e| e.to_string())?;
@@ -98,11 +109,8 @@ async fn run_demo(demo: &DemoArgs, target: &TargetArgs, ui: &UiArgs) -> Result<(
         mosk_context: Some("sim-mosk".into()),
         mosk_kubeconfig: None,
     };
-    let world = sim.world.clone();
-    let opts = ConsoleOptions {
-        now: Arc::new(move || world.now()),
-        ..opts
-    };
+    // The console reads the simulator's clock from the Date of its answers,
+    // as it does a real API server's: `opts.now` stays the wall clock.
     let result = match connect(&target).await {
         Ok(clusters) => run_console(clusters, opts).await,
         Err(e) => Err(e.to_string()),
@@ -116,7 +124,8 @@ fn console_options(
     ui: &UiArgs,
     demo: Option<String>,
 ) -> Result<ConsoleOptions, String> {
-    let theme = Theme::load(&ui.theme).map_err(|e| e.to_string())?;
+    let theme = Theme::load_for(&ui.theme, std::env::var_os("NO_COLOR").as_deref())
+        .map_err(|e| e.to_string())?;
     let keymap = Keymap::load(&ui.keymap).map_err(|e| e.to_string())?;
     Ok(ConsoleOptions {
         session: SessionInfo {
@@ -132,6 +141,7 @@ fn console_options(
         keymap,
         audit_log: ui.audit_log.clone(),
         now: Arc::new(jiff::Timestamp::now),
+        resync_every: ui.resync_every,
     })
 }
 
@@ -141,7 +151,9 @@ async fn run_console(
 ) -> Result<(), String> {
     opts.session.mgmt_context = clusters.mgmt_context.clone();
     opts.session.mosk_context = clusters.mosk_context.clone();
-    console::run(clusters, opts)
+    let report = console::run(clusters, opts)
         .await
-        .map_err(|e| format!("the console stopped: {e}"))
+        .map_err(|e| format!("the console stopped: {e}"))?;
+    // A write whose outcome is unknown at exit is an error (exit code 2).
+    report.failure().map_or(Ok(()), Err)
 }

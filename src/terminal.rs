@@ -21,6 +21,40 @@ use crate::app::msg::Msg;
 
 pub type Tui = Terminal<CrosstermBackend<Stdout>>;
 
+/// Why this process cannot draw the console, checked before anything
+/// writes to the terminal: `TERM=dumb`, or stdin or stdout not a terminal
+/// (`ssh host mosk-console` without `-t`, a pipe, cron). One line, no escape
+/// bytes; the caller prints it and exits with code 2.
+pub fn unusable() -> Option<String> {
+    use std::io::IsTerminal;
+    unusable_with(
+        std::env::var_os("TERM").as_deref(),
+        io::stdin().is_terminal(),
+        io::stdout().is_terminal(),
+    )
+}
+
+/// [`unusable`] on given facts (for tests).
+pub fn unusable_with(
+    term: Option<&std::ffi::OsStr>,
+    stdin_tty: bool,
+    stdout_tty: bool,
+) -> Option<String> {
+    const HINT: &str = "run it in an interactive terminal; over SSH use `ssh -t HOST mosk-console`";
+    if term.is_some_and(|t| t == "dumb") {
+        return Some(format!(
+            "the terminal is TERM=dumb and cannot draw the console: {HINT}"
+        ));
+    }
+    let missing = match (stdin_tty, stdout_tty) {
+        (true, true) => return None,
+        (false, false) => "stdin and stdout are not a terminal",
+        (false, true) => "stdin is not a terminal",
+        (true, false) => "stdout is not a terminal",
+    };
+    Some(format!("{missing}: {HINT}"))
+}
+
 /// Enters raw mode and the alternate screen. ratatui's `init` installs a
 /// panic hook that restores the terminal before the panic report prints.
 /// If any step fails, what was already switched on is switched off again, so
@@ -114,4 +148,27 @@ pub fn spawn_signals(tx: UnboundedSender<Msg>) {
 fn quit_msg() -> Msg {
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
     Msg::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unusable_with;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn dumb_terminals_and_missing_ttys_are_refused_with_the_ssh_hint() {
+        let xterm = Some(OsStr::new("xterm-256color"));
+        assert_eq!(unusable_with(xterm, true, true), None);
+        assert_eq!(unusable_with(None, true, true), None);
+        for (term, stdin, stdout, what) in [
+            (Some(OsStr::new("dumb")), true, true, "TERM=dumb"),
+            (xterm, false, true, "stdin is not a terminal"),
+            (xterm, true, false, "stdout is not a terminal"),
+            (xterm, false, false, "stdin and stdout"),
+        ] {
+            let m = unusable_with(term, stdin, stdout).expect("refused");
+            assert!(m.contains(what) && m.contains("ssh -t"), "{m}");
+            assert!(!m.contains('\n') && !m.contains('\x1b'), "{m:?}");
+        }
+    }
 }

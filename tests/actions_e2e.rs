@@ -70,3 +70,94 @@ fn a_dry_run_action_goes_through_the_dialogs_into_the_audit_log() {
         );
     }
 }
+
+/// A scenario whose only compute's replacement vRouter pod never becomes
+/// Ready, with short phases: a restart stays in flight for as long as the
+/// console waits.
+const NEVER_READY: &str = "name = \"exit-e2e\"\nvrouter_manual_restart = true\n\
+    [[machines]]\nrole = \"control\"\ncount = 1\n\
+    [[machines]]\nrole = \"compute\"\ncount = 1\ninstances = 0\n\
+    [[overrides]]\nrole = \"compute\"\nindex = 0\nvrouter_never_ready = true\n";
+
+/// Starts a live vRouter restart that never finishes, and returns once its
+/// progress shows it waiting for the replacement.
+fn restart_in_flight(state: &std::path::Path, audit: &str) -> Console {
+    let scenario = state.join("never-ready.toml");
+    let durations = include_str!("data/short_durations.toml");
+    std::fs::write(&scenario, format!("{NEVER_READY}{durations}")).unwrap();
+    let mut c = Console::start(
+        &[
+            "demo",
+            "--scenario",
+            scenario.to_str().unwrap(),
+            "--speed",
+            "30",
+            "--audit-log",
+            audit,
+        ],
+        state,
+    );
+    c.send("2");
+    c.wait_for("an outdated vRouter", |s| s.contains("outdated"));
+    c.send("\x12"); // ctrl-r: restart all outdated vRouter pods
+    c.wait_for("the confirmation, allowed", |s| {
+        s.contains("[> Cancel <]") && s.contains("permission: allowed")
+    });
+    c.send("y");
+    c.wait_for("the restart waiting for its replacement", |s| {
+        s.contains("deleted; waiting for the replacement")
+    });
+    c
+}
+
+fn last_record(audit: &std::path::Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(audit).unwrap();
+    serde_json::from_str(text.lines().last().unwrap()).unwrap()
+}
+
+/// `q` with the write in flight asks first; `y` quits, the console waits a
+/// few seconds for the answer, then records the outcome as unknown, says so
+/// on stderr and exits non-zero.
+#[test]
+fn quit_with_a_write_in_flight_asks_then_records_the_outcome_as_unknown() {
+    let state = tempfile::tempdir().unwrap();
+    let audit = state.path().join("audit.jsonl");
+    let mut c = restart_in_flight(state.path(), audit.to_str().unwrap());
+    c.send("q");
+    c.wait_for("the question", |s| {
+        s.contains("a write is in flight: quit anyway? y/n")
+    });
+    c.send("y");
+    let status = c.finish();
+    assert!(!status.success(), "{status:?}");
+    assert_eq!(status.exit_code(), 2, "{status:?}");
+    let screen = c.screen();
+    assert!(!c.parser.screen().alternate_screen());
+    assert!(
+        screen.contains("waiting up to 5 s for the write in flight")
+            && screen.contains("interrupted, outcome unknown"),
+        "{screen}"
+    );
+    let last = last_record(&audit);
+    assert_eq!(last["phase"], "result", "{last}");
+    assert_eq!(last["outcome"], "interrupted", "{last}");
+    assert_eq!(last["kind"], "Pod", "{last}");
+}
+
+/// A hang-up (the SSH session dropped) does not ask, but waits the same way.
+#[test]
+fn a_hang_up_with_a_write_in_flight_records_the_outcome_as_unknown() {
+    let state = tempfile::tempdir().unwrap();
+    let audit = state.path().join("audit.jsonl");
+    let mut c = restart_in_flight(state.path(), audit.to_str().unwrap());
+    let pid = c.child.process_id().expect("the console's pid");
+    let sent = std::process::Command::new("kill")
+        .args(["-HUP".to_string(), pid.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(sent.success());
+    let status = c.finish();
+    assert_eq!(status.exit_code(), 2, "{status:?}; screen:\n{}", c.screen());
+    assert!(c.screen().contains("interrupted, outcome unknown"));
+    assert_eq!(last_record(&audit)["outcome"], "interrupted");
+}

@@ -12,7 +12,7 @@ use mosk_console::app::actions::{access::Availability, audit_rows, availability}
 use mosk_console::app::model::{Model, SessionInfo};
 use mosk_console::app::msg::{Command, Msg};
 use mosk_console::app::update::update;
-use mosk_console::audit::{AuditOutcome, AuditPhase, AuditRecord};
+use mosk_console::audit::{AuditOutcome, AuditPhase, AuditRecord, PermissionCheck};
 use mosk_console::config::keymap::Keymap;
 use mosk_console::domain::fixtures::{self, names::*};
 use mosk_console::domain::objects::MigrationMode;
@@ -40,7 +40,16 @@ fn allowed(mut m: Model) -> Model {
     m
 }
 
+/// A key, pressed after a frame was drawn (as the runtime does: keys act on
+/// what the last frame showed).
 fn press(m: &mut Model, code: KeyCode) -> Vec<Command> {
+    let frame = mosk_console::ui::report_at(
+        m,
+        &mosk_console::config::theme::Theme::default_theme(),
+        160,
+        48,
+    );
+    update(m, Msg::Drawn(frame));
     update(m, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
 }
 
@@ -343,6 +352,8 @@ fn the_audit_view_rows_pair_intent_and_result() {
         change_text: "instance_migration_mode: (unset) -> skip".into(),
         servers: vec![SERVER_A.into()],
         dry_run: true,
+        permission: Some(PermissionCheck::NotVerified),
+        permission_note: Some("permission not verified: the server will decide".into()),
         outcome,
         message: message.map(str::to_string),
     };
@@ -356,7 +367,7 @@ fn the_audit_view_rows_pair_intent_and_result() {
     );
     let rows = audit_rows(&m);
     assert_eq!(rows.len(), 1);
-    assert_eq!(rows[0].result, "dry-run pending");
+    assert_eq!(rows[0].result, "dry-run pending (permission not verified)");
     update(
         &mut m,
         Msg::Action(ActionEvent::Audit(Box::new(rec(
@@ -370,7 +381,10 @@ fn the_audit_view_rows_pair_intent_and_result() {
     assert_eq!(rows[0].action, "Acknowledge manual migration");
     assert_eq!(rows[0].object, format!("Node/{NODE_W2}"));
     assert_eq!(rows[0].change, "instance_migration_mode: (unset) -> skip");
-    assert_eq!(rows[0].result, "dry-run succeeded: dry run accepted");
+    assert_eq!(
+        rows[0].result,
+        "dry-run succeeded: dry run accepted (permission not verified)"
+    );
 }
 
 #[test]
@@ -397,4 +411,94 @@ fn without_a_selection_the_row_under_the_cursor_is_the_target() {
     };
     assert_eq!(c.plan.steps.len(), 1);
     assert_eq!(c.plan.steps[0].target.name, VROUTER_POD_W4);
+}
+
+#[test]
+fn an_unanswered_access_review_offers_the_action_and_confirms() {
+    let mut m = allowed(model_with(false, false));
+    m.actions.access.record(
+        AccessKey::for_action(ActionId::AcknowledgeMigration),
+        AccessVerdict::Unknown("the server's review had no status".into()),
+        m.now,
+    );
+    assert!(matches!(
+        availability(&m, ActionId::AcknowledgeMigration),
+        Availability::NotVerified(why) if why.contains("patch nodes") && why.contains("no status")
+    ));
+    m.selected_nodes.insert(NODE_W2.into());
+    assert!(ch(&mut m, 'a').is_empty());
+    assert!(
+        matches!(m.actions.dialog, Some(Dialog::Confirm(_))),
+        "{:?}",
+        m.notice
+    );
+    let cmds = ch(&mut m, 'y');
+    assert_eq!(executed(&cmds).len(), 1, "{:?}", m.actions.dialog);
+}
+
+fn running(m: &mut Model) {
+    m.selected_nodes.insert(NODE_W2.into());
+    ch(m, 'a');
+    assert_eq!(executed(&ch(m, 'y')).len(), 1);
+    assert!(m.actions.busy());
+}
+
+fn command(m: &mut Model, text: &str) -> Vec<Command> {
+    let mut cmds = ch(m, ':');
+    for c in text.chars() {
+        cmds.extend(ch(m, c));
+    }
+    cmds.extend(press(m, KeyCode::Enter));
+    cmds
+}
+
+#[test]
+fn q_quits_at_once_when_no_write_is_in_flight() {
+    let mut m = allowed(model_with(false, false));
+    assert_eq!(ch(&mut m, 'q'), vec![Command::Quit]);
+    assert!(m.quit);
+}
+
+#[test]
+fn q_with_a_write_in_flight_asks_first() {
+    let mut m = allowed(model_with(false, false));
+    running(&mut m);
+    // From the progress dialog: asks; n goes back to the progress.
+    assert!(ch(&mut m, 'q').is_empty());
+    assert!(!m.quit);
+    assert!(matches!(m.actions.dialog, Some(Dialog::ConfirmQuit)));
+    assert!(ch(&mut m, 'x').is_empty(), "other keys keep the question");
+    assert!(matches!(m.actions.dialog, Some(Dialog::ConfirmQuit)));
+    assert!(press(&mut m, KeyCode::Esc).is_empty());
+    assert!(matches!(m.actions.dialog, Some(Dialog::Progress)));
+    assert!(!m.quit);
+    // Without a dialog open (the keymap's q), and `:q`: ask too.
+    m.actions.dialog = None;
+    assert!(ch(&mut m, 'q').is_empty());
+    assert!(matches!(m.actions.dialog, Some(Dialog::ConfirmQuit)));
+    ch(&mut m, 'n');
+    m.actions.dialog = None;
+    command(&mut m, "q");
+    assert!(!m.quit);
+    assert!(matches!(m.actions.dialog, Some(Dialog::ConfirmQuit)));
+    assert_eq!(ch(&mut m, 'y'), vec![Command::Quit]);
+    assert!(m.quit);
+}
+
+#[test]
+fn ctrl_c_and_q_bang_quit_without_asking() {
+    let mut m = allowed(model_with(false, false));
+    running(&mut m);
+    let cmds = update(
+        &mut m,
+        Msg::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+    );
+    assert_eq!(cmds, vec![Command::Quit]);
+    assert!(m.quit);
+
+    let mut m = allowed(model_with(false, false));
+    running(&mut m);
+    m.actions.dialog = None;
+    command(&mut m, "q!");
+    assert!(m.quit);
 }

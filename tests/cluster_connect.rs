@@ -156,6 +156,92 @@ async fn an_unreachable_server_names_the_url_and_what_to_check() {
         text.to_lowercase().contains("refused"),
         "the cause is shown: {text}"
     );
+    assert!(text.contains("(asked 3 times)"), "it was retried: {text}");
+}
+
+/// Answers `/version` with a body that is not a version while `bad` lasts
+/// (a proxy's page cut short), and counts the `/version` requests.
+async fn garbled_version(
+    axum::extract::State((bad, asked)): axum::extract::State<(
+        cluster_support::inproc::Countdown,
+        Arc<std::sync::atomic::AtomicU32>,
+    )>,
+    req: Request,
+    next: Next,
+) -> Response {
+    if req.uri().path() != "/version" {
+        return next.run(req).await;
+    }
+    asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    if bad.take() {
+        return (
+            [(http::header::CONTENT_TYPE, "application/json")],
+            "{\"major\": \"1\", \"minor\": \"3",
+        )
+            .into_response();
+    }
+    next.run(req).await
+}
+
+/// A management server whose first `bad` `/version` answers are garbled.
+async fn garbled_pair(bad: u32) -> (cluster_support::Pair, Arc<std::sync::atomic::AtomicU32>) {
+    let clock = Clock::new("2026-03-01T10:00:00Z".parse().unwrap());
+    let store = Store::new(Registry::mgmt(), clock);
+    let faults = Arc::new(Faults::new());
+    let countdown = cluster_support::inproc::Countdown::default();
+    countdown.arm(bad);
+    let asked = Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let app = router(store.clone(), ServerOptions::default()).layer(
+        axum::middleware::from_fn_with_state((countdown, asked.clone()), garbled_version),
+    );
+    let mgmt = cluster_support::serve_app(app, store, faults).await;
+    let mosk = cluster_support::serve(Registry::mosk()).await;
+    (cluster_support::pair_of(mgmt, mosk), asked)
+}
+
+#[tokio::test]
+async fn one_malformed_version_answer_is_asked_again() {
+    let (p, asked) = garbled_pair(1).await;
+    let clusters = connect(&Target {
+        kubeconfig: Some(p.kubeconfig.clone()),
+        ..Default::default()
+    })
+    .await
+    .expect("the second answer is a version");
+    assert_eq!(clusters.mgmt_context, "sim-mgmt");
+    assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn a_server_that_never_answers_a_version_is_not_called_unreachable() {
+    let (p, asked) = garbled_pair(u32::MAX).await;
+    let err = connect(&Target {
+        kubeconfig: Some(p.kubeconfig.clone()),
+        ..Default::default()
+    })
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            ConnectError::BadVersion {
+                cluster: ClusterId::Mgmt,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 3);
+    let text = err.to_string();
+    assert!(
+        text.contains(&format!(
+            "The server at {} (the management cluster, context \"sim-mgmt\") answered \
+             /version with something that is not a Kubernetes version: ",
+            p.mgmt.url
+        )) && text.contains("(asked 3 times)"),
+        "{text}"
+    );
+    assert!(!text.contains("Cannot reach"), "{text}");
 }
 
 #[tokio::test]

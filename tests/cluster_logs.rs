@@ -4,7 +4,7 @@
 //! The simulator stores log lines as text, so two faults are added by a thin
 //! layer in front of its router: a marker in a line becomes a raw non-UTF-8
 //! byte on the wire, and log streams can be cut (as an API server dropping
-//! the connection) on demand.
+//! the connection) on demand. A second layer can cut a pod list answer short.
 
 mod cluster_support;
 
@@ -15,6 +15,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
+use cluster_support::inproc::{Countdown, cut_list_answer};
 use cluster_support::*;
 use futures::StreamExt;
 use mosk_console::cluster::{ClusterEvent, LogOptions, spawn_log_follower};
@@ -77,7 +78,10 @@ async fn log_faults(State(cut): State<LogCut>, req: Request, next: Next) -> Resp
 
 struct Running {
     mgmt: Arc<Store>,
+    faults: Arc<Faults>,
     cut: LogCut,
+    /// Pod list answers still to be cut short.
+    cut_pod_lists: Countdown,
     rx: tokio::sync::mpsc::UnboundedReceiver<ClusterEvent>,
     /// Every `(pod, line)` received, in order.
     lines: Vec<(String, String)>,
@@ -134,6 +138,7 @@ async fn start(setup: impl FnOnce(&Store)) -> Running {
     setup(&store);
     let faults = Arc::new(Faults::new());
     let cut = LogCut(Arc::new(watch::channel(0).0));
+    let cut_pod_lists = Countdown::default();
     let app = router(
         store.clone(),
         ServerOptions {
@@ -144,8 +149,12 @@ async fn start(setup: impl FnOnce(&Store)) -> Running {
     .layer(axum::middleware::from_fn_with_state(
         cut.clone(),
         log_faults,
+    ))
+    .layer(axum::middleware::from_fn_with_state(
+        ("pods", cut_pod_lists.clone()),
+        cut_list_answer,
     ));
-    let mgmt = serve_app(app, store.clone(), faults).await;
+    let mgmt = serve_app(app, store.clone(), faults.clone()).await;
     let mosk = serve(Registry::mosk()).await;
     let pair = pair_of(mgmt, mosk);
     let clusters = pair.connect().await;
@@ -159,7 +168,9 @@ async fn start(setup: impl FnOnce(&Store)) -> Running {
     spawn_log_follower(clusters.mgmt.clone(), opts, tx, cancel.clone());
     Running {
         mgmt: store,
+        faults,
         cut,
+        cut_pod_lists,
         rx,
         lines: Vec::new(),
         statuses: Vec::new(),
@@ -277,4 +288,40 @@ async fn without_an_lcm_controller_pod_the_status_says_so_until_one_appears() {
     r.mgmt.create("pods", pod(POD_A, NS, true)).unwrap();
     log(&r.mgmt, POD_A, "hello");
     r.until_line("hello").await;
+}
+
+#[tokio::test]
+async fn a_failed_pod_list_is_reported_until_the_next_list_succeeds() {
+    let mut r = start(|s| {
+        s.create("pods", pod(POD_A, NS, true)).unwrap();
+        log(s, POD_A, "one");
+    })
+    .await;
+    r.until_line("one").await;
+    let following = format!("following {POD_A} (container controller)");
+    r.until_status(&following).await;
+
+    // The pod watch must list again (its version expired), and the next list
+    // answer arrives cut short.
+    r.cut_pod_lists.arm(1);
+    r.mgmt
+        .create("pods", pod("kaas-ui-7c9f-xxxxx", NS, true))
+        .unwrap();
+    r.faults.expire_before(r.mgmt.resource_version());
+    r.faults.drop_watches();
+    r.until_status("cannot watch the lcm-controller pods: list failed")
+        .await;
+    let failed_at = r.statuses.len();
+
+    // The retry lists fine: the failure is no longer shown, and the status is
+    // the stream's again while lines go on arriving.
+    r.until("the status after the recovery", |r| {
+        r.statuses.len() > failed_at
+    })
+    .await;
+    assert_eq!(r.statuses.last(), Some(&following), "{:#?}", r.statuses);
+    assert_eq!(r.cut_pod_lists.left(), 0);
+    log(&r.mgmt, POD_A, "two");
+    r.until_line("two").await;
+    assert_eq!(r.statuses.last(), Some(&following), "{:#?}", r.statuses);
 }

@@ -3,127 +3,14 @@
 //! fixed `now`). Update with `INSTA_UPDATE=always cargo test --test ui_snapshots`
 //! and read every changed `.snap` file before committing it.
 
-use jiff::{SignedDuration, Timestamp};
-use mosk_console::app::model::{
-    Model, Notice, NoticeLevel, Overlay, SessionInfo, TableCursor, View,
-};
+mod ui_support;
+
+use jiff::SignedDuration;
+use mosk_console::app::model::{Model, Notice, NoticeLevel, Overlay, TableCursor, View};
 use mosk_console::cluster::events::WatchHealth;
-use mosk_console::config::keymap::Keymap;
-use mosk_console::config::theme::Theme;
 use mosk_console::domain::fixtures::{self, names::*};
-use mosk_console::domain::objects::Kind;
-use mosk_console::ui::draw;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-use ratatui::buffer::Buffer;
-
-fn now() -> Timestamp {
-    fixtures::mid_update_now()
-}
-
-fn ago(secs: i64) -> Timestamp {
-    now() - SignedDuration::from_secs(secs)
-}
-
-fn log_lines() -> Vec<String> {
-    let l = |ts: &str, level: &str, msg: &str, extra: &str| {
-        format!(
-            r#"{{"level":"{level}","ts":"2025-03-04T{ts}Z","logger":"lcm-controller","msg":"{msg}"{extra}}}"#
-        )
-    };
-    vec![
-        l(
-            "10:25:02.113",
-            "info",
-            "machine state changed",
-            &format!(r#","machine":"{WORKER_1}","state":"Ready""#),
-        ),
-        l(
-            "10:26:40.004",
-            "info",
-            "creating NodeMaintenanceRequest",
-            &format!(r#","node":"{NODE_W3}""#),
-        ),
-        l(
-            "10:27:15.551",
-            "debug",
-            "reconcile done",
-            r#","duration":"0.41s""#,
-        ),
-        l(
-            "10:28:02.907",
-            "warn",
-            "cordon-drain is not done yet",
-            &format!(r#","machine":"{WORKER_2}","attempt":4"#),
-        ),
-        "plain text line from the controller without JSON".to_string(),
-        l(
-            "10:29:30.120",
-            "error",
-            "drain failed: NodeWorkloadLocks still active",
-            &format!(r#","machine":"{WORKER_2}""#),
-        ),
-        l(
-            "10:29:58.000",
-            "info",
-            "waiting for node maintenance",
-            &format!(r#","machine":"{WORKER_3}""#),
-        ),
-    ]
-}
-
-/// The mid-update cluster at 10:30, every watch healthy.
-fn base_model() -> Model {
-    let session = SessionInfo {
-        mgmt_context: "mgmt-admin@kaas-mgmt".into(),
-        mosk_context: "child-admin@child-cl".into(),
-        ..SessionInfo::default()
-    };
-    let mut m = Model::new(session, Keymap::default_keymap(), now());
-    // The cluster as the console watched it from 07:00: snapshot and history.
-    let scenario = fixtures::mid_update_scenario();
-    m.started = fixtures::at("07:00");
-    m.snapshot = scenario.snap;
-    m.history = scenario.history;
-    for k in Kind::ALL {
-        m.health.insert(
-            k,
-            WatchHealth {
-                cluster: k.cluster(),
-                connected: true,
-                last_event: Some(ago(5)),
-                last_error: None,
-                retry_at: None,
-            },
-        );
-    }
-    m.last_event = Some(ago(3));
-    m.logs
-        .push("lcm-lcm-controller-5d8f7b9c4-x2x7k", &log_lines());
-    m.logs.status = "following lcm-lcm-controller-5d8f7b9c4-x2x7k".into();
-    m
-}
-
-fn with_view(view: View) -> Model {
-    let mut m = base_model();
-    m.view = view;
-    m
-}
-
-fn render(model: &Model, w: u16, h: u16) -> Terminal<TestBackend> {
-    render_with(model, w, h, &Theme::default_theme())
-}
-
-/// Draws `model` the way the runtime does: derived data refreshed first
-/// (tests change the snapshot directly, so it is marked stale).
-fn render_with(model: &Model, w: u16, h: u16, theme: &Theme) -> Terminal<TestBackend> {
-    let mut model = model.clone();
-    model.derived_stale = true;
-    model.refresh_derived();
-    let mut t = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
-    t.draw(|f| draw(f, &model, theme)).expect("draw");
-    t
-}
+use mosk_console::domain::objects::{ClusterId, Kind};
+use ui_support::*;
 
 /// Snapshots `model` at 80x24 and 160x48 as `<name>_80x24` and `<name>_160x48`.
 fn snap_both(name: &str, model: &Model) {
@@ -131,17 +18,6 @@ fn snap_both(name: &str, model: &Model) {
         let t = render(model, w, h);
         insta::assert_snapshot!(format!("{name}_{w}x{h}"), t.backend());
     }
-}
-
-fn text_of(buf: &Buffer) -> String {
-    let mut s = String::new();
-    for y in 0..buf.area.height {
-        for x in 0..buf.area.width {
-            s.push_str(buf[(x, y)].symbol());
-        }
-        s.push('\n');
-    }
-    s
 }
 
 #[test]
@@ -300,9 +176,10 @@ fn degraded_watch_and_notice() {
             connected: false,
             last_event: Some(ago(12)),
             last_error: Some("connection refused".into()),
-            retry_at: None,
+            retry_at: Some(now() + SignedDuration::from_secs(8)),
         },
     );
+    m.freshness.get_mut(&Kind::Node).unwrap().down_since = Some(ago(12));
     m.notice = Some(Notice {
         text: "patch refused: nodes \"kaas-node-b2a5\" is forbidden".into(),
         level: NoticeLevel::Error,
@@ -329,127 +206,63 @@ fn degraded_watch_and_notice() {
     );
 }
 
-// ---- Theme colours are applied (styles are not in the text snapshots) ----
-
-/// The position of the first cell of `needle` on screen.
-fn find(buf: &Buffer, needle: &str) -> Option<(u16, u16)> {
-    for y in 0..buf.area.height {
-        let row: Vec<String> = (0..buf.area.width)
-            .map(|x| buf[(x, y)].symbol().to_string())
-            .collect();
-        let joined: String = row.concat();
-        if let Some(byte) = joined.find(needle) {
-            // Cells are one char each; count chars before the match.
-            let x = joined[..byte].chars().count() as u16;
-            return Some((x, y));
-        }
-    }
-    None
-}
-
-fn assert_style(buf: &Buffer, at: (u16, u16), style: ratatui::style::Style, what: &str) {
-    let cell = &buf[at];
-    if let Some(fg) = style.fg {
-        assert_eq!(cell.fg, fg, "{what}: fg at {at:?}");
-    }
-    if let Some(bg) = style.bg {
-        assert_eq!(cell.bg, bg, "{what}: bg at {at:?}");
-    }
-    assert!(
-        cell.modifier.contains(style.add_modifier),
-        "{what}: modifiers at {at:?}: {:?} lacks {:?}",
-        cell.modifier,
-        style.add_modifier
-    );
-}
-
-#[test]
-fn attention_items_use_the_attention_style() {
-    let theme = Theme::default_theme();
-    for (w, h) in [(80, 24), (160, 48)] {
-        let t = render_with(&with_view(View::Overview), w, h, &theme);
-        let buf = t.backend().buffer();
-        let at = find(buf, "manual migration").expect("attention item on screen");
-        assert_style(buf, at, theme.attention, "attention item");
-        // The subject on the same line too.
-        let subject = find(buf, &format!("{WORKER_3}  manual migration")).unwrap();
-        assert_style(buf, subject, theme.attention, "attention subject");
-    }
-    // The mono theme marks them without colour.
-    let mono = Theme::load("mono").unwrap();
-    let t = render_with(&with_view(View::Overview), 80, 24, &mono);
-    let buf = t.backend().buffer();
-    let at = find(buf, "manual migration").unwrap();
-    assert!(
-        buf[at]
-            .modifier
-            .contains(ratatui::style::Modifier::REVERSED)
-    );
-}
-
-#[test]
-fn the_selected_row_is_highlighted_and_marked_rows_are_starred() {
-    let theme = Theme::default_theme();
-    let mut m = with_view(View::Machines);
-    m.cursors.insert(
-        View::Machines,
-        TableCursor {
-            selected_id: Some(WORKER_2.into()),
-            ..Default::default()
-        },
-    );
-    m.selected_nodes.insert(NODE_W4.into());
-    let t = render_with(&m, 80, 24, &theme);
-    let buf = t.backend().buffer();
-    let sel = find(buf, WORKER_2).unwrap();
-    assert_style(buf, sel, theme.row_selected, "selected row");
-    assert_eq!(buf[(1, sel.1)].symbol(), ">", "cursor marker");
-    let other = find(buf, WORKER_1).unwrap();
-    assert_ne!(
-        buf[other].bg,
-        theme.row_selected.bg.unwrap(),
-        "only one row highlighted"
-    );
-    let marked = find(buf, WORKER_4).unwrap();
-    assert_eq!(buf[(2, marked.1)].symbol(), "*", "marked row has a star");
-    assert_style(buf, marked, theme.row_marked, "marked row");
-    assert_style(buf, other, theme.ok, "a Ready machine row");
-}
-
-#[test]
-fn error_rows_and_log_levels_and_search_matches_are_coloured() {
-    let theme = Theme::default_theme();
-    let mut m = with_view(View::Locks);
-    m.snapshot
-        .apply(mosk_console::domain::objects::Object::Malformed(
-            mosk_console::domain::objects::MalformedObject {
-                kind: Kind::NodeWorkloadLock,
-                namespace: String::new(),
-                name: "broken-lock".into(),
-                error: "status.state: expected a string".into(),
+/// The MOSK API unreachable for 45 s: every pane that reads a MOSK kind
+/// says so in its border, and the phase, gauge and queue are not facts.
+fn stale_model() -> Model {
+    let mut m = base_model();
+    for k in Kind::ALL
+        .into_iter()
+        .filter(|k| k.cluster() == ClusterId::Mosk)
+    {
+        m.health.insert(
+            k,
+            WatchHealth {
+                cluster: k.cluster(),
+                connected: false,
+                last_event: Some(ago(50)),
+                last_error: Some("connection refused".into()),
+                retry_at: Some(now() + SignedDuration::from_secs(8)),
             },
-        ));
-    let t = render_with(&m, 160, 48, &theme);
-    let buf = t.backend().buffer();
-    let bad = find(buf, "MALFORMED NodeWorkloadLock").unwrap();
-    assert_style(buf, bad, theme.error, "malformed row");
+        );
+        m.freshness.get_mut(&k).unwrap().down_since = Some(ago(45));
+    }
+    m
+}
 
-    let mut m = with_view(View::Logs);
-    m.logs.search = Some("DRAIN".into());
-    let t = render_with(&m, 80, 24, &theme);
-    let buf = t.backend().buffer();
-    let err = find(buf, "ERROR drain").unwrap();
-    assert_style(buf, err, theme.log_error, "error log line");
-    let hit = find(buf, "drain failed").unwrap();
-    assert_style(buf, hit, theme.search_match, "search match");
-    let after = (hit.0 + 6, hit.1);
-    assert_ne!(
-        buf[after].bg,
-        theme.search_match.bg.unwrap(),
-        "only the match"
+#[test]
+fn stale_overview_and_tables() {
+    let m = stale_model();
+    snap_both("stale_overview", &m);
+    let text = text_of(render(&m, 160, 48).backend().buffer());
+    assert!(
+        text.contains("STALE: mosk API unreachable for 45s, data as of 10:29:15, retrying in 8s"),
+        "{text}"
     );
-    let warn = find(buf, "WARN ").unwrap();
-    assert_style(buf, warn, theme.log_warn, "warn log line");
+    assert!(text.contains("phase 4/5 worker nodes (stale)"), "{text}");
+    let mut locks = m.clone();
+    locks.view = View::Locks;
+    insta::assert_snapshot!("stale_locks_80x24", render(&locks, 80, 24).backend());
+    let mut states = m;
+    states.view = View::States;
+    let text = text_of(render(&states, 160, 48).backend().buffer());
+    assert!(
+        !text.contains("STALE"),
+        "LCMClusterStates come from mgmt: {text}"
+    );
+}
+
+#[test]
+fn loading_overview() {
+    let mut m = base_model();
+    for k in [Kind::Node, Kind::NodeWorkloadLock, Kind::VrouterPod] {
+        m.freshness.remove(&k);
+    }
+    snap_both("loading_overview", &m);
+    let text = text_of(render(&m, 80, 24).backend().buffer());
+    assert!(text.contains("loading: 7 of 10 lists"), "{text}");
+    for claim in ["machines done", "phase", "Attention (", "ETA"] {
+        assert!(!text.contains(claim), "{claim}: {text}");
+    }
 }
 
 // ---- Big inputs: only what fits is built ----

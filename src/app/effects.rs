@@ -15,6 +15,7 @@ use crate::audit::AuditLog;
 use crate::cluster::Clusters;
 use crate::cluster::writes::WriteMode;
 use crate::cluster::writes::executor::{ActionExecutor, ExecutorConfig};
+use crate::cluster::writes::exit::ExitReport;
 use crate::console::ConsoleOptions;
 
 pub struct ConsoleEffects {
@@ -49,6 +50,30 @@ impl ConsoleEffects {
             tracing::warn!("{e}");
         }
         ConsoleEffects { actions, tx }
+    }
+}
+
+impl ConsoleEffects {
+    /// The writes in flight now, in words.
+    pub fn in_flight(&self) -> Vec<String> {
+        self.actions
+            .as_ref()
+            .map(ActionExecutor::in_flight)
+            .unwrap_or_default()
+    }
+
+    /// Whether a plan is still running.
+    pub fn running(&self) -> bool {
+        self.actions.as_ref().is_ok_and(ActionExecutor::running)
+    }
+
+    /// At exit: waits at most `grace` for the write in flight (see
+    /// `cluster::writes::exit`).
+    pub async fn finish(&mut self, grace: std::time::Duration) -> ExitReport {
+        match &mut self.actions {
+            Ok(exec) => exec.finish(grace).await,
+            Err(_) => ExitReport::default(),
+        }
     }
 }
 

@@ -2,9 +2,12 @@
 
 pub mod actions;
 pub mod effects;
+pub mod frame;
+pub mod freshness;
 pub mod logs;
 pub mod model;
 pub mod msg;
+mod navigation;
 pub mod runtime;
 pub mod tables;
 pub mod update;

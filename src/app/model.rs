@@ -3,16 +3,18 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use jiff::Timestamp;
+use jiff::{SignedDuration, Timestamp};
 
 use crate::app::actions::ActionsState;
+use crate::app::frame::FrameReport;
+use crate::app::freshness::Freshness;
 use crate::app::logs::LogPane;
 use crate::cluster::events::WatchHealth;
 use crate::config::keymap::Keymap;
 use crate::domain::attention::{AttentionItem, attention};
 use crate::domain::history::History;
 use crate::domain::join::{MachineRow, machine_rows};
-use crate::domain::objects::{Kind, Snapshot};
+use crate::domain::objects::{ClusterId, Kind, Snapshot};
 use crate::domain::phase::{PhaseInfo, phase};
 use crate::domain::progress::{Progress, progress};
 
@@ -223,6 +225,10 @@ pub struct Model {
     pub missing_kinds: BTreeMap<Kind, String>,
     /// When the last cluster event arrived.
     pub last_event: Option<Timestamp>,
+    /// Per kind: listed once yet, last confirmed, unhealthy since.
+    pub freshness: Freshness,
+    /// What the last frame drew (keys act only on what was on screen).
+    pub frame: FrameReport,
     /// The lcm-controller log and its view state.
     pub logs: LogPane,
     /// Cursor, sort and filter of each table view.
@@ -244,6 +250,11 @@ pub struct Model {
     /// Operator actions: the open dialog, RBAC answers, this session's audit
     /// records, the running plan.
     pub actions: ActionsState,
+    /// Each API server's clock minus this machine's (from the `Date` of its
+    /// answers). `now` is on the management API server's clock.
+    pub clock_offsets: BTreeMap<ClusterId, SignedDuration>,
+    /// Changes the periodic re-lists found that the watches had lost.
+    pub drift_found: u64,
     pub quit: bool,
 }
 
@@ -260,6 +271,8 @@ impl Model {
             health: BTreeMap::new(),
             missing_kinds: BTreeMap::new(),
             last_event: None,
+            freshness: Freshness::new(),
+            frame: FrameReport::default(),
             logs: LogPane::default(),
             cursors: BTreeMap::new(),
             detail_open: false,
@@ -271,6 +284,8 @@ impl Model {
             notices: VecDeque::new(),
             page_rows: 10,
             actions: ActionsState::default(),
+            clock_offsets: BTreeMap::new(),
+            drift_found: 0,
             quit: false,
         }
     }
@@ -288,6 +303,43 @@ impl Model {
     /// Whether `derived` matches the snapshot and the clock.
     pub fn derived_fresh(&self) -> bool {
         !self.derived_stale && self.derived.at == Some(self.now)
+    }
+
+    /// `cluster`'s API server clock minus this machine's.
+    pub fn clock_offset(&self, cluster: ClusterId) -> SignedDuration {
+        self.clock_offsets
+            .get(&cluster)
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// A time on this machine's clock moved to the clock the model keeps
+    /// (`now`, ages, history): the management API server's, which stamps the
+    /// LCM objects. Ages of what the MOSK API server stamped use
+    /// [`Model::now_on`].
+    pub fn server_time(&self, local: Timestamp) -> Timestamp {
+        local
+            .checked_add(self.clock_offset(ClusterId::Mgmt))
+            .unwrap_or(local)
+    }
+
+    /// `now` on `cluster`'s API server clock: for ages of what that server
+    /// stamped (the MOSK cluster's requests and pods).
+    pub fn now_on(&self, cluster: ClusterId) -> Timestamp {
+        let shift = self.clock_offset(cluster) - self.clock_offset(ClusterId::Mgmt);
+        self.now.checked_add(shift).unwrap_or(self.now)
+    }
+
+    /// A new clock offset for `cluster`; `now` moves with the management one.
+    pub fn set_clock_offset(&mut self, cluster: ClusterId, offset: SignedDuration) {
+        let old = self.clock_offset(cluster);
+        self.clock_offsets.insert(cluster, offset);
+        if cluster == ClusterId::Mgmt
+            && let Ok(now) = self.now.checked_add(offset - old)
+        {
+            self.now = now;
+            self.derived_stale = true;
+        }
     }
 
     pub fn cursor(&self, view: View) -> TableCursor {

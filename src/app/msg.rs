@@ -7,6 +7,7 @@ use jiff::Timestamp;
 use crate::app::actions::access::AccessKey;
 use crate::app::actions::events::ActionEvent;
 use crate::app::actions::plan::ActionPlan;
+use crate::app::frame::FrameReport;
 use crate::cluster::events::ClusterEvent;
 
 // Messages are moved through a channel and consumed at once, never stored in
@@ -26,6 +27,9 @@ pub enum Msg {
     Cluster(ClusterEvent),
     /// A report from the action executor (RBAC answers, audit records, progress).
     Action(ActionEvent),
+    /// A frame was drawn (sent by the runtime after each draw): what keys
+    /// may act on.
+    Drawn(FrameReport),
 }
 
 /// What `update` asks the runtime to do. `update` itself does no I/O.

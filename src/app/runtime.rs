@@ -55,9 +55,12 @@ where
     loop {
         if dirty && last_draw.is_none_or(|t| t.elapsed() >= FRAME_BUDGET) {
             model.refresh_derived();
+            let mut report = Default::default();
             terminal
-                .draw(|f| crate::ui::draw(f, model, theme))
+                .draw(|f| report = crate::ui::draw_reported(f, model, theme))
                 .map_err(Into::into)?;
+            // What was on screen, for the keys that come next (not a change to redraw).
+            update(model, Msg::Drawn(report));
             stats.frames += 1;
             dirty = false;
             last_draw = Some(Instant::now());

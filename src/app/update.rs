@@ -4,10 +4,14 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use jiff::SignedDuration;
 
+use crate::app::actions::dialog::{ConfirmFocus, Dialog};
 use crate::app::actions::{self, registry::ActionId};
+use crate::app::freshness;
 use crate::app::model::{Model, Notice, NoticeLevel, Overlay, View};
 use crate::app::msg::{Command, Msg};
-use crate::app::tables::{TableRow, selected_index, table, visible_rows};
+use crate::app::navigation::{
+    logs_for_selected_machine, move_selection, move_to_end, toggle_selected_node,
+};
 use crate::cluster::events::ClusterEvent;
 use crate::config::keymap::KeyAction;
 
@@ -21,6 +25,10 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Command> {
     match msg {
         Msg::Key(key) => on_key(model, key),
         Msg::Paste(text) => {
+            // Like a key: nothing acts while the terminal is too small.
+            if model.frame.too_small {
+                return Vec::new();
+            }
             if let Some(input) = input_text(model) {
                 input.push_str(&crate::sanitize::sanitize(&text));
                 sync_live_filter(model);
@@ -33,7 +41,7 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Command> {
             Vec::new()
         }
         Msg::Tick(now) => {
-            model.now = now;
+            model.now = model.server_time(now);
             if let Some(n) = &model.notice
                 && now.duration_since(n.at) > NOTICE_TTL
             {
@@ -46,6 +54,10 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Command> {
             Vec::new()
         }
         Msg::Action(ev) => actions::on_event(model, ev),
+        Msg::Drawn(report) => {
+            model.frame = report;
+            Vec::new()
+        }
     }
 }
 
@@ -67,23 +79,30 @@ fn on_cluster(model: &mut Model, ev: ClusterEvent) {
     match ev {
         ClusterEvent::Applied(obj) => {
             model.last_event = Some(model.now);
+            freshness::confirmed(model, obj.key().kind);
             model.history.apply(&mut model.snapshot, obj, model.now);
             model.derived_stale = true;
         }
         ClusterEvent::Deleted(key) => {
             model.last_event = Some(model.now);
+            freshness::confirmed(model, key.kind);
             model.history.remove(&mut model.snapshot, &key, model.now);
             model.derived_stale = true;
         }
         ClusterEvent::Resynced { kind, objects } => {
             model.last_event = Some(model.now);
             model.missing_kinds.remove(&kind);
+            freshness::listed(model, kind);
             model
                 .history
                 .relist(&mut model.snapshot, kind, objects, model.now);
             model.derived_stale = true;
         }
-        ClusterEvent::Health { kind, health } => {
+        ClusterEvent::Health { kind, mut health } => {
+            // The watch stamps on this machine's clock; the model keeps the server's.
+            health.last_event = health.last_event.map(|t| model.server_time(t));
+            health.retry_at = health.retry_at.map(|t| model.server_time(t));
+            freshness::health_changed(model, kind, &health);
             model.health.insert(kind, health);
         }
         ClusterEvent::KindMissing { kind, message } => {
@@ -91,6 +110,7 @@ fn on_cluster(model: &mut Model, ev: ClusterEvent) {
                 .history
                 .relist(&mut model.snapshot, kind, Vec::new(), model.now);
             model.derived_stale = true;
+            freshness::listed(model, kind);
             model.missing_kinds.insert(kind, message);
         }
         ClusterEvent::LogLines { pod, lines } => {
@@ -99,6 +119,8 @@ fn on_cluster(model: &mut Model, ev: ClusterEvent) {
         ClusterEvent::LogStatus { message } => {
             model.logs.status = message;
         }
+        ClusterEvent::Drift { count, .. } => model.drift_found += count as u64,
+        ClusterEvent::ClockOffset { cluster, offset } => model.set_clock_offset(cluster, offset),
     }
 }
 
@@ -127,8 +149,19 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
         model.quit = true;
         return vec![Command::Quit];
     }
+    // Too small to draw: nothing on screen to act on, so only quit acts
+    // (an open dialog stays open and unconfirmed).
+    if model.frame.too_small {
+        if model.keymap.action_for(&key) == Some(KeyAction::Quit) {
+            return on_action(model, KeyAction::Quit);
+        }
+        return Vec::new();
+    }
     // An open action dialog takes every key before the keymap.
     if model.actions.dialog.is_some() {
+        if confirms_unseen(model, &key) {
+            return Vec::new();
+        }
         return actions::keys::on_dialog_key(model, key);
     }
     match model.overlay.clone() {
@@ -148,6 +181,29 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
         return Vec::new();
     };
     on_action(model, action)
+}
+
+/// Whether `key` would confirm a confirmation dialog that the last frame did
+/// not draw in full; if so the dialog stays open, unconfirmed, and says why.
+fn confirms_unseen(model: &mut Model, key: &KeyEvent) -> bool {
+    let seen = model.frame.confirm_in_full;
+    let Some(Dialog::Confirm(c)) = &mut model.actions.dialog else {
+        return false;
+    };
+    let confirms = match key.code {
+        KeyCode::Char('y') | KeyCode::Char('Y') => true,
+        KeyCode::Enter => c.focus == ConfirmFocus::Confirm,
+        _ => false,
+    };
+    if !confirms || seen == Some(c.plan.id) {
+        return false;
+    }
+    c.error = Some(
+        "not confirmed: this dialog was not on screen in full; \
+         enlarge the terminal or scroll to the top, then confirm again"
+            .into(),
+    );
+    true
 }
 
 fn on_help_key(model: &mut Model, key: KeyEvent, scroll: u16) {
@@ -235,7 +291,12 @@ fn run_command(model: &mut Model, text: &str) {
     if cmd.is_empty() {
         return;
     }
-    if matches!(cmd, "q" | "quit" | "q!") {
+    if matches!(cmd, "q" | "quit") {
+        // With a write in flight, asks first; `:q!` does not.
+        actions::quit(model);
+        return;
+    }
+    if cmd == "q!" {
         model.quit = true;
         return;
     }
@@ -252,7 +313,7 @@ fn run_command(model: &mut Model, text: &str) {
     }
 }
 
-fn switch_view(model: &mut Model, view: View) {
+pub(crate) fn switch_view(model: &mut Model, view: View) {
     model.view = view;
     model.overlay = None;
 }
@@ -260,10 +321,8 @@ fn switch_view(model: &mut Model, view: View) {
 fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
     use KeyAction::*;
     match action {
-        Quit => {
-            model.quit = true;
-            return vec![crate::app::msg::Command::Quit];
-        }
+        // With a write in flight, asks first.
+        Quit => return actions::quit(model),
         Help => model.overlay = Some(Overlay::Help { scroll: 0 }),
         Filter => {
             if model.view == View::Logs {
@@ -366,130 +425,4 @@ fn on_back(model: &mut Model) {
     }
     let view = model.view;
     model.cursor_mut(view).filter.clear();
-}
-
-/// The ids of the rows the current table shows, in order, and the index of
-/// the selected one.
-fn visible_ids(model: &Model, view: View) -> (Vec<String>, Option<usize>) {
-    let data = table(model, view);
-    let cursor = model.cursor(view);
-    let rows = visible_rows(&data, &cursor);
-    let selected = selected_index(&rows, &cursor);
-    (rows.into_iter().map(|r| r.id.clone()).collect(), selected)
-}
-
-/// The selected row of the current view, if any.
-fn selected_row(model: &Model) -> Option<TableRow> {
-    let data = table(model, model.view);
-    let cursor = model.cursor(model.view);
-    let rows = visible_rows(&data, &cursor);
-    selected_index(&rows, &cursor).map(|i| rows[i].clone())
-}
-
-fn move_selection(model: &mut Model, delta: isize) {
-    if model.view == View::Logs {
-        scroll_logs(model, delta);
-        return;
-    }
-    if !model.view.is_table() {
-        return;
-    }
-    let view = model.view;
-    let (ids, selected) = visible_ids(model, view);
-    let Some(current) = selected else {
-        return;
-    };
-    let next = (current as isize + delta).clamp(0, ids.len() as isize - 1) as usize;
-    let c = model.cursor_mut(view);
-    c.selected = next;
-    c.selected_id = Some(ids[next].clone());
-}
-
-fn move_to_end(model: &mut Model, bottom: bool) {
-    if model.view == View::Logs {
-        if bottom {
-            model.logs.follow = true;
-            model.logs.anchor = None;
-        } else {
-            model.logs.follow = false;
-            model.logs.anchor = model.logs.visible().first().map(|l| l.seq);
-        }
-        return;
-    }
-    let view = model.view;
-    let (ids, _) = visible_ids(model, view);
-    if ids.is_empty() {
-        return;
-    }
-    let i = if bottom { ids.len() - 1 } else { 0 };
-    let c = model.cursor_mut(view);
-    c.selected = i;
-    c.selected_id = Some(ids[i].clone());
-}
-
-fn scroll_logs(model: &mut Model, delta: isize) {
-    let visible: Vec<u64> = model.logs.visible().iter().map(|l| l.seq).collect();
-    if visible.is_empty() {
-        return;
-    }
-    let at = model
-        .logs
-        .anchor
-        .and_then(|a| visible.iter().position(|s| *s >= a))
-        .unwrap_or(visible.len() - 1);
-    let next = (at as isize + delta).clamp(0, visible.len() as isize - 1) as usize;
-    if next == visible.len() - 1 && delta > 0 {
-        model.logs.follow = true;
-        model.logs.anchor = None;
-    } else {
-        model.logs.follow = false;
-        model.logs.anchor = Some(visible[next]);
-    }
-}
-
-/// The machine name and node name of the selected Machines row.
-fn selected_machine(model: &Model) -> Option<(String, Option<String>)> {
-    if model.view != View::Machines {
-        return None;
-    }
-    selected_row(model).map(|r| (r.id, r.node))
-}
-
-fn logs_for_selected_machine(model: &mut Model) {
-    let Some((machine, node)) = selected_machine(model) else {
-        notify(
-            model,
-            NoticeLevel::Info,
-            "select a machine in the Machines view first",
-        );
-        return;
-    };
-    model.logs.subject = std::iter::once(machine).chain(node).collect();
-    model.logs.follow = true;
-    model.logs.anchor = None;
-    switch_view(model, View::Logs);
-}
-
-fn toggle_selected_node(model: &mut Model) {
-    if !model.view.is_table() {
-        return;
-    }
-    let node = match selected_row(model) {
-        Some(TableRow {
-            node: Some(node), ..
-        }) => node,
-        Some(row) => {
-            notify(
-                model,
-                NoticeLevel::Warning,
-                format!("{} is not on a node; nothing to select", row.id),
-            );
-            return;
-        }
-        None => return,
-    };
-    if !model.selected_nodes.remove(&node) {
-        model.selected_nodes.insert(node);
-    }
-    move_selection(model, 1);
 }

@@ -14,13 +14,23 @@
 //!
 //! Both servers are asked for `/version` (with a short timeout) before the
 //! console starts, so a wrong URL or an expired token is reported up front.
+//! A failed or malformed answer is asked again a few times ([`PROBE_ATTEMPTS`])
+//! before the console gives up; an answer that is never a Kubernetes version
+//! is reported as such ([`ConnectError::BadVersion`]), not as an unreachable
+//! server.
+//!
+//! Each client carries a layer that samples the `Date` of every answer into
+//! [`Clusters::clock`] (the API servers' clock offsets, [`crate::cluster::clock`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 use std::time::Duration;
 
+use kube::client::ClientBuilder;
 use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
 use kube::{Client, Config};
+
+use crate::cluster::clock::ClockSync;
 
 use crate::domain::objects::ClusterId;
 use crate::sanitize::sanitize;
@@ -31,6 +41,10 @@ pub use error::ConnectError;
 
 /// How long to wait for a server's `/version` answer (and for its TCP connection).
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How many times `/version` is asked before the console gives up.
+pub const PROBE_ATTEMPTS: u32 = 3;
+/// The wait before the second attempt; it doubles for each later one.
+pub const PROBE_RETRY: Duration = Duration::from_millis(250);
 
 /// Where the two clusters are: kubeconfig files and contexts. Every field is
 /// optional; see the module documentation for the defaults.
@@ -60,6 +74,8 @@ pub struct Clusters {
     /// The server URL of each context.
     pub mgmt_server: String,
     pub mosk_server: String,
+    /// The API servers' clock offsets, sampled by both clients.
+    pub clock: ClockSync,
 }
 
 impl Clusters {
@@ -142,8 +158,9 @@ pub async fn connect(t: &Target) -> Result<Clusters, ConnectError> {
             (&main, ctx)
         }
     };
-    let mgmt = build(ClusterId::Mgmt, &main, &mgmt_context).await?;
-    let mosk = build(ClusterId::Mosk, mosk_kc, &mosk_context).await?;
+    let clock = ClockSync::new();
+    let mgmt = build(ClusterId::Mgmt, &main, &mgmt_context, &clock).await?;
+    let mosk = build(ClusterId::Mosk, mosk_kc, &mosk_context, &clock).await?;
     let (a, b) = tokio::join!(probe(&mgmt), probe(&mosk));
     a?;
     b?;
@@ -156,6 +173,7 @@ pub async fn connect(t: &Target) -> Result<Clusters, ConnectError> {
         mosk_user: mosk.user,
         mgmt_server: mgmt.server,
         mosk_server: mosk.server,
+        clock,
     })
 }
 
@@ -241,7 +259,12 @@ struct Built {
     server: String,
 }
 
-async fn build(cluster: ClusterId, loaded: &Loaded, context: &str) -> Result<Built, ConnectError> {
+async fn build(
+    cluster: ClusterId,
+    loaded: &Loaded,
+    context: &str,
+    clock: &ClockSync,
+) -> Result<Built, ConnectError> {
     let Some(named) = loaded
         .kubeconfig
         .contexts
@@ -284,7 +307,10 @@ async fn build(cluster: ClusterId, loaded: &Loaded, context: &str) -> Result<Bui
         })?;
     config.connect_timeout = Some(PROBE_TIMEOUT);
     let server = sanitize(config.cluster_url.to_string().trim_end_matches('/'));
-    let client = Client::try_from(config).map_err(|e| bad(e.to_string()))?;
+    let client = ClientBuilder::try_from(config)
+        .map_err(|e| bad(e.to_string()))?
+        .with_layer(&clock.layer(cluster))
+        .build();
     Ok(Built {
         cluster,
         client,
@@ -294,8 +320,64 @@ async fn build(cluster: ClusterId, loaded: &Loaded, context: &str) -> Result<Bui
     })
 }
 
-/// Asks the server for `/version`.
+/// Asks the server for `/version`, up to [`PROBE_ATTEMPTS`] times while the
+/// answer is a failure worth retrying (no answer, a 5xx, a malformed body).
 async fn probe(b: &Built) -> Result<(), ConnectError> {
+    let mut wait = PROBE_RETRY;
+    let mut attempt = 1;
+    loop {
+        let err = match probe_once(b).await {
+            Ok(()) => return Ok(()),
+            Err(e) => e,
+        };
+        let retry = matches!(
+            err,
+            ConnectError::Unreachable { .. } | ConnectError::BadVersion { .. }
+        );
+        if !retry || attempt >= PROBE_ATTEMPTS {
+            return Err(with_attempts(err, attempt));
+        }
+        tracing::info!(cluster = ?b.cluster, attempt, error = %err, "probe failed; asking again");
+        tokio::time::sleep(wait).await;
+        wait *= 2;
+        attempt += 1;
+    }
+}
+
+/// Adds "(asked N times)" to the detail of a retried failure.
+fn with_attempts(err: ConnectError, attempts: u32) -> ConnectError {
+    if attempts < 2 {
+        return err;
+    }
+    match err {
+        ConnectError::Unreachable {
+            cluster,
+            context,
+            server,
+            detail,
+        } => ConnectError::Unreachable {
+            cluster,
+            context,
+            server,
+            detail: format!("{detail} (asked {attempts} times)"),
+        },
+        ConnectError::BadVersion {
+            cluster,
+            context,
+            server,
+            detail,
+        } => ConnectError::BadVersion {
+            cluster,
+            context,
+            server,
+            detail: format!("{detail} (asked {attempts} times)"),
+        },
+        other => other,
+    }
+}
+
+/// Asks the server for `/version` once.
+async fn probe_once(b: &Built) -> Result<(), ConnectError> {
     let unreachable = |detail: String| ConnectError::Unreachable {
         cluster: b.cluster,
         context: b.context.clone(),
@@ -331,6 +413,13 @@ async fn probe(b: &Built) -> Result<(), ConnectError> {
             status.code,
             sanitize(&status.message)
         ))),
+        // A 200 whose body is not a version (kube could not decode it).
+        Ok(Err(kube::Error::SerdeError(e))) => Err(ConnectError::BadVersion {
+            cluster: b.cluster,
+            context: b.context.clone(),
+            server: b.server.clone(),
+            detail: sanitize(&e.to_string()),
+        }),
         Ok(Err(e)) => Err(unreachable(sanitize(&root_cause(&e)))),
     }
 }

@@ -1,7 +1,7 @@
 //! What the cluster layer tells the rest of the console. Every string inside
 //! has been sanitized already.
 
-use jiff::Timestamp;
+use jiff::{SignedDuration, Timestamp};
 
 use crate::domain::objects::{ClusterId, Kind, Object, ObjectKey};
 
@@ -22,6 +22,17 @@ pub enum ClusterEvent {
     LogLines { pod: String, lines: Vec<String> },
     /// The log follower's state changed (following pod X, reconnecting, no pod, …).
     LogStatus { message: String },
+    /// A periodic re-list of `kind` found `count` objects that differed from
+    /// what the watch had delivered (a change lost on the wire); the
+    /// differences were sent as `Applied`/`Deleted` just before this.
+    Drift { kind: Kind, count: usize },
+    /// How far `cluster`'s API server clock is from this machine's
+    /// (`server - local`, positive: the server is ahead), estimated from the
+    /// `Date` of its answers; sent when it changes by a second or more.
+    ClockOffset {
+        cluster: ClusterId,
+        offset: SignedDuration,
+    },
 }
 
 /// The state of one watch.
@@ -29,7 +40,9 @@ pub enum ClusterEvent {
 pub struct WatchHealth {
     pub cluster: ClusterId,
     pub connected: bool,
-    /// When the last event (of any type) arrived on this watch.
+    /// When the last event (of any type) arrived on this watch, or the last
+    /// list succeeded. Like `retry_at`, on this machine's clock as sent; the
+    /// model moves both to the API server's clock.
     pub last_event: Option<Timestamp>,
     /// The last error seen, if the watch is degraded.
     pub last_error: Option<String>,

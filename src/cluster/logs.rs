@@ -8,7 +8,9 @@
 //! each line once. Lines are read as bytes and decoded lossily (one bad byte
 //! never ends the tail), capped in length, stripped of the `timestamps=true`
 //! prefix, sanitized, and sent in batches ([`ClusterEvent::LogLines`]).
-//! What the follower is doing is reported as [`ClusterEvent::LogStatus`].
+//! What the follower is doing is reported as [`ClusterEvent::LogStatus`]: the
+//! state of the log stream, or, while the pod watch is failing, that failure;
+//! each is replaced as soon as its component recovers.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -27,7 +29,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cluster::backoff::{BackoffPolicy, RetryBackoff, sleep_until};
 use crate::cluster::events::ClusterEvent;
-use crate::cluster::watch::{describe_kube_error, describe_watch_error};
+use crate::cluster::watch::{describe_kube_error, describe_watch_error, gone};
 use crate::sanitize::sanitize;
 
 pub mod lines;
@@ -142,12 +144,21 @@ struct Follower {
     batch: Vec<String>,
     batch_pod: String,
     batch_deadline: Option<Instant>,
+    /// What the log stream is doing ("following X", "retrying in …").
+    stream_status: String,
+    /// Why the pod watch is failing, until it lists or delivers again.
+    pods_error: Option<String>,
+    /// The status last sent.
     last_status: String,
     closed: bool,
 }
 
 impl Follower {
     fn new(client: Client, opts: LogOptions, tx: mpsc::UnboundedSender<ClusterEvent>) -> Self {
+        let stream_status = format!(
+            "looking for the lcm-controller pod in namespace {}",
+            opts.namespace
+        );
         Follower {
             api: Api::namespaced(client, &opts.namespace),
             backoff: opts.backoff.build(),
@@ -163,6 +174,8 @@ impl Follower {
             batch: Vec::new(),
             batch_pod: String::new(),
             batch_deadline: None,
+            stream_status,
+            pods_error: None,
             last_status: String::new(),
             closed: false,
         }
@@ -178,8 +191,11 @@ impl Follower {
             tokio::select! {
                 ev = pods.next() => match ev {
                     Some(Ok(ev)) => self.on_pod_event(ev),
+                    // A 410 in the stream is routine: kube lists again by itself.
+                    Some(Err(e)) if gone(&e) == Some(false) => {}
                     Some(Err(e)) => {
-                        self.status(format!("cannot watch the lcm-controller pods: {}", describe_watch_error(&e)));
+                        self.pods_error = Some(describe_watch_error(&e));
+                        self.publish_status();
                     }
                     None => return,
                 },
@@ -195,6 +211,10 @@ impl Follower {
     }
 
     fn on_pod_event(&mut self, ev: Event<Pod>) {
+        // A completed list or a change proves the pod watch works again.
+        if !matches!(ev, Event::Init | Event::InitApply(_)) && self.pods_error.take().is_some() {
+            self.publish_status();
+        }
         let prefix = self.opts.pod_prefix.as_str();
         match ev {
             Event::Init => self.listing = Some(BTreeMap::new()),
@@ -411,7 +431,19 @@ impl Follower {
         });
     }
 
+    /// The log stream's state changed.
     fn status(&mut self, message: String) {
+        self.stream_status = message;
+        self.publish_status();
+    }
+
+    /// Sends the status when it changed: the pod watch's failure while there
+    /// is one, else the log stream's state.
+    fn publish_status(&mut self) {
+        let message = match &self.pods_error {
+            Some(e) => format!("cannot watch the lcm-controller pods: {e}"),
+            None => self.stream_status.clone(),
+        };
         if message != self.last_status {
             self.last_status = message.clone();
             self.send(ClusterEvent::LogStatus {

@@ -3,11 +3,14 @@
 //!
 //! What lives where:
 //! - [`connect`]: kubeconfig(s) -> the two `kube::Client`s ([`Clusters`]),
-//!   checked with a `/version` call; [`ConnectError`] explains failures to the
-//!   operator (missing file, unknown context, unreachable server, 401/403, bad YAML).
+//!   checked with a `/version` call (asked again a few times when it fails);
+//!   [`ConnectError`] explains failures to the operator (missing file, unknown
+//!   context, unreachable server, a `/version` that is not one, 401/403, bad YAML).
+//! - [`clock`]: the API servers' clock offsets from the `Date` of their
+//!   answers ([`ClockSync`], a layer on each client).
 //! - [`watch`]: one kube-rs `watcher` per [`Kind`](crate::domain::objects::Kind),
-//!   with discovery for CRDs, backoff, re-list buffering, health reporting:
-//!   [`spawn_watchers`].
+//!   with discovery for CRDs, backoff, re-list buffering, periodic re-lists
+//!   that repair lost changes, health reporting: [`spawn_watchers`].
 //! - [`convert`]: kube objects -> the plain domain objects
 //!   ([`crate::domain::objects::Object`]), sanitizing every string; a body
 //!   that does not match becomes `Object::Malformed`.
@@ -31,6 +34,7 @@
 //! ```
 
 pub mod backoff;
+pub mod clock;
 pub mod connect;
 pub mod convert;
 pub mod events;
@@ -39,6 +43,7 @@ pub mod watch;
 pub mod writes;
 
 pub use backoff::BackoffPolicy;
+pub use clock::ClockSync;
 pub use connect::{Clusters, ConnectError, Target, connect};
 pub use events::{ClusterEvent, WatchHealth};
 pub use logs::{LogOptions, spawn_log_follower};

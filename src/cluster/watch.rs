@@ -3,14 +3,22 @@
 //! - Custom kinds are looked up with discovery first; a CRD that is not served
 //!   gives [`ClusterEvent::KindMissing`] and no watcher (instead of a watcher
 //!   stuck retrying 404s, pitfall P7).
-//! - A (re-)list (`Init` .. `InitDone`) is buffered here and sent as one
-//!   [`ClusterEvent::Resynced`], so the UI never shows an empty table mid re-list.
+//! - A (re-)list (`Init` .. `InitDone`, paginated by `page_size`) is buffered
+//!   here and sent as one [`ClusterEvent::Resynced`], so the UI never shows an
+//!   empty table mid re-list.
+//! - Every `resync_every` the kind is listed again (a fresh watcher) and only
+//!   what differs from what was sent goes out, as `Applied`/`Deleted`, then
+//!   [`ClusterEvent::Drift`] with the count. kube's client skips a watch event
+//!   that arrives truncated on the wire without a word; this repairs it.
 //! - Errors never end a watch: they become [`ClusterEvent::Health`] with
-//!   `connected: false` and the watcher retries under backoff. A 410 Gone is
-//!   not an error for the operator: kube re-lists and a `Resynced` follows.
+//!   `connected: false` and `retry_at`, and the watcher retries under backoff
+//!   (reset by a successful list, an event, or a retry free of errors). A 410
+//!   Gone is not an error for the operator: kube re-lists and a `Resynced` follows.
 //! - The management kinds are read in the project namespace only (and, when a
 //!   cluster name is given, only that cluster's objects); vRouter pods and
 //!   DaemonSets are read in namespace `tf` and picked by name.
+//! - Alongside the watchers one task reports the API servers' clock offsets
+//!   ([`ClusterEvent::ClockOffset`], see [`crate::cluster::clock`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -30,11 +38,21 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::cluster::backoff::{BackoffPolicy, RetryBackoff, sleep_until};
-use crate::cluster::connect::{Clusters, error_chain};
+use crate::cluster::clock::ClockSync;
+use crate::cluster::connect::{Clusters, PROBE_TIMEOUT};
 use crate::cluster::convert::{VROUTER_NAMESPACE, convert, is_wanted, object_key};
-use crate::cluster::events::{ClusterEvent, WatchHealth};
+use crate::cluster::events::ClusterEvent;
 use crate::domain::objects::{ClusterId, Kind, Object};
-use crate::sanitize::sanitize;
+
+mod describe;
+mod health;
+mod known;
+
+use describe::crd_missing;
+pub(crate) use describe::{describe_kube_error, describe_watch_error, gone};
+pub use health::HEALTH_REFRESH;
+use health::HealthReport;
+use known::Known;
 
 /// API group and version of every custom kind the console watches.
 pub const LCM_GROUP: &str = "lcm.mirantis.com";
@@ -56,10 +74,22 @@ pub struct WatchOptions {
     /// A retry after an error that stays free of errors this long counts as
     /// reconnected (reported as healthy again).
     pub recovery_grace: Duration,
+    /// How often each kind is listed again to catch changes the watch lost
+    /// (`--resync-every`).
+    pub resync_every: Duration,
+    /// Objects per page of a list (`limit`, then `continue`).
+    pub page_size: u32,
+    /// How often each API server is asked `/version`, so that its clock offset
+    /// is sampled even when no other request goes out (long-lived watches).
+    pub clock_probe_every: Duration,
 }
 
 /// The project namespace used when `--namespace` is not given.
 pub const DEFAULT_NAMESPACE: &str = "child-ns";
+/// How often each kind is re-listed when `--resync-every` is not given.
+pub const DEFAULT_RESYNC_EVERY: Duration = Duration::from_secs(300);
+/// How often the clocks are sampled with a `/version` request, by default.
+pub const DEFAULT_CLOCK_PROBE_EVERY: Duration = Duration::from_secs(30);
 
 impl Default for WatchOptions {
     fn default() -> Self {
@@ -69,13 +99,18 @@ impl Default for WatchOptions {
             backoff: BackoffPolicy::Default,
             timeout_secs: 120,
             recovery_grace: Duration::from_secs(3),
+            resync_every: DEFAULT_RESYNC_EVERY,
+            // kube's default page size (as kubectl's 500).
+            page_size: 500,
+            clock_probe_every: DEFAULT_CLOCK_PROBE_EVERY,
         }
     }
 }
 
 /// Starts one watcher task per kind in [`Kind::ALL`], each on its cluster's
-/// client. The tasks run until `cancel` fires or `tx`'s receiver is dropped.
-/// Must be called inside a tokio runtime.
+/// client, and the task reporting the clusters' clock offsets. The tasks run
+/// until `cancel` fires or `tx`'s receiver is dropped. Must be called inside
+/// a tokio runtime.
 pub fn spawn_watchers(
     clusters: &Clusters,
     opts: &WatchOptions,
@@ -91,6 +126,7 @@ pub fn spawn_watchers(
             client,
             opts: opts.clone(),
             health: HealthReport::new(kind, tx.clone()),
+            known: Known::default(),
             tx: tx.clone(),
         };
         let cancel = cancel.clone();
@@ -101,7 +137,53 @@ pub fn spawn_watchers(
             }
         });
     }
+    let clusters = clusters.clone();
+    let every = opts.clock_probe_every;
+    set.spawn(async move {
+        tokio::select! {
+            _ = cancel.cancelled() => {}
+            _ = report_clock(clusters, every, tx) => {}
+        }
+    });
     set
+}
+
+/// Sends [`ClusterEvent::ClockOffset`] for each cluster whose offset changed
+/// (at once for offsets already known from the start-up probe), asking both
+/// servers for `/version` every `every` so that there are samples to go on.
+async fn report_clock(clusters: Clusters, every: Duration, tx: UnboundedSender<ClusterEvent>) {
+    let clock: ClockSync = clusters.clock.clone();
+    let mut rx = clock.subscribe();
+    let mut sent = [jiff::SignedDuration::ZERO; 2];
+    let mut probe = tokio::time::interval_at(Instant::now() + every, every);
+    probe.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let now = *rx.borrow_and_update();
+        for (i, cluster) in [ClusterId::Mgmt, ClusterId::Mosk].into_iter().enumerate() {
+            if now[i] != sent[i] {
+                sent[i] = now[i];
+                let ev = ClusterEvent::ClockOffset {
+                    cluster,
+                    offset: now[i],
+                };
+                if tx.send(ev).is_err() {
+                    return;
+                }
+            }
+        }
+        tokio::select! {
+            changed = rx.changed() => if changed.is_err() {
+                return;
+            },
+            _ = probe.tick() => {
+                // Only the answers' Date matters here; failures are the watches' to report.
+                let _ = tokio::join!(
+                    tokio::time::timeout(PROBE_TIMEOUT, clusters.mgmt.apiserver_version()),
+                    tokio::time::timeout(PROBE_TIMEOUT, clusters.mosk.apiserver_version()),
+                );
+            }
+        }
+    }
 }
 
 /// The watch of one kind.
@@ -110,6 +192,8 @@ struct KindWatch {
     client: Client,
     opts: Arc<WatchOptions>,
     health: HealthReport,
+    /// What was sent, for the periodic re-list to compare with.
+    known: Known,
     tx: UnboundedSender<ClusterEvent>,
 }
 
@@ -134,13 +218,19 @@ impl KindWatch {
                 Api::namespaced_with(self.client.clone(), self.namespace(), &resource)
             }
         };
-        let config = watcher::Config::default().timeout(self.opts.timeout_secs);
+        let config = watcher::Config::default()
+            .timeout(self.opts.timeout_secs)
+            .page_size(self.opts.page_size);
+        // When the next periodic re-list starts (set after each successful list).
+        let mut resync_at: Option<Instant> = None;
+        // The running watcher was started by the periodic re-list.
+        let mut periodic = false;
         loop {
             // Backoff is applied here rather than with `.backoff()`/`.default_backoff()`
-            // (same policy, same effect: the watcher only retries when polled) so
-            // that we know when a retry starts: a retry that stays free of errors
-            // for `recovery_grace` counts as reconnected, even if nothing changed
-            // on the cluster (kube yields no item when a re-watch succeeds).
+            // (same effect: the watcher only retries when polled) so that we know
+            // when a retry starts (`retry_at`), and so that a retry that stays free
+            // of errors for `recovery_grace` counts as reconnected, even if nothing
+            // changed on the cluster (kube yields no item when a re-watch succeeds).
             let stream = watch_stream(api.clone(), config.clone())
                 .modify(|o| o.managed_fields_mut().clear());
             let mut stream = std::pin::pin!(stream);
@@ -151,22 +241,40 @@ impl KindWatch {
                     item = stream.next() => item,
                     _ = sleep_until(quiet_until) => {
                         quiet_until = None;
+                        backoff.reset();
                         if !self.health.recovered() {
                             return;
                         }
                         continue;
                     }
+                    _ = sleep_until(resync_at) => {
+                        // A fresh watcher lists the kind again; its InitDone is compared.
+                        resync_at = None;
+                        periodic = true;
+                        tracing::debug!(kind = ?self.kind, "periodic re-list");
+                        break;
+                    }
                 };
                 let next = match item {
                     Some(Ok(event)) => {
-                        backoff.reset();
-                        quiet_until = None;
-                        self.on_event(event, &mut buffer)
+                        // `Init` comes before the list is asked for, and an
+                        // `InitApply` is part of a list that may still fail.
+                        if !matches!(event, Event::Init | Event::InitApply(_)) {
+                            backoff.reset();
+                            quiet_until = None;
+                        }
+                        let was_periodic = periodic;
+                        if matches!(event, Event::InitDone) {
+                            resync_at = Some(Instant::now() + self.opts.resync_every);
+                            periodic = false;
+                        }
+                        self.on_event(event, &mut buffer, was_periodic)
                     }
                     Some(Err(err)) => {
-                        let next = self.on_error(&err);
+                        let delay = backoff.delay();
+                        let next = self.on_error(&err, delay);
                         if !matches!(next, Next::Stop) {
-                            tokio::time::sleep(backoff.delay()).await;
+                            tokio::time::sleep(delay).await;
                             quiet_until = Some(Instant::now() + self.opts.recovery_grace);
                         }
                         next
@@ -228,57 +336,97 @@ impl KindWatch {
                 }
                 Err(err) => {
                     let text = format!("discovery failed: {}", describe_kube_error(&err));
-                    if !self.health.error(text) {
+                    let delay = backoff.delay();
+                    if !self.health.error(text, delay) {
                         return None;
                     }
-                    tokio::time::sleep(backoff.delay()).await;
+                    tokio::time::sleep(delay).await;
                 }
             }
         }
     }
 
-    fn on_event(&mut self, event: Event<DynamicObject>, buffer: &mut Option<Vec<Object>>) -> Next {
+    /// Handles one watcher event; `periodic`: a list that ends here was the
+    /// periodic re-list.
+    fn on_event(
+        &mut self,
+        event: Event<DynamicObject>,
+        buffer: &mut Option<Vec<Object>>,
+        periodic: bool,
+    ) -> Next {
         let cluster_name = self.opts.cluster_name.as_deref();
         let kind = self.kind;
-        let message = match event {
+        let messages = match event {
             Event::Init => {
                 *buffer = Some(Vec::new());
-                None
+                Vec::new()
             }
             Event::InitApply(o) => {
                 if is_wanted(kind, &o, cluster_name) {
                     buffer.get_or_insert_with(Vec::new).push(convert(kind, &o));
                 }
-                None
+                Vec::new()
             }
-            Event::InitDone => Some(ClusterEvent::Resynced {
-                kind,
-                objects: buffer.take().unwrap_or_default(),
-            }),
+            Event::InitDone => {
+                let objects = buffer.take().unwrap_or_default();
+                if periodic && self.known.listed() {
+                    self.drift(objects)
+                } else {
+                    vec![ClusterEvent::Resynced { kind, objects }]
+                }
+            }
             Event::Apply(o) => {
-                is_wanted(kind, &o, cluster_name).then(|| ClusterEvent::Applied(convert(kind, &o)))
+                if is_wanted(kind, &o, cluster_name) {
+                    vec![ClusterEvent::Applied(convert(kind, &o))]
+                } else {
+                    // An object that no longer belongs here (moved to another cluster).
+                    let key = object_key(kind, &o);
+                    if self.known.contains(&key) {
+                        vec![ClusterEvent::Deleted(key)]
+                    } else {
+                        Vec::new()
+                    }
+                }
             }
             Event::Delete(o) => is_wanted(kind, &o, cluster_name)
-                .then(|| ClusterEvent::Deleted(object_key(kind, &o))),
+                .then(|| ClusterEvent::Deleted(object_key(kind, &o)))
+                .into_iter()
+                .collect(),
         };
         // An InitApply only proves the list is progressing; report health once it is complete.
         let is_list_item = buffer.is_some();
         if !is_list_item && !self.health.ok() {
             return Next::Stop;
         }
-        match message {
-            Some(m) => {
-                if self.tx.send(m).is_err() {
-                    Next::Stop
-                } else {
-                    Next::Continue
-                }
+        for m in messages {
+            self.known.note(&m);
+            if self.tx.send(m).is_err() {
+                return Next::Stop;
             }
-            None => Next::Continue,
         }
+        Next::Continue
     }
 
-    fn on_error(&mut self, err: &watcher::Error) -> Next {
+    /// What a periodic re-list found that the watch had not delivered: the
+    /// differences, then `Drift` with their count; nothing when nothing differs.
+    fn drift(&self, listed: Vec<Object>) -> Vec<ClusterEvent> {
+        let mut out = self.known.differences(self.kind, listed);
+        if !out.is_empty() {
+            let count = out.len();
+            tracing::warn!(
+                kind = ?self.kind,
+                count,
+                "the periodic re-list found changes the watch had not delivered"
+            );
+            out.push(ClusterEvent::Drift {
+                kind: self.kind,
+                count,
+            });
+        }
+        out
+    }
+
+    fn on_error(&mut self, err: &watcher::Error, retry_in: Duration) -> Next {
         if let Some(restart) = gone(err) {
             // The resourceVersion expired: kube re-lists by itself (a Resynced follows),
             // after the usual backoff so that a server answering 410 again and again
@@ -292,143 +440,10 @@ impl KindWatch {
                 Next::Continue
             };
         }
-        if self.health.error(describe_watch_error(err)) {
+        if self.health.error(describe_watch_error(err), retry_in) {
             Next::Continue
         } else {
             Next::Stop
         }
-    }
-}
-
-/// `Some(restart)` when `err` is a 410 Gone; `restart` when kube will not re-list by itself.
-fn gone(err: &watcher::Error) -> Option<bool> {
-    match err {
-        watcher::Error::WatchError(status) if status.code == 410 => Some(false),
-        watcher::Error::WatchStartFailed(kube::Error::Api(status)) if status.code == 410 => {
-            Some(true)
-        }
-        _ => None,
-    }
-}
-
-/// Whether a discovery error means the kind is not served at all.
-fn crd_missing(err: &kube::Error) -> bool {
-    match err {
-        kube::Error::Api(status) => status.code == 404,
-        kube::Error::Discovery(_) => true,
-        _ => false,
-    }
-}
-
-/// A kube error in a sentence an operator can read (sanitized).
-pub(crate) fn describe_kube_error(err: &kube::Error) -> String {
-    let text = match err {
-        kube::Error::Api(s) => {
-            let reason = if s.reason.is_empty() {
-                String::new()
-            } else {
-                format!(" {}", s.reason)
-            };
-            format!("the server answered {}{reason}: {}", s.code, s.message)
-        }
-        kube::Error::Discovery(d) => d.to_string(),
-        other => error_chain(other),
-    };
-    sanitize(&text)
-}
-
-/// A watcher error in a sentence an operator can read (sanitized).
-pub(crate) fn describe_watch_error(err: &watcher::Error) -> String {
-    match err {
-        watcher::Error::InitialListFailed(e) => format!("list failed: {}", describe_kube_error(e)),
-        watcher::Error::WatchStartFailed(e) => {
-            format!("watch request failed: {}", describe_kube_error(e))
-        }
-        watcher::Error::WatchError(s) => sanitize(&format!(
-            "the server ended the watch with {} {}: {}",
-            s.code, s.reason, s.message
-        )),
-        watcher::Error::WatchFailed(e) => format!("watch stream broke: {}", describe_kube_error(e)),
-        watcher::Error::NoResourceVersion => {
-            "the server sent an object without metadata.resourceVersion".to_string()
-        }
-    }
-}
-
-/// Sends [`ClusterEvent::Health`] when a watch's health changes, and at most
-/// every [`HEALTH_REFRESH`] otherwise (to move `last_event` on).
-struct HealthReport {
-    kind: Kind,
-    tx: UnboundedSender<ClusterEvent>,
-    connected: bool,
-    last_error: Option<String>,
-    last_event: Option<jiff::Timestamp>,
-    last_sent: Option<Instant>,
-}
-
-/// How often a healthy watch re-reports its `last_event`.
-pub const HEALTH_REFRESH: Duration = Duration::from_secs(5);
-
-impl HealthReport {
-    fn new(kind: Kind, tx: UnboundedSender<ClusterEvent>) -> Self {
-        HealthReport {
-            kind,
-            tx,
-            connected: false,
-            last_error: None,
-            last_event: None,
-            last_sent: None,
-        }
-    }
-
-    /// An event arrived. Returns false when the receiver is gone.
-    fn ok(&mut self) -> bool {
-        let changed = !self.connected || self.last_error.is_some();
-        let stale = self.last_sent.is_none_or(|t| t.elapsed() >= HEALTH_REFRESH);
-        self.connected = true;
-        self.last_error = None;
-        self.last_event = Some(jiff::Timestamp::now());
-        if changed || stale {
-            return self.send();
-        }
-        true
-    }
-
-    /// A retry has gone without errors for a while. Returns false when the receiver is gone.
-    fn recovered(&mut self) -> bool {
-        if self.connected {
-            return true;
-        }
-        self.connected = true;
-        self.last_error = None;
-        self.send()
-    }
-
-    /// An error happened. Returns false when the receiver is gone.
-    fn error(&mut self, text: String) -> bool {
-        let changed = self.connected || self.last_error.as_deref() != Some(text.as_str());
-        self.connected = false;
-        self.last_error = Some(text);
-        if changed {
-            return self.send();
-        }
-        true
-    }
-
-    fn send(&mut self) -> bool {
-        self.last_sent = Some(Instant::now());
-        let health = WatchHealth {
-            cluster: self.kind.cluster(),
-            connected: self.connected,
-            last_event: self.last_event,
-            last_error: self.last_error.clone(),
-            retry_at: None,
-        };
-        self.tx
-            .send(ClusterEvent::Health {
-                kind: self.kind,
-                health,
-            })
-            .is_ok()
     }
 }

@@ -131,6 +131,11 @@ macro_rules! theme_styles {
             fn blank() -> Theme {
                 Theme { $( $name: Style::new(), )* }
             }
+
+            /// Each style of `self` combined with the same style of `other`.
+            fn zip_with(&self, other: &Theme, f: impl Fn(Style, Style) -> Style) -> Theme {
+                Theme { $( $name: f(self.$name, other.$name), )* }
+            }
         }
     };
 }
@@ -242,6 +247,42 @@ impl Theme {
     }
 }
 
+/// Whether `NO_COLOR` asks for no colour: set to any non-empty value
+/// (<https://no-color.org>).
+pub fn no_color_requested(value: Option<&std::ffi::OsStr>) -> bool {
+    value.is_some_and(|v| !v.is_empty())
+}
+
+impl Theme {
+    /// Loads the theme for this environment: with `NO_COLOR` set, the
+    /// built-in default becomes `mono`, and any other theme loses its colours
+    /// (a style left without a modifier takes mono's), so every state stays
+    /// distinguishable by reverse video, bold, underline or dim alone.
+    pub fn load_for(
+        name_or_path: &str,
+        no_color: Option<&std::ffi::OsStr>,
+    ) -> Result<Theme, ThemeError> {
+        if !no_color_requested(no_color) {
+            return Theme::load(name_or_path);
+        }
+        let mono = Theme::load("mono")?;
+        if name_or_path == "default" {
+            return Ok(mono);
+        }
+        let theme = Theme::load(name_or_path)?;
+        Ok(theme.zip_with(&mono, |mine, fallback| {
+            let plain = Style::new()
+                .add_modifier(mine.add_modifier)
+                .remove_modifier(mine.sub_modifier);
+            if plain.add_modifier.is_empty() {
+                fallback
+            } else {
+                plain
+            }
+        }))
+    }
+}
+
 impl Default for Theme {
     fn default() -> Self {
         Theme::default_theme()
@@ -260,6 +301,31 @@ mod tests {
         let t = Theme::default_theme();
         assert_ne!(t.attention, Style::new(), "attention must stand out");
         assert_ne!(t.row_selected, t.base);
+    }
+
+    #[test]
+    fn no_color_means_modifiers_only() {
+        use std::ffi::OsStr;
+        assert_eq!(
+            Theme::load_for("default", Some(OsStr::new(""))).unwrap(),
+            Theme::default_theme(),
+            "an empty NO_COLOR is not set"
+        );
+        let mono = Theme::load("mono").unwrap();
+        assert_eq!(
+            Theme::load_for("default", Some(OsStr::new("1"))).unwrap(),
+            mono
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mine.toml");
+        std::fs::write(
+            &path,
+            "row_selected = { bg = \"blue\" }\nerror = { fg = \"red\", modifiers = [\"italic\"] }\n",
+        )
+        .unwrap();
+        let t = Theme::load_for(path.to_str().unwrap(), Some(OsStr::new("1"))).unwrap();
+        assert_eq!(t.row_selected, mono.row_selected, "colour-only: mono's");
+        assert_eq!(t.error, Style::new().add_modifier(Modifier::ITALIC));
     }
 
     #[test]

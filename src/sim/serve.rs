@@ -5,6 +5,13 @@
 //! [`SimWorld`]; a driver task advances the world's clock at `speed`
 //! simulated seconds per real second; a kubeconfig with the contexts
 //! `sim-mgmt` and `sim-mosk` points at both.
+//!
+//! The simulated clock starts at the real present time (the scenario's
+//! offsets are relative), so `kubectl get` ages, the console and the log
+//! timestamps agree with the wall clock at the start and drift from it only
+//! by the speed factor. `--faults SPEC` injects faults (see
+//! [`crate::sim::faults::spec`]); during an outage new connections are
+//! closed as soon as they are accepted.
 
 use std::fmt;
 use std::io::Write;
@@ -12,11 +19,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use jiff::SignedDuration;
-use tokio::net::TcpListener;
+use jiff::{SignedDuration, Timestamp};
+use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use super::faults::Faults;
+use super::faults::spec::{FaultPlan, SPEC_HELP};
+use super::scenario::spec::When;
 use super::scenario::{ScenarioError, load_scenario};
 use super::world::{SimCluster, SimWorld};
 
@@ -46,6 +56,11 @@ pub struct ServeOptions {
     pub mosk_port: u16,
     /// Where to write the kubeconfig (mode 0600).
     pub kubeconfig_out: PathBuf,
+    /// When the simulated clock starts; `None`: the real present time.
+    /// Tests pass a fixed time for stable output.
+    pub start: Option<Timestamp>,
+    /// Faults to inject (`--faults`); empty: none.
+    pub faults: FaultPlan,
 }
 
 impl Default for ServeOptions {
@@ -57,6 +72,8 @@ impl Default for ServeOptions {
             mgmt_port: 0,
             mosk_port: 0,
             kubeconfig_out: PathBuf::from("sim-kubeconfig.yaml"),
+            start: None,
+            faults: FaultPlan::default(),
         }
     }
 }
@@ -159,8 +176,17 @@ pub async fn start(opts: ServeOptions) -> Result<RunningSim, ServeError> {
     if !(opts.speed.is_finite() && opts.speed > 0.0 && opts.speed <= MAX_SPEED) {
         return Err(ServeError::Speed(opts.speed));
     }
-    let spec = load_scenario(&opts.scenario).map_err(ServeError::Scenario)?;
+    let mut spec = load_scenario(&opts.scenario).map_err(ServeError::Scenario)?;
+    // Whole seconds: HTTP dates and kubectl ages have no fractions.
+    let now = Timestamp::now();
+    spec.start = When(
+        opts.start
+            .unwrap_or_else(|| Timestamp::from_second(now.as_second()).unwrap_or(now)),
+    );
     let world = Arc::new(SimWorld::new(spec, opts.seed));
+    if !opts.faults.is_empty() {
+        world.set_fault_plan(opts.faults.clone());
+    }
     let bind = |what: &'static str, port: u16| async move {
         TcpListener::bind(("127.0.0.1", port))
             .await
@@ -193,6 +219,10 @@ pub async fn start(opts: ServeOptions) -> Result<RunningSim, ServeError> {
     ] {
         let app = world.router(which);
         let token = cancel.clone();
+        let listener = FaultyListener {
+            inner: listener,
+            faults: world.faults(which).clone(),
+        };
         tasks.push(tokio::spawn(async move {
             let served = axum::serve(listener, app)
                 .with_graceful_shutdown(async move { token.cancelled().await })
@@ -219,6 +249,33 @@ pub async fn start(opts: ServeOptions) -> Result<RunningSim, ServeError> {
         cancel,
         tasks,
     })
+}
+
+/// A TCP listener that closes every connection it accepts during an outage
+/// (the client sees the connection reset or closed before any answer).
+struct FaultyListener {
+    inner: TcpListener,
+    faults: Arc<Faults>,
+}
+
+impl axum::serve::Listener for FaultyListener {
+    type Io = TcpStream;
+    type Addr = std::net::SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        loop {
+            let (io, addr) = axum::serve::Listener::accept(&mut self.inner).await;
+            if !self.faults.in_outage() {
+                return (io, addr);
+            }
+            self.faults.count_refused();
+            drop(io);
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        self.inner.local_addr()
+    }
 }
 
 /// Advances the world by `speed` × the real time passed, every [`DRIVER_PERIOD`].
@@ -326,6 +383,15 @@ pub async fn run(opts: ServeOptions) -> Result<(), ServeError> {
         spec.namespace
     );
     println!("  kubectl --context sim-mosk get nodeworkloadlocks");
+    println!();
+    println!("Simulated clock started at {} (now).", sim.world.now());
+    let plan = sim.world.fault_plan();
+    if plan.is_empty() {
+        println!("No faults injected: add --faults SPEC to inject some (see --help).");
+    } else {
+        println!("Injecting faults (simulated time): {plan}");
+    }
+    println!("  {SPEC_HELP}");
     println!();
     println!("Press Ctrl-C to stop.");
     let waited = wait_for_signal().await;

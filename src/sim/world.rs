@@ -10,7 +10,9 @@ use axum::Router;
 use jiff::{SignedDuration, Timestamp};
 
 use super::clock::Clock;
-use super::faults::Faults;
+use super::faults::schedule::{FaultSchedule, Target};
+use super::faults::spec::FaultPlan;
+use super::faults::{FaultCounts, Faults};
 use super::rbac::Rbac;
 use super::registry::Registry;
 use super::scenario::lcm::MachineStep;
@@ -43,6 +45,8 @@ pub struct SimWorld {
     mosk_faults: Arc<Faults>,
     mgmt_rbac: Mutex<Rbac>,
     mosk_rbac: Mutex<Rbac>,
+    /// The injected faults' plan, applied to both API servers as the clock moves.
+    fault_schedule: Mutex<Option<FaultSchedule>>,
 }
 
 impl SimWorld {
@@ -64,6 +68,58 @@ impl SimWorld {
             mosk_faults: Arc::new(Faults::new()),
             mgmt_rbac: Mutex::new(Rbac::allow_all("sim-admin")),
             mosk_rbac: Mutex::new(Rbac::allow_all("sim-admin")),
+            fault_schedule: Mutex::new(None),
+        }
+    }
+
+    fn fault_targets(&self) -> [Target<'_>; 2] {
+        [
+            Target {
+                faults: &self.mgmt_faults,
+                store: &self.mgmt,
+            },
+            Target {
+                faults: &self.mosk_faults,
+                store: &self.mosk,
+            },
+        ]
+    }
+
+    /// Injects `plan` into both API servers, its times counted from now on
+    /// the simulated clock (replaces an earlier plan and ends its outage, if
+    /// one is on; pending 5xx answers and truncations stay armed).
+    pub fn set_fault_plan(&self, plan: FaultPlan) {
+        for t in self.fault_targets() {
+            t.faults.set_outage(false);
+        }
+        let schedule = FaultSchedule::new(plan, self.now(), &self.fault_targets());
+        *self
+            .fault_schedule
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(schedule);
+    }
+
+    /// The fault plan in force (empty when none).
+    pub fn fault_plan(&self) -> FaultPlan {
+        self.fault_schedule
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .map(|s| s.plan().clone())
+            .unwrap_or_default()
+    }
+
+    /// The faults injected so far into both API servers, added up.
+    pub fn fault_counts(&self) -> FaultCounts {
+        let (a, b) = (self.mgmt_faults.counts(), self.mosk_faults.counts());
+        FaultCounts {
+            watch_drops: a.watch_drops + b.watch_drops,
+            injected_5xx: a.injected_5xx + b.injected_5xx,
+            gone: a.gone + b.gone,
+            refused: a.refused + b.refused,
+            outages: a.outages + b.outages,
+            log_closes: a.log_closes + b.log_closes,
+            truncated_events: a.truncated_events + b.truncated_events,
         }
     }
 
@@ -83,6 +139,14 @@ impl SimWorld {
             self.mgmt.tick();
             self.mosk.tick();
             run.step(self.clock.now(), &self.mgmt, &self.mosk);
+            if let Some(s) = self
+                .fault_schedule
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .as_mut()
+            {
+                s.advance(self.clock.now(), &self.fault_targets());
+            }
             left -= chunk;
         }
     }

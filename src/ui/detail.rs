@@ -7,6 +7,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
+use crate::app::freshness::Pane;
 use crate::app::model::{Model, View};
 use crate::app::tables::events::{change_text, kind_short};
 use crate::app::tables::machines::{mode_text, nmr_text};
@@ -17,7 +18,7 @@ use crate::domain::history::History;
 use crate::domain::join::{MachineRow, NodeLink, pending};
 use crate::domain::objects::LockState;
 use crate::ui::format;
-use crate::ui::{pane, table};
+use crate::ui::{fresh_pane, table};
 
 /// Below this width the detail panel goes under the table, not beside it.
 const SIDE_BY_SIDE: u16 = 140;
@@ -59,7 +60,14 @@ pub(crate) fn draw_machines(frame: &mut Frame, area: Rect, model: &Model, theme:
     };
     frame.render_widget(
         Paragraph::new(lines)
-            .block(pane(title, false, theme))
+            .block(fresh_pane(
+                title,
+                false,
+                model,
+                Pane::View(View::Machines),
+                detail_area,
+                theme,
+            ))
             .wrap(Wrap { trim: false }),
         detail_area,
     );

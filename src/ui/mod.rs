@@ -22,6 +22,8 @@ use ratatui::style::Style;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
+use crate::app::frame::FrameReport;
+use crate::app::freshness;
 use crate::app::model::{Model, Overlay, View};
 use crate::app::tables::{self, Tone};
 use crate::config::theme::Theme;
@@ -32,11 +34,20 @@ pub const MIN_HEIGHT: u16 = 24;
 
 /// Draws the whole screen from the model.
 pub fn draw(frame: &mut Frame, model: &Model, theme: &Theme) {
+    draw_reported(frame, model, theme);
+}
+
+/// Draws the whole screen from the model and reports what keys may act on
+/// (the runtime sends it back to `update` as `Msg::Drawn`).
+pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameReport {
     let area = frame.area();
     frame.render_widget(Block::new().style(theme.base), area);
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         draw_too_small(frame, area, theme);
-        return;
+        return FrameReport {
+            too_small: true,
+            confirm_in_full: None,
+        };
     }
     let [tab_area, body, status_area, footer_area] = Layout::vertical([
         Constraint::Length(1),
@@ -63,7 +74,22 @@ pub fn draw(frame: &mut Frame, model: &Model, theme: &Theme) {
         help::draw(frame, body, model, *scroll, theme);
     }
     // An action dialog is drawn last, over everything.
-    dialogs::draw(frame, area, model, theme);
+    FrameReport {
+        too_small: false,
+        confirm_in_full: dialogs::draw_reported(frame, area, model, theme),
+    }
+}
+
+/// Draws `model` on an off-screen terminal of `width` x `height` and returns
+/// the report, for tests that drive `update` the way the runtime does.
+pub fn report_at(model: &Model, theme: &Theme, width: u16, height: u16) -> FrameReport {
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, height))
+        .expect("an off-screen terminal");
+    let mut report = FrameReport::default();
+    terminal
+        .draw(|f| report = draw_reported(f, model, theme))
+        .expect("drawing off screen");
+    report
 }
 
 fn draw_view(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
@@ -108,6 +134,36 @@ pub(crate) fn tone_style(theme: &Theme, tone: Tone) -> Style {
         Tone::Attention => theme.attention,
         Tone::Muted => theme.muted,
     }
+}
+
+/// A bordered pane with a title and, on the right of its top border, the
+/// freshness mark of the data it shows (`STALE: …`, `loading: …`), cut to
+/// the room the title leaves in `area`.
+pub(crate) fn fresh_pane<'a>(
+    title: impl Into<Line<'a>>,
+    focused: bool,
+    model: &Model,
+    which: freshness::Pane,
+    area: Rect,
+    theme: &Theme,
+) -> Block<'a> {
+    let title: Line = title.into();
+    let used = title.width();
+    let block = pane(title, focused, theme);
+    let Some(text) = freshness::mark(model, which) else {
+        return block;
+    };
+    let style = if text.starts_with("STALE") {
+        theme.error
+    } else {
+        theme.muted
+    };
+    // Two corners, a space after the title, a space either side of the mark.
+    let room = (area.width as usize).saturating_sub(used + 5);
+    if room < 6 {
+        return block;
+    }
+    block.title(Line::styled(format!(" {} ", format::truncate(&text, room)), style).right_aligned())
 }
 
 /// A bordered pane with a title.

@@ -8,6 +8,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Gauge, Paragraph};
 
+use crate::app::freshness::{self, Pane};
 use crate::app::model::Model;
 use crate::app::tables::machines::state_text;
 use crate::app::tables::{Derived, derived};
@@ -17,7 +18,7 @@ use crate::domain::attention::AttentionItem;
 use crate::domain::join::MachineRow;
 use crate::domain::objects::LockState;
 use crate::ui::format::{self, duration_secs};
-use crate::ui::{logs, pane};
+use crate::ui::{fresh_pane, logs, pane};
 
 /// From this width the Overview uses two columns.
 const TWO_COLUMNS: u16 = 140;
@@ -83,11 +84,32 @@ fn update_text_lines(model: &Model) -> u16 {
     2 + model.snapshot.cluster_locks().count().max(1) as u16
 }
 
+/// `(stale)` after a claim whose pane's data is stale.
+const STALE: &str = " (stale)";
+
+/// `loading: 7 of 10 lists; waiting for nodes, lcmmachines`.
+fn loading_text(model: &Model, listed: usize, total: usize) -> String {
+    let waiting: Vec<&str> = crate::domain::objects::Kind::ALL
+        .iter()
+        .filter(|k| !model.freshness.get(k).is_some_and(|f| f.listed))
+        .map(|k| k.plural())
+        .collect();
+    format!(
+        "loading: {listed} of {total} lists; waiting for {}",
+        waiting.join(", ")
+    )
+}
+
 fn draw_update(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme: &Theme) {
-    let block = pane(" Update ", false, theme);
+    let block = fresh_pane(" Update ", false, model, Pane::Update, area, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let mut lines: Vec<Line> = Vec::new();
+    let stale = if freshness::is_stale(model, Pane::Update) {
+        STALE
+    } else {
+        ""
+    };
 
     let cluster = model
         .snapshot
@@ -116,12 +138,23 @@ fn draw_update(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme:
         }
     });
 
+    // Until every watch has listed once, no claim about the cluster: an
+    // empty snapshot would read as "idle" and "0/0 machines done".
+    if let Some((listed, total)) = freshness::loading(model) {
+        lines.push(Line::styled(
+            format::truncate(&loading_text(model, listed, total), inner.width as usize),
+            theme.warn,
+        ));
+        frame.render_widget(Paragraph::new(lines), inner);
+        return;
+    }
+
     lines.push(match &d.phase {
         None => Line::styled("phase: not known yet", theme.muted),
         Some(info) => {
             let phase = match info.number() {
-                Some(n) => format!("phase {n}/5 {}", info.name()),
-                None => info.name().to_string(),
+                Some(n) => format!("phase {n}/5 {}{stale}", info.name()),
+                None => format!("{}{stale}", info.name()),
             };
             let room = (inner.width as usize).saturating_sub(phase.chars().count() + 2);
             Line::from(vec![
@@ -173,7 +206,7 @@ fn draw_update(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme:
     };
     let y = inner.y + text_height;
     let gauge_width = (inner.width / 3).clamp(20, 40);
-    let label = format!("{}/{} machines done", p.done, p.total);
+    let label = format!("{}/{} machines done{stale}", p.done, p.total);
     frame.render_widget(
         Gauge::default()
             .gauge_style(theme.gauge)
@@ -189,7 +222,7 @@ fn draw_update(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme:
     let eta = match (p.updating, p.eta) {
         (false, _) => String::new(),
         (true, Some(e)) => format!(
-            "  ETA {} (from {} machine{})",
+            "  ETA {}{stale} (from {} machine{})",
             duration_secs(e.as_secs()),
             p.samples,
             if p.samples == 1 { "" } else { "s" }
@@ -220,17 +253,43 @@ fn action_hint(item: &AttentionItem, model: &Model) -> Option<String> {
 }
 
 fn draw_attention(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme: &Theme) {
-    let title = if d.attention.is_empty() {
+    let loading = freshness::loading(model);
+    let stale = freshness::is_stale(model, Pane::Attention);
+    let title = if d.attention.is_empty() || loading.is_some() {
         " Attention ".to_string()
+    } else if stale {
+        format!(" Attention ({}, may be incomplete) ", d.attention.len())
     } else {
         format!(
             " Attention ({}): waiting for you, oldest first ",
             d.attention.len()
         )
     };
-    let block = pane(title, false, theme);
+    let block = fresh_pane(title, false, model, Pane::Attention, area, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
+    if loading.is_some() {
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                "loading: the attention queue is known once every list is in",
+                theme.warn,
+            ))
+            .wrap(ratatui::widgets::Wrap { trim: true }),
+            inner,
+        );
+        return;
+    }
+    if d.attention.is_empty() && stale {
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                "attention queue may be incomplete: data stale",
+                theme.error,
+            ))
+            .wrap(ratatui::widgets::Wrap { trim: true }),
+            inner,
+        );
+        return;
+    }
     if d.attention.is_empty() {
         frame.render_widget(
             Paragraph::new(Line::styled("nothing waits for a human", theme.ok)),
@@ -275,18 +334,24 @@ fn draw_working(
     working: &[&MachineRow],
     theme: &Theme,
 ) {
-    let block = pane(
-        format!(" Being worked on ({}) ", working.len()),
-        false,
-        theme,
-    );
+    let loading = freshness::loading(model).is_some();
+    let title = if loading {
+        " Being worked on ".to_string()
+    } else {
+        format!(" Being worked on ({}) ", working.len())
+    };
+    let block = fresh_pane(title, false, model, Pane::Working, area, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    if working.is_empty() {
-        frame.render_widget(
-            Paragraph::new(Line::styled("no machine is in its turn", theme.muted)),
-            inner,
-        );
+    if loading || working.is_empty() {
+        let text = if loading {
+            "loading: not known until every list is in"
+        } else if freshness::is_stale(model, Pane::Working) {
+            "no machine seen in its turn (stale)"
+        } else {
+            "no machine is in its turn"
+        };
+        frame.render_widget(Paragraph::new(Line::styled(text, theme.muted)), inner);
         return;
     }
     let name_width = working

@@ -1,7 +1,9 @@
 //! The status bar: both contexts, the namespace and cluster, watch health,
-//! the age of the last event and the log follower's state. When it does not
+//! the age of the last event, the log follower's state, and the API servers'
+//! clock offsets when they are off by more than a few seconds. When it does not
 //! fit, the less important parts go first; the contexts and the watch health
-//! always stay (contexts shortened in the middle if need be).
+//! always stay (contexts shortened in the middle, the health in a shorter
+//! form, never cut mid-word).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -11,23 +13,35 @@ use ratatui::widgets::Paragraph;
 
 use crate::app::model::Model;
 use crate::config::theme::Theme;
-use crate::domain::objects::Kind;
+use crate::domain::objects::{ClusterId, Kind};
 use crate::ui::format;
 
 const SEP: &str = " │ ";
-/// The fewest characters a context name is shortened to.
+/// The fewest characters a context name is shortened to while the watch
+/// summary still fits in its longest form.
 const CONTEXT_MIN: usize = 11;
+/// The fewest characters a context name is ever shortened to.
+const CONTEXT_FLOOR: usize = 7;
 
 /// `watches 10/10 ok`, `1 degraded: nodes (connection refused, 12s)`,
 /// `watches 8/10 ok, 2 starting`, `…, 1 CRD missing`.
-pub fn watch_summary(model: &Model) -> String {
+#[cfg(test)]
+fn watch_summary(model: &Model) -> String {
+    watch_forms(model).swap_remove(0)
+}
+
+/// The watch summary in ever shorter forms, longest first: with each
+/// degraded watch's error and age, without the age, without the error, and
+/// the counts alone. The status bar takes the longest that fits.
+fn watch_forms(model: &Model) -> Vec<String> {
     let watched: Vec<Kind> = Kind::ALL
         .into_iter()
         .filter(|k| !model.missing_kinds.contains_key(k))
         .collect();
     let mut ok = 0;
     let mut starting = 0;
-    let mut degraded: Vec<String> = Vec::new();
+    // (kind, error, since)
+    let mut degraded: Vec<(String, String, String)> = Vec::new();
     for k in &watched {
         match model.health.get(k) {
             None => starting += 1,
@@ -45,22 +59,62 @@ pub fn watch_summary(model: &Model) -> String {
                     .last_event
                     .map(|t| format!(", {}", format::age(model.now, t)))
                     .unwrap_or_default();
-                degraded.push(format!("{} ({err}{since})", k.plural()));
+                degraded.push((k.plural().to_string(), err, since));
             }
         }
     }
-    let mut s = match degraded.as_slice() {
-        [] => format!("watches {ok}/{} ok", watched.len()),
-        [one] => format!("1 degraded: {one}"),
-        [first, rest @ ..] => format!("{} degraded: {first} +{}", rest.len() + 1, rest.len()),
-    };
+    let mut tail = String::new();
     if starting > 0 {
-        s.push_str(&format!(", {starting} starting"));
+        tail.push_str(&format!(", {starting} starting"));
     }
     if !model.missing_kinds.is_empty() {
-        s.push_str(&format!(", {} CRD missing", model.missing_kinds.len()));
+        tail.push_str(&format!(", {} CRD missing", model.missing_kinds.len()));
     }
-    s
+    let n = degraded.len();
+    let form = |detail: &dyn Fn(&(String, String, String)) -> String| match degraded.as_slice() {
+        [] => format!("watches {ok}/{} ok{tail}", watched.len()),
+        [one] => format!("1 degraded: {}{tail}", detail(one)),
+        [first, ..] => format!("{n} degraded: {} +{}{tail}", detail(first), n - 1),
+    };
+    let mut forms = vec![
+        form(&|(k, e, since)| format!("{k} ({e}{since})")),
+        form(&|(k, e, _)| format!("{k} ({e})")),
+        form(&|(k, _, _)| k.clone()),
+        match n {
+            0 => format!("{ok}/{} ok{tail}", watched.len()),
+            _ => format!("{n} degraded{tail}"),
+        },
+    ];
+    forms.dedup();
+    forms
+}
+
+/// An API server's clock is marked when it is this far from this machine's.
+pub const CLOCK_MARK_MIN: jiff::SignedDuration = jiff::SignedDuration::from_secs(3);
+
+/// `clock: mgmt API +5m02s ahead` (and `, mosk API -40s behind`): the API
+/// servers whose clocks are more than [`CLOCK_MARK_MIN`] off this machine's.
+/// Ages are measured on the management API server's clock either way.
+pub fn clock_mark(model: &Model) -> Option<String> {
+    let parts: Vec<String> = [(ClusterId::Mgmt, "mgmt"), (ClusterId::Mosk, "mosk")]
+        .into_iter()
+        .filter_map(|(c, name)| {
+            let off = model.clock_offset(c);
+            (off.abs() > CLOCK_MARK_MIN).then(|| format!("{name} API {}", describe_offset(off)))
+        })
+        .collect();
+    (!parts.is_empty()).then(|| format!("clock: {}", parts.join(", ")))
+}
+
+/// `+5m02s ahead`, `-12s behind`.
+fn describe_offset(offset: jiff::SignedDuration) -> String {
+    let secs = offset.as_secs_f64().round() as i64;
+    let text = format::duration_secs(secs.abs());
+    if secs >= 0 {
+        format!("+{text} ahead")
+    } else {
+        format!("-{text} behind")
+    }
 }
 
 /// Cuts `s` to `max` characters by removing its middle (`kaas-m…@child-cl`):
@@ -88,7 +142,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
         .values()
         .any(|h| !h.connected || h.last_error.is_some())
         || !model.missing_kinds.is_empty();
-    let mut watch = watch_summary(model);
+    let forms = watch_forms(model);
     let watch_style = if degraded {
         theme.status_bar.patch(theme.warn)
     } else {
@@ -106,6 +160,9 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
         ),
         (format!("log: {}", model.logs.status), 3),
     ];
+    if let Some(mark) = clock_mark(model) {
+        optional.push((mark, 0));
+    }
     let fixed = |a: &str, b: &str| format!(" mgmt: {a}  mosk: {b}");
     let len = |parts: &[(String, u8)], ctx: &str, watch: &str| {
         ctx.chars().count()
@@ -116,8 +173,8 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
                 .map(|(t, _)| t.chars().count() + SEP.chars().count())
                 .sum::<usize>()
     };
-    let mut contexts = fixed(&s.mgmt_context, &s.mosk_context);
-    while len(&optional, &contexts, &watch) > width && !optional.is_empty() {
+    let full_contexts = fixed(&s.mgmt_context, &s.mosk_context);
+    while len(&optional, &full_contexts, &forms[0]) > width && !optional.is_empty() {
         let worst = optional
             .iter()
             .enumerate()
@@ -126,23 +183,39 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
             .unwrap_or(0);
         optional.remove(worst);
     }
-    let over = len(&optional, &contexts, &watch).saturating_sub(width);
-    if over > 0 {
-        // Shorten the contexts (each keeps at least CONTEXT_MIN characters),
-        // then the watch summary.
-        let (a, b) = (
-            s.mgmt_context.chars().count(),
-            s.mosk_context.chars().count(),
-        );
-        let keep = (a + b).saturating_sub(over).max(2 * CONTEXT_MIN);
+    // Then, least important first: the contexts are shortened in the middle
+    // (to CONTEXT_MIN, then to CONTEXT_FLOOR characters each), then the watch
+    // summary takes a shorter form. It is never cut in the middle.
+    let (a, b) = (
+        s.mgmt_context.chars().count(),
+        s.mosk_context.chars().count(),
+    );
+    let contexts_within = |over: usize, floor: usize| {
+        let keep = (a + b).saturating_sub(over).max(2 * floor.min(a.max(b)));
         let ka = (keep / 2).max(keep.saturating_sub(b)).min(a);
-        contexts = fixed(
+        fixed(
             &shorten_middle(&s.mgmt_context, ka),
-            &shorten_middle(&s.mosk_context, keep - ka),
-        );
-        let room = width.saturating_sub(contexts.chars().count() + SEP.chars().count());
-        watch = format::truncate(&watch, room);
+            &shorten_middle(&s.mosk_context, keep.saturating_sub(ka)),
+        )
+    };
+    let mut chosen: Option<(String, String)> = None;
+    'forms: for form in &forms {
+        let over = len(&optional, &full_contexts, form).saturating_sub(width);
+        for floor in [CONTEXT_MIN, CONTEXT_FLOOR] {
+            let contexts = contexts_within(over, floor);
+            if len(&optional, &contexts, form) <= width {
+                chosen = Some((contexts, form.clone()));
+                break 'forms;
+            }
+        }
     }
+    let (contexts, watch) = chosen.unwrap_or_else(|| {
+        // Narrower than any terminal the console draws in: cut what is left.
+        let contexts = contexts_within(usize::MAX, CONTEXT_FLOOR);
+        let room = width.saturating_sub(contexts.chars().count() + SEP.chars().count());
+        let short = forms.last().cloned().unwrap_or_default();
+        (contexts, format::truncate(&short, room))
+    });
     let mut spans = vec![
         Span::raw(contexts),
         Span::raw(SEP),
@@ -197,6 +270,22 @@ mod tests {
         assert_eq!(
             watch_summary(&m),
             "2 degraded: nodes (connection refused, 12s) +1, 1 CRD missing"
+        );
+    }
+
+    #[test]
+    fn clocks_more_than_a_few_seconds_off_are_marked() {
+        let now = crate::domain::fixtures::mid_update_now();
+        let mut m = Model::new(Default::default(), Keymap::default_keymap(), now);
+        assert_eq!(clock_mark(&m), None);
+        m.set_clock_offset(ClusterId::Mosk, jiff::SignedDuration::from_secs(2));
+        assert_eq!(clock_mark(&m), None, "within the Date header's resolution");
+        m.set_clock_offset(ClusterId::Mgmt, jiff::SignedDuration::from_secs(302));
+        assert_eq!(clock_mark(&m).unwrap(), "clock: mgmt API +5m02s ahead");
+        m.set_clock_offset(ClusterId::Mosk, jiff::SignedDuration::from_secs(-40));
+        assert_eq!(
+            clock_mark(&m).unwrap(),
+            "clock: mgmt API +5m02s ahead, mosk API -40s behind"
         );
     }
 

@@ -11,11 +11,12 @@ use ratatui::widgets::{
     TableState, Wrap,
 };
 
+use crate::app::freshness::Pane;
 use crate::app::model::{Model, View};
 use crate::app::tables::{Column, TableData, TableRow, Width, selected_index, visible_rows};
 use crate::config::theme::Theme;
 use crate::ui::format::{truncate, truncate_middle};
-use crate::ui::{pane, tone_style};
+use crate::ui::{fresh_pane, tone_style};
 
 /// Space between columns.
 const SPACING: u16 = 1;
@@ -196,9 +197,12 @@ pub(crate) fn draw_titled(
 ) {
     let cursor = model.cursor(view);
     let rows = visible_rows(data, &cursor);
-    let block = pane(
+    let block = fresh_pane(
         title(name, rows.len(), data.rows.len(), &cursor.filter),
         model.overlay.is_none(),
+        model,
+        Pane::View(view),
+        area,
         theme,
     );
     let inner = block.inner(area);

@@ -6,12 +6,13 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Gauge, Paragraph};
 
+use crate::app::freshness::Pane;
 use crate::app::model::{Model, View};
 use crate::app::tables;
 use crate::config::theme::Theme;
 use crate::domain::objects::Kind;
 use crate::domain::vrouter::{DaemonSetStatus, daemonsets};
-use crate::ui::{pane, table};
+use crate::ui::{fresh_pane, table};
 
 /// `converging: 3 outdated, …` / `done: …`.
 fn verdict(ds: &DaemonSetStatus) -> String {
@@ -44,7 +45,14 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
     let summary_height = (want + 2).min(area.height / 3).max(3);
     let [top, rest] =
         Layout::vertical([Constraint::Length(summary_height), Constraint::Fill(1)]).areas(area);
-    let block = pane(" vRouter DaemonSets ", false, theme);
+    let block = fresh_pane(
+        " vRouter DaemonSets ",
+        false,
+        model,
+        Pane::View(View::Vrouter),
+        top,
+        theme,
+    );
     let inner = block.inner(top);
     frame.render_widget(block, top);
     if sets.is_empty() {

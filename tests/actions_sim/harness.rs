@@ -26,7 +26,7 @@ use mosk_console::sim::rbac::{Rbac, RbacRule};
 use mosk_console::sim::scenario::load::{load_scenario, parse_scenario};
 use mosk_console::sim::world::{SimCluster, SimWorld};
 use serde_json::Value;
-use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 pub const MODE: &str = "openstack.lcm.mirantis.com/instance_migration_mode";
 pub const ATTEMPTS: &str = "openstack.lcm.mirantis.com/instance_migration_attempts";
@@ -52,6 +52,10 @@ pub struct Harness {
     pub model: Model,
     pub exec: ActionExecutor,
     pub rx: UnboundedReceiver<Msg>,
+    /// The same channel's sender (keys for a test that runs the runtime loop).
+    pub tx: UnboundedSender<Msg>,
+    /// Notified when a change reaches the server (with `answer_delay`).
+    pub arrived: Arc<tokio::sync::Notify>,
     pub requests: Arc<Mutex<Vec<Seen>>>,
     pub audit_path: PathBuf,
     _dir: tempfile::TempDir,
@@ -68,6 +72,24 @@ pub struct Options {
     pub replacement_timeout: Duration,
     /// Whether the server answers SelfSubjectReview (Kubernetes 1.28+).
     pub self_subject_review: bool,
+    /// How the MOSK API server answers SelfSubjectAccessReviews, when not as the sim does.
+    pub review_fault: Option<ReviewFault>,
+    /// The MOSK API server applies each change at once but answers it only
+    /// after this long (a slow or stuck answer on the wire).
+    pub answer_delay: Option<Duration>,
+}
+
+/// A SelfSubjectAccessReview the server cannot answer, or answers oddly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReviewFault {
+    /// 201 with the review echoed back, but no `status`.
+    NoStatus,
+    /// An error status (404 when the API is absent, 5xx).
+    Status(u16),
+    /// No answer at all (nor to SelfSubjectReview).
+    Hang,
+    /// A real denial without a reason: `status: {allowed: false}`.
+    DeniedWithoutReason,
 }
 
 impl Default for Options {
@@ -78,6 +100,8 @@ impl Default for Options {
             deny_at_execution_only: Vec::new(),
             replacement_timeout: Duration::from_secs(5),
             self_subject_review: true,
+            review_fault: None,
+            answer_delay: None,
         }
     }
 }
@@ -144,6 +168,72 @@ fn without_self_subject_review(router: axum::Router) -> axum::Router {
     ))
 }
 
+/// Answers SelfSubjectAccessReviews as `fault` says.
+fn with_review_fault(router: axum::Router, fault: ReviewFault) -> axum::Router {
+    router.layer(axum::middleware::from_fn(
+        move |req: axum::extract::Request, next: axum::middleware::Next| async move {
+            use axum::http::StatusCode;
+            use axum::response::IntoResponse;
+            let path = req.uri().path();
+            if fault == ReviewFault::Hang && path.ends_with("/selfsubjectreviews") {
+                tokio::time::sleep(Duration::from_secs(24 * 3600)).await;
+            }
+            if !req.uri().path().ends_with("/selfsubjectaccessreviews") {
+                return next.run(req).await;
+            }
+            let review = |status: Option<Value>| {
+                let mut v = serde_json::json!({"kind": "SelfSubjectAccessReview",
+                    "apiVersion": "authorization.k8s.io/v1", "metadata": {},
+                    "spec": {"resourceAttributes": {"verb": "patch", "resource": "nodes"}}});
+                if let Some(s) = status {
+                    v["status"] = s;
+                }
+                (StatusCode::CREATED, axum::Json(v)).into_response()
+            };
+            match fault {
+                ReviewFault::NoStatus => review(None),
+                ReviewFault::DeniedWithoutReason => {
+                    review(Some(serde_json::json!({"allowed": false})))
+                }
+                ReviewFault::Status(code) => (
+                    StatusCode::from_u16(code).unwrap(),
+                    axum::Json(serde_json::json!({"kind": "Status", "apiVersion": "v1",
+                        "status": "Failure", "reason": "InternalError", "code": code,
+                        "message": "the access review failed"})),
+                )
+                    .into_response(),
+                ReviewFault::Hang => {
+                    tokio::time::sleep(Duration::from_secs(24 * 3600)).await;
+                    next.run(req).await
+                }
+            }
+        },
+    ))
+}
+
+/// Applies changes at once, answers them `delay` later; `arrived` is
+/// notified when a change reaches the server.
+fn with_answer_delay(
+    router: axum::Router,
+    delay: Duration,
+    arrived: Arc<tokio::sync::Notify>,
+) -> axum::Router {
+    router.layer(axum::middleware::from_fn(
+        move |req: axum::extract::Request, next: axum::middleware::Next| {
+            let arrived = arrived.clone();
+            async move {
+                let change = req.method() != "GET" && !req.uri().path().contains("selfsubject");
+                let resp = next.run(req).await;
+                if change {
+                    arrived.notify_one();
+                    tokio::time::sleep(delay).await;
+                }
+                resp
+            }
+        },
+    ))
+}
+
 impl Harness {
     pub fn new(world: SimWorld, opts: Options) -> Harness {
         let user = "operator-jane";
@@ -174,6 +264,15 @@ impl Harness {
         } else {
             without_self_subject_review(mosk_router)
         };
+        let mosk_router = match opts.review_fault {
+            Some(f) => with_review_fault(mosk_router, f),
+            None => mosk_router,
+        };
+        let arrived = Arc::new(tokio::sync::Notify::new());
+        let mosk_router = match opts.answer_delay {
+            Some(d) => with_answer_delay(mosk_router, d, arrived.clone()),
+            None => mosk_router,
+        };
         let dir = tempfile::tempdir().unwrap();
         let audit_path = dir.path().join("state/audit.jsonl");
         let requests = Arc::new(Mutex::new(Vec::new()));
@@ -184,6 +283,7 @@ impl Harness {
         let mgmt = Client::new(world.mgmt_router(), "default");
         let audit = Arc::new(AuditLog::open(Some(&audit_path)).unwrap());
         let (tx, rx) = unbounded_channel();
+        let keys = tx.clone();
         let exec = ActionExecutor::new(ExecutorConfig {
             mgmt,
             mosk,
@@ -209,6 +309,8 @@ impl Harness {
             model,
             exec,
             rx,
+            tx: keys,
+            arrived,
             requests,
             audit_path,
             _dir: dir,
@@ -242,7 +344,12 @@ impl Harness {
         }
     }
 
+    /// A key, pressed after a frame was drawn (as the runtime does: keys act
+    /// on what the last frame showed).
     pub fn key(&mut self, code: KeyCode, mods: KeyModifiers) {
+        let theme = mosk_console::config::theme::Theme::default_theme();
+        let frame = mosk_console::ui::report_at(&self.model, &theme, 160, 48);
+        self.apply(Msg::Drawn(frame));
         self.apply(Msg::Key(KeyEvent::new(code, mods)));
     }
 

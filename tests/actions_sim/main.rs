@@ -3,8 +3,10 @@
 //! holds afterwards, and what the audit log says. Time is tokio's paused
 //! clock and the simulator's own clock; nothing sleeps.
 
+mod exit;
 mod harness;
 mod modes;
 mod node_actions;
 mod scenario;
+mod unverified;
 mod vrouter_actions;

@@ -5,6 +5,8 @@
 
 #![allow(dead_code)]
 
+pub mod inproc;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -161,9 +163,20 @@ impl Events {
     pub async fn until(
         &mut self,
         what: &str,
+        pred: impl FnMut(&ClusterEvent) -> bool,
+    ) -> ClusterEvent {
+        self.until_within(what, WAIT, pred).await
+    }
+
+    /// As [`Events::until`], failing after `wait` (on paused time, a wait for
+    /// a periodic re-list may be minutes of the test's clock).
+    pub async fn until_within(
+        &mut self,
+        what: &str,
+        wait: Duration,
         mut pred: impl FnMut(&ClusterEvent) -> bool,
     ) -> ClusterEvent {
-        let deadline = tokio::time::Instant::now() + WAIT;
+        let deadline = tokio::time::Instant::now() + wait;
         loop {
             let ev = match tokio::time::timeout_at(deadline, self.rx.recv()).await {
                 Ok(Some(ev)) => ev,
@@ -179,6 +192,15 @@ impl Events {
                 return ev;
             }
         }
+    }
+
+    /// Every event received since `from` (an index into `log`) that satisfies `pred`.
+    pub fn since(&self, from: usize, pred: impl Fn(&ClusterEvent) -> bool) -> Vec<ClusterEvent> {
+        self.log[from..]
+            .iter()
+            .filter(|e| pred(e))
+            .cloned()
+            .collect()
     }
 
     /// Waits until a `Resynced` has arrived for every kind in `kinds`.

@@ -1,12 +1,14 @@
 //! The running watchers of a seeded pair of simulated clusters, and probes
 //! that prove a watch is established.
 
-use mosk_console::cluster::{ClusterEvent, spawn_watchers};
+use mosk_console::cluster::{ClusterEvent, WatchOptions, spawn_watchers};
 use mosk_console::domain::objects::{Kind, Object};
 use mosk_console::sim::registry::Registry;
+use mosk_console::sim::store::Store;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
+use crate::cluster_support::inproc::{InSim, clusters};
 use crate::cluster_support::*;
 
 /// Kinds served by both default registries.
@@ -41,7 +43,44 @@ pub async fn start(pair: Pair) -> Running {
 /// A MOSK and a management cluster with a few objects of each kind.
 pub async fn seeded() -> Pair {
     let p = pair(Registry::mgmt(), Registry::mosk()).await;
-    let mosk = &p.mosk.store;
+    seed(&p.mgmt.store, &p.mosk.store);
+    p
+}
+
+/// The watchers of an in-process pair (tests on paused time).
+pub struct RunningIn {
+    #[allow(dead_code)] // for tests that act on the management server
+    pub mgmt: InSim,
+    pub mosk: InSim,
+    pub events: Events,
+    pub cancel: CancellationToken,
+    _tasks: tokio::task::JoinSet<()>,
+}
+
+impl Drop for RunningIn {
+    fn drop(&mut self) {
+        self.cancel.cancel();
+    }
+}
+
+/// Seeds both in-process clusters (see [`seeded`]) and starts the watchers.
+pub fn start_in(mgmt: InSim, mosk: InSim, opts: &WatchOptions) -> RunningIn {
+    seed(&mgmt.store, &mosk.store);
+    let clusters = clusters(&mgmt, &mosk);
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let cancel = CancellationToken::new();
+    let tasks = spawn_watchers(&clusters, opts, tx, cancel.clone());
+    RunningIn {
+        mgmt,
+        mosk,
+        events: Events::new(rx),
+        cancel,
+        _tasks: tasks,
+    }
+}
+
+/// A few objects of each kind.
+pub fn seed(mgmt: &Store, mosk: &Store) {
     for n in ["kaas-node-1", "kaas-node-2"] {
         mosk.create("nodes", node(n)).unwrap();
         mosk.create("nodeworkloadlocks", node_lock("openstack", n, "active"))
@@ -60,7 +99,6 @@ pub async fn seeded() -> Pair {
         .unwrap();
     mosk.create("pods", pod("tf-vrouter-agent-other-ns", "default", true))
         .unwrap();
-    let mgmt = &p.mgmt.store;
     mgmt.create(
         "lcmmachines",
         machine("m-worker-1", "child-ns", "child-cl", "Ready"),
@@ -76,7 +114,6 @@ pub async fn seeded() -> Pair {
         machine("m-elsewhere", "other-ns", "other-cl", "Ready"),
     )
     .unwrap();
-    p
 }
 
 /// Proves the node-lock watch is established: a change to `lock` arrives through it.

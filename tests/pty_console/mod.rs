@@ -15,19 +15,45 @@ pub const ROWS: u16 = 36;
 /// A running console in a pty, with its screen as a VT parser sees it.
 pub struct Console {
     pub parser: vt100::Parser,
+    /// Every byte the console wrote, in order.
+    pub raw: Vec<u8>,
     rx: mpsc::Receiver<Vec<u8>>,
     writer: Box<dyn Write + Send>,
+    master: Box<dyn portable_pty::MasterPty + Send>,
     pub child: Box<dyn portable_pty::Child + Send + Sync>,
+}
+
+/// How the console is started besides its arguments.
+pub struct Options<'a> {
+    pub cols: u16,
+    pub rows: u16,
+    /// Extra environment (`TERM` is `xterm-256color` unless set here).
+    pub env: &'a [(&'a str, &'a str)],
+}
+
+impl Default for Options<'_> {
+    fn default() -> Self {
+        Options {
+            cols: COLS,
+            rows: ROWS,
+            env: &[],
+        }
+    }
 }
 
 impl Console {
     /// Starts the binary with `args`; its HOME and XDG state directory are
     /// `state` (so the trace and audit logs stay in the test's directory).
     pub fn start(args: &[&str], state: &std::path::Path) -> Console {
+        Console::start_with(args, state, Options::default())
+    }
+
+    /// Like [`Console::start`], at a given size and with extra environment.
+    pub fn start_with(args: &[&str], state: &std::path::Path, opts: Options) -> Console {
         let pty = native_pty_system()
             .openpty(PtySize {
-                rows: ROWS,
-                cols: COLS,
+                rows: opts.rows,
+                cols: opts.cols,
                 pixel_width: 0,
                 pixel_height: 0,
             })
@@ -38,6 +64,10 @@ impl Console {
         cmd.env("HOME", state);
         cmd.env("XDG_STATE_HOME", state.join("state"));
         cmd.env_remove("KUBECONFIG");
+        cmd.env_remove("NO_COLOR");
+        for (k, v) in opts.env {
+            cmd.env(k, v);
+        }
         let child = pty.slave.spawn_command(cmd).expect("spawn mosk-console");
         drop(pty.slave);
         let mut reader = pty.master.try_clone_reader().unwrap();
@@ -56,14 +86,33 @@ impl Console {
                 }
             }
         });
-        // Keep the master alive for as long as the console runs.
-        std::mem::forget(pty.master);
         Console {
-            parser: vt100::Parser::new(ROWS, COLS, 0),
+            parser: vt100::Parser::new(opts.rows, opts.cols, 0),
+            raw: Vec::new(),
             rx,
             writer,
+            // Kept for as long as the console runs (and to resize it).
+            master: pty.master,
             child,
         }
+    }
+
+    /// Resizes the pty (the console gets SIGWINCH) and the parser's screen.
+    pub fn resize(&mut self, cols: u16, rows: u16) {
+        self.master
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("resize the pty");
+        self.parser.screen_mut().set_size(rows, cols);
+    }
+
+    fn feed(&mut self, bytes: &[u8]) {
+        self.raw.extend_from_slice(bytes);
+        self.parser.process(bytes);
     }
 
     pub fn screen(&self) -> String {
@@ -80,7 +129,7 @@ impl Console {
             }
             let left = deadline.saturating_duration_since(Instant::now());
             match self.rx.recv_timeout(left) {
-                Ok(bytes) => self.parser.process(&bytes),
+                Ok(bytes) => self.feed(&bytes),
                 Err(_) => panic!("timed out waiting for {what}; screen:\n{}", self.screen()),
             }
         }
@@ -95,7 +144,7 @@ impl Console {
     pub fn finish(&mut self) -> portable_pty::ExitStatus {
         let status = self.child.wait().expect("wait for mosk-console");
         while let Ok(bytes) = self.rx.recv_timeout(Duration::from_millis(500)) {
-            self.parser.process(&bytes);
+            self.feed(&bytes);
         }
         status
     }

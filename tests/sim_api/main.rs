@@ -2,10 +2,12 @@
 //! (the axum router is the client's tower service; no socket).
 
 mod common;
+mod fault_plan;
 mod faults;
 mod fuzz;
 mod garbage;
 mod kube_client;
+mod served;
 mod streams;
 mod watch;
 mod writes;

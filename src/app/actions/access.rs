@@ -1,6 +1,14 @@
 //! What the console knows about the user's RBAC: one SelfSubjectAccessReview
 //! answer per permission, kept for a few minutes. `update` reads it to show
 //! actions as available or not; the executor asks the server.
+//!
+//! A review the server could not answer (404, 5xx, a timeout, an answer
+//! without `status`) is not a denial: the permission is *unknown*, the action
+//! is offered as "permission not verified: the server will decide", and the
+//! server's own authorization of the write decides (a 403 then is shown as
+//! any 403). Only a real `allowed: false` is a denial. The executor's cache
+//! (`cluster/writes/executor.rs`) reads verdicts with the same rules: the
+//! same lifetimes ([`AccessVerdict::ttl`]), and only `Denied` stops a plan.
 
 use std::collections::BTreeMap;
 
@@ -60,8 +68,22 @@ pub enum AccessVerdict {
     Allowed,
     /// Denied, with the server's reason (may be empty).
     Denied(String),
-    /// The question could not be asked (network, API error).
+    /// The question could not be answered (network, API error, timeout, an
+    /// answer without `status`): why. Not a denial.
     Unknown(String),
+}
+
+/// What the dialog, the notices and the audit log say when a permission is unknown.
+pub const NOT_VERIFIED: &str = "permission not verified: the server will decide";
+
+impl AccessVerdict {
+    /// How long this answer is trusted: an unknown one is asked again sooner.
+    pub fn ttl(&self) -> SignedDuration {
+        match self {
+            AccessVerdict::Unknown(_) => UNKNOWN_TTL,
+            _ => ACCESS_TTL,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,9 +103,19 @@ pub struct AccessCache {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Availability {
     Available,
+    /// Offered, but the access review could not be answered (why): the
+    /// server decides when the write is sent.
+    NotVerified(String),
     /// Not yet known (the server is being asked).
     Checking,
     Unavailable(String),
+}
+
+impl Availability {
+    /// Whether the action may be started and confirmed now.
+    pub fn offered(&self) -> bool {
+        matches!(self, Availability::Available | Availability::NotVerified(_))
+    }
 }
 
 impl AccessCache {
@@ -96,13 +128,7 @@ impl AccessCache {
     pub fn fresh(&self, key: &AccessKey, now: Timestamp) -> Option<&AccessVerdict> {
         self.entries
             .get(key)
-            .filter(|e| {
-                let ttl = match e.verdict {
-                    AccessVerdict::Unknown(_) => UNKNOWN_TTL,
-                    _ => ACCESS_TTL,
-                };
-                now.duration_since(e.at) < ttl
-            })
+            .filter(|e| now.duration_since(e.at) < e.verdict.ttl())
             .map(|e| &e.verdict)
     }
 
@@ -129,8 +155,8 @@ impl AccessCache {
                     format!("your RBAC does not allow {}: {reason}", key.describe())
                 })
             }
-            Some(AccessVerdict::Unknown(e)) => Availability::Unavailable(format!(
-                "could not check whether you may {}: {e}",
+            Some(AccessVerdict::Unknown(e)) => Availability::NotVerified(format!(
+                "the access review for {} could not be answered: {e}",
                 key.describe()
             )),
             None => Availability::Checking,
@@ -190,6 +216,38 @@ mod tests {
             c.due(std::slice::from_ref(&k), t(200)),
             vec![k.clone()],
             "expired"
+        );
+    }
+
+    #[test]
+    fn an_unanswered_review_offers_the_action_unverified_and_is_asked_again_sooner() {
+        let mut c = AccessCache::default();
+        let k = AccessKey::for_action(ActionId::AcknowledgeMigration);
+        c.due(std::slice::from_ref(&k), t(0));
+        c.record(
+            k.clone(),
+            AccessVerdict::Unknown(
+                "404 NotFound: the server could not find the requested resource".into(),
+            ),
+            t(1),
+        );
+        let a = c.availability(&k, t(2));
+        assert!(a.offered(), "{a:?}");
+        match a {
+            Availability::NotVerified(why) => assert!(
+                why.contains("patch nodes") && why.contains("404 NotFound"),
+                "{why}"
+            ),
+            other => panic!("{other:?}"),
+        }
+        assert!(
+            c.due(std::slice::from_ref(&k), t(10)).is_empty(),
+            "still fresh"
+        );
+        assert_eq!(
+            c.due(std::slice::from_ref(&k), t(17)),
+            vec![k],
+            "asked again after 15 s"
         );
     }
 

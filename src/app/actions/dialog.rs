@@ -16,6 +16,8 @@ pub enum Dialog {
     Confirm(ConfirmDialog),
     /// Shows `ActionsState::running` (the plan being executed or just finished).
     Progress,
+    /// `q` while a write is in flight: "quit anyway? y/n".
+    ConfirmQuit,
 }
 
 /// The modes the picker offers, in order.

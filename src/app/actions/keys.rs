@@ -22,6 +22,26 @@ pub fn on_dialog_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
         Dialog::MigrationMode(picker) => on_picker_key(model, picker, key),
         Dialog::Confirm(confirm) => on_confirm_key(model, confirm, key),
         Dialog::Progress => on_progress_key(model, key),
+        Dialog::ConfirmQuit => on_quit_key(model, key),
+    }
+}
+
+/// "a write is in flight: quit anyway? y/n".
+fn on_quit_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
+    match key.code {
+        KeyCode::Char('y') | KeyCode::Char('Y') => {
+            model.quit = true;
+            vec![Command::Quit]
+        }
+        KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => {
+            // Back to the running plan's progress, if it is still there.
+            model.actions.dialog = model.actions.running.as_ref().map(|_| Dialog::Progress);
+            Vec::new()
+        }
+        _ => {
+            model.actions.dialog = Some(Dialog::ConfirmQuit);
+            Vec::new()
+        }
     }
 }
 
@@ -142,7 +162,8 @@ fn confirm_plan(model: &mut Model, mut confirm: ConfirmDialog) -> Vec<Command> {
         return Vec::new();
     }
     match availability(model, action) {
-        Availability::Available => {}
+        // Not verified: offered; the server authorizes the write itself.
+        Availability::Available | Availability::NotVerified(_) => {}
         Availability::Checking => {
             let key = AccessKey::for_action(action);
             confirm.error = Some(format!(
@@ -176,6 +197,9 @@ fn on_progress_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
         return Vec::new();
     }
     model.actions.dialog = Some(Dialog::Progress);
+    if key.code == KeyCode::Char('q') {
+        return crate::app::actions::quit(model);
+    }
     if matches!(key.code, KeyCode::Esc | KeyCode::Char('c'))
         && let Some(r) = model.actions.running.as_mut()
         && !r.cancel_requested

@@ -21,7 +21,7 @@ use crate::app::model::{Model, NoticeLevel};
 use crate::app::msg::Command;
 use crate::app::tables;
 use crate::app::update::notify;
-use crate::audit::{AuditPhase, AuditRecord};
+use crate::audit::{AuditPhase, AuditRecord, PermissionCheck};
 use crate::domain::objects::Snapshot;
 
 use access::{AccessCache, AccessKey, Availability};
@@ -32,6 +32,10 @@ use registry::ActionId;
 
 /// How many audit records of this session the model keeps for the Audit view.
 const AUDIT_KEEP: usize = 2000;
+
+/// How long the console waits, when it quits, for the answer to a write in
+/// flight before recording its outcome as unknown.
+pub const EXIT_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The actions' part of the model.
 #[derive(Debug, Clone, Default)]
@@ -159,7 +163,8 @@ pub fn start(model: &mut Model, action: ActionId) -> Vec<Command> {
             return Vec::new();
         }
         Availability::Checking => commands.extend(check_access(model)),
-        Availability::Available => {}
+        // Not verified: offered; the dialog says the server will decide.
+        Availability::Available | Availability::NotVerified(_) => {}
     }
     let ctx = plan_context(model);
     let planned = match action {
@@ -204,6 +209,18 @@ pub fn start(model: &mut Model, action: ActionId) -> Vec<Command> {
         Err(e) => notify(model, NoticeLevel::Warning, format!("{label}: {e}")),
     }
     commands
+}
+
+/// The operator asked to quit (`q`, `:q`): with a write in flight, ask
+/// first; otherwise quit. Ctrl-C, signals and a hang-up quit without asking
+/// (the console then waits [`EXIT_WAIT`] for the write's answer).
+pub fn quit(model: &mut Model) -> Vec<Command> {
+    if model.actions.busy() {
+        model.actions.dialog = Some(Dialog::ConfirmQuit);
+        return Vec::new();
+    }
+    model.quit = true;
+    vec![Command::Quit]
 }
 
 /// Asks the server about every permission that has no fresh answer.
@@ -308,6 +325,9 @@ pub fn audit_rows(model: &Model) -> Vec<AuditRow> {
         }
         if rec.dry_run {
             result = format!("dry-run {result}");
+        }
+        if rec.permission == Some(PermissionCheck::NotVerified) {
+            result = format!("{result} (permission not verified)");
         }
         let action = ActionId::from_name(&rec.action)
             .map(|a| a.label().to_string())

@@ -8,7 +8,7 @@ use super::{
 use crate::app::model::Model;
 use crate::domain::history::History;
 use crate::domain::join::{MachineRow, NodeLink, pending};
-use crate::domain::objects::{Kind, LockState};
+use crate::domain::objects::{ClusterId, Kind, LockState};
 use crate::ui::format;
 
 use super::locks::controller_short;
@@ -68,7 +68,7 @@ pub fn nmr_text(row: &MachineRow, model: &Model) -> String {
             let mut s = r.scope.clone().unwrap_or_else(|| "?".into());
             if let Some(c) = r.created {
                 s.push(' ');
-                s.push_str(&format::age(model.now, c));
+                s.push_str(&format::age(model.now_on(ClusterId::Mosk), c));
             }
             if r.deleting {
                 s.push_str(" terminating");

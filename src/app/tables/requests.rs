@@ -6,7 +6,7 @@ use super::{
     scoped_malformed_rows,
 };
 use crate::app::model::Model;
-use crate::domain::objects::Kind;
+use crate::domain::objects::{ClusterId, Kind};
 use crate::ui::format;
 
 const COLUMNS: [Column; 7] = [
@@ -28,7 +28,8 @@ pub(super) fn table(model: &Model) -> TableData {
         Kind::ClusterMaintenanceRequest,
         Kind::NodeMaintenanceRequest,
     ];
-    let now = model.now;
+    // Requests are stamped by the MOSK API server's clock.
+    let now = model.now_on(ClusterId::Mosk);
     let mut rows: Vec<TableRow> = model
         .snapshot
         .cluster_requests()

@@ -7,7 +7,7 @@ use super::{
     missing_lines, or_dash,
 };
 use crate::app::model::Model;
-use crate::domain::objects::Kind;
+use crate::domain::objects::{ClusterId, Kind};
 use crate::domain::vrouter::pod_status;
 use crate::ui::format;
 
@@ -62,7 +62,7 @@ pub(super) fn table(model: &Model) -> TableData {
                     up_to_date.into(),
                     if pod.ready { "yes" } else { "no" }.into(),
                     phase,
-                    format::age_opt(model.now, pod.created),
+                    format::age_opt(model.now_on(ClusterId::Mosk), pod.created),
                 ],
                 search: pod.daemonset.clone().unwrap_or_default(),
                 tone,

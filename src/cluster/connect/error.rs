@@ -52,6 +52,14 @@ pub enum ConnectError {
         server: String,
         detail: String,
     },
+    /// The server answered `/version`, but not with a Kubernetes version (a
+    /// proxy's page, a truncated or garbled body), every time it was asked.
+    BadVersion {
+        cluster: ClusterId,
+        context: String,
+        server: String,
+        detail: String,
+    },
     /// The server refused the credentials (401/403), or the credential plugin failed (code 0).
     AuthFailed {
         cluster: ClusterId,
@@ -176,6 +184,19 @@ impl fmt::Display for ConnectError {
                 "Cannot reach the {} cluster at {server} (context \"{context}\"): {detail}. \
                  Check that the URL in the kubeconfig is right, that the API server is up, \
                  and that this machine can reach it (VPN, proxy, firewall).",
+                cluster_name(*cluster)
+            ),
+            ConnectError::BadVersion {
+                cluster,
+                context,
+                server,
+                detail,
+            } => write!(
+                f,
+                "The server at {server} (the {} cluster, context \"{context}\") answered \
+                 /version with something that is not a Kubernetes version: {detail}. Check \
+                 that the URL in the kubeconfig points at the Kubernetes API server itself \
+                 (not a proxy, load balancer or web page in front of it).",
                 cluster_name(*cluster)
             ),
             ConnectError::AuthFailed {

@@ -1,23 +1,27 @@
 //! Runs the commands `update` returns for actions: executes confirmed plans
 //! (audit intent -> request -> audit result, one object at a time, stopping
 //! at the first failure), answers RBAC questions, and cancels runs between
-//! objects. Reports go back to `update` as `Msg::Action`.
+//! objects. Reports go back to `update` as `Msg::Action`. What happens to a
+//! request still in flight when the console quits is in [`super::exit`].
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::sync::OnceCell;
 use tokio::sync::mpsc::UnboundedSender;
+use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use super::exit::InFlight;
 use super::{WriteError, WriteMode, Writer};
-use crate::app::actions::access::{ACCESS_TTL, AccessKey, AccessVerdict};
+use crate::app::actions::access::{AccessKey, AccessVerdict, NOT_VERIFIED};
 use crate::app::actions::events::{ActionEvent, RunOutcome, StepStatus};
 use crate::app::actions::plan::{ActionPlan, Change, PlannedStep};
 use crate::app::msg::{Command, Msg};
 use crate::app::runtime::Effects;
-use crate::audit::{AuditLog, AuditOutcome, AuditPhase, AuditRecord};
+use crate::audit::{AuditLog, AuditOutcome, AuditPhase, AuditRecord, PermissionCheck};
 use crate::domain::objects::ClusterId;
 
 /// How long a vRouter restart waits for the replacement pod by default.
@@ -64,21 +68,29 @@ impl ExecutorConfig {
     }
 }
 
-struct Shared {
+pub(super) struct Shared {
     writer: Writer,
-    audit: Arc<AuditLog>,
+    pub(super) audit: Arc<AuditLog>,
     tx: UnboundedSender<Msg>,
     mosk_user: Option<String>,
     mgmt_user: Option<String>,
     identity: OnceCell<(String, String)>,
     access: Mutex<HashMap<AccessKey, (AccessVerdict, Instant)>>,
     replacement_timeout: Duration,
+    /// Per plan: the request sent whose result record is not written yet.
+    pub(super) in_flight: Mutex<BTreeMap<u64, InFlight>>,
+    /// Set when the console quits: results are also noted in `after_quit`.
+    pub(super) quitting: AtomicBool,
+    /// Results that arrived while the console waited at exit, in words.
+    pub(super) after_quit: Mutex<Vec<String>>,
 }
 
 /// The `Effects` for action commands.
 pub struct ActionExecutor {
-    shared: Arc<Shared>,
-    cancel: Option<CancellationToken>,
+    pub(super) shared: Arc<Shared>,
+    pub(super) cancel: Option<CancellationToken>,
+    /// The plans started (one at a time; finished ones are dropped on the next start).
+    pub(super) tasks: Vec<JoinHandle<()>>,
 }
 
 impl ActionExecutor {
@@ -93,8 +105,12 @@ impl ActionExecutor {
                 identity: OnceCell::new(),
                 access: Mutex::new(HashMap::new()),
                 replacement_timeout: cfg.replacement_timeout,
+                in_flight: Mutex::new(BTreeMap::new()),
+                quitting: AtomicBool::new(false),
+                after_quit: Mutex::new(Vec::new()),
             }),
             cancel: None,
+            tasks: Vec::new(),
         }
     }
 
@@ -111,14 +127,15 @@ impl Effects for ActionExecutor {
                 let token = CancellationToken::new();
                 self.cancel = Some(token.clone());
                 let shared = self.shared.clone();
-                tokio::spawn(async move {
+                self.tasks.retain(|t| !t.is_finished());
+                self.tasks.push(tokio::spawn(async move {
                     let id = plan.id;
                     let outcome = run_plan(&shared, &plan, &token).await;
                     shared.send(ActionEvent::Finished {
                         plan_id: id,
                         outcome,
                     });
-                });
+                }));
             }
             Command::CheckAccess(keys) => {
                 let shared = self.shared.clone();
@@ -134,13 +151,20 @@ impl Effects for ActionExecutor {
                     t.cancel();
                 }
             }
-            Command::Quit => {}
+            // Quitting: no further object of a running plan is sent; the
+            // one in flight is waited for by `finish` (see `super::exit`).
+            Command::Quit => {
+                self.shared.quitting.store(true, Ordering::SeqCst);
+                if let Some(t) = &self.cancel {
+                    t.cancel();
+                }
+            }
         }
     }
 }
 
 impl Shared {
-    fn send(&self, ev: ActionEvent) {
+    pub(super) fn send(&self, ev: ActionEvent) {
         // The console may be closing; a closed channel is not an error here.
         let _ = self.tx.send(Msg::Action(ev));
     }
@@ -153,13 +177,12 @@ impl Shared {
         });
     }
 
-    /// The access verdict, from the cache unless `fresh` or expired.
+    /// The access verdict, from the cache unless `fresh` or expired (an
+    /// unknown one expires sooner, as in the model's `AccessCache`).
     async fn review(&self, key: &AccessKey, fresh: bool) -> AccessVerdict {
-        let ttl = Duration::from_secs(ACCESS_TTL.as_secs().max(0) as u64);
         if !fresh
             && let Some((v, at)) = self.access.lock().ok().and_then(|m| m.get(key).cloned())
-            && at.elapsed() < ttl
-            && !matches!(v, AccessVerdict::Unknown(_))
+            && at.elapsed() < Duration::from_secs(v.ttl().as_secs().max(0) as u64)
         {
             return v;
         }
@@ -192,7 +215,7 @@ impl Shared {
             .clone()
     }
 
-    async fn write_audit(&self, rec: AuditRecord) -> Result<(), String> {
+    pub(super) async fn write_audit(&self, rec: AuditRecord) -> Result<(), String> {
         let audit = self.audit.clone();
         let r = rec.clone();
         let res = tokio::task::spawn_blocking(move || audit.append(&r))
@@ -206,15 +229,23 @@ impl Shared {
     }
 }
 
+/// What every record of one run shares: who, and what the access review said.
+struct RunContext {
+    user: (String, String),
+    permission: PermissionCheck,
+    permission_note: Option<String>,
+}
+
 fn record(
     shared: &Shared,
     plan: &ActionPlan,
     step: &PlannedStep,
-    user: &(String, String),
+    run: &RunContext,
     phase: AuditPhase,
     outcome: AuditOutcome,
     message: Option<String>,
 ) -> AuditRecord {
+    let user = &run.user;
     AuditRecord {
         time: jiff::Timestamp::now(),
         session: shared.audit.session().to_string(),
@@ -232,6 +263,8 @@ fn record(
         change_text: step.change.describe(),
         servers: step.servers.clone(),
         dry_run: plan.dry_run,
+        permission: Some(run.permission),
+        permission_note: run.permission_note.clone(),
         outcome,
         message,
     }
@@ -260,16 +293,32 @@ async fn run_plan(shared: &Shared, plan: &ActionPlan, cancel: &CancellationToken
     }
     let spec = plan.action.spec();
     let key = AccessKey::of(spec.cluster, &spec.permission);
-    if let AccessVerdict::Denied(reason) = shared.review(&key, false).await {
-        not_sent_rest(shared, plan, 0, "forbidden");
-        let why = if reason.is_empty() {
-            format!("your RBAC does not allow {}", key.describe())
-        } else {
-            format!("your RBAC does not allow {}: {reason}", key.describe())
-        };
-        return RunOutcome::Refused { message: why };
-    }
-    let user = shared.identity(plan.cluster).await;
+    // Only a real denial stops the plan here; an unanswered review leaves
+    // the decision to the server's own authorization of each request.
+    let (permission, permission_note) = match shared.review(&key, false).await {
+        AccessVerdict::Denied(reason) => {
+            not_sent_rest(shared, plan, 0, "forbidden");
+            let why = if reason.is_empty() {
+                format!("your RBAC does not allow {}", key.describe())
+            } else {
+                format!("your RBAC does not allow {}: {reason}", key.describe())
+            };
+            return RunOutcome::Refused { message: why };
+        }
+        AccessVerdict::Allowed => (PermissionCheck::Allowed, None),
+        AccessVerdict::Unknown(why) => (
+            PermissionCheck::NotVerified,
+            Some(format!(
+                "{NOT_VERIFIED} (the access review for {} could not be answered: {why})",
+                key.describe()
+            )),
+        ),
+    };
+    let run = RunContext {
+        user: shared.identity(plan.cluster).await,
+        permission,
+        permission_note,
+    };
     let mut done = 0;
     for (i, step) in plan.steps.iter().enumerate() {
         if cancel.is_cancelled() {
@@ -281,12 +330,12 @@ async fn run_plan(shared: &Shared, plan: &ActionPlan, cancel: &CancellationToken
             shared,
             plan,
             step,
-            &user,
+            &run,
             AuditPhase::Intent,
             AuditOutcome::Pending,
             None,
         );
-        if let Err(e) = shared.write_audit(intent).await {
+        if let Err(e) = shared.write_audit(intent.clone()).await {
             let err = WriteError::AuditLog(e);
             shared.step(plan, i, StepStatus::Failed(err.message()));
             not_sent_rest(shared, plan, i + 1, "stopped at the first failure");
@@ -294,7 +343,32 @@ async fn run_plan(shared: &Shared, plan: &ActionPlan, cancel: &CancellationToken
                 message: err.message(),
             };
         }
+        if cancel.is_cancelled() && shared.quitting.load(Ordering::SeqCst) {
+            // The console quit while the intent was written: the request
+            // does not leave; the intent gets its result.
+            let why = "not sent: the console quit before the request left";
+            let rec = record(
+                shared,
+                plan,
+                step,
+                &run,
+                AuditPhase::Result,
+                AuditOutcome::Cancelled,
+                Some(why.into()),
+            );
+            let _ = shared.write_audit(rec).await;
+            not_sent_rest(shared, plan, i, "cancelled by the operator");
+            return RunOutcome::Cancelled { done };
+        }
+        shared.begin(plan.id, intent);
         let result = execute_step(shared, plan, i, step).await;
+        if !shared.end(plan.id) {
+            // The console quit and gave up waiting: an "interrupted" result
+            // was written in place of this one (see `super::exit`).
+            return RunOutcome::Failed {
+                message: "interrupted at exit".into(),
+            };
+        }
         let (outcome, message) = match &result {
             Ok(m) => (AuditOutcome::Succeeded, Some(m.clone())),
             Err(e) => (e.outcome(), Some(e.message())),
@@ -312,11 +386,12 @@ async fn run_plan(shared: &Shared, plan: &ActionPlan, cancel: &CancellationToken
             shared,
             plan,
             step,
-            &user,
+            &run,
             AuditPhase::Result,
             outcome,
             message,
         );
+        shared.note_after_quit(&rec);
         let audit_err = shared.write_audit(rec).await.err();
         match result {
             Ok(m) => {
@@ -379,13 +454,9 @@ async fn execute_step(
             if dry {
                 return Ok("dry run: the server accepted the delete; the pod keeps running".into());
             }
-            shared.step(
-                plan,
-                index,
-                StepStatus::Waiting(format!(
-                    "deleted; waiting for the replacement on {node} to be Ready"
-                )),
-            );
+            let waiting = format!("deleted; waiting for the replacement on {node} to be Ready");
+            shared.set_stage(plan.id, &waiting);
+            shared.step(plan, index, StepStatus::Waiting(waiting));
             let r = w
                 .wait_for_replacement(
                     &t.namespace,

@@ -4,10 +4,12 @@
 //! POSTs too) goes through [`Writer`]; [`WriteMode::ReadOnly`] is enforced in
 //! [`Writer::guard`], before any request is built, so with `--read-only` no
 //! write can leave the process. [`executor::ActionExecutor`] runs confirmed
-//! plans through it, writing the audit log around each request.
+//! plans through it, writing the audit log around each request; [`exit`]
+//! makes sure a request in flight when the console quits gets a result record.
 
 pub mod errors;
 pub mod executor;
+pub mod exit;
 pub mod review;
 pub mod vrouter;
 

@@ -9,6 +9,7 @@
 //! - `nova`: servers and live migrations;
 //! - `lcmlog`: lcm-controller log lines;
 //! - `objects`, `seed`: the objects' JSON and the initial contents of both clusters;
+//! - `kube_events`: the core/v1 Events nodes and their controller record;
 //! - `engine`: shared facts and the step context; `run`: one running scenario;
 //! - `lcm`: cluster phases and the per-machine flow;
 //! - `openstack`: the OpenStack controller (locks, instance migration);
@@ -16,6 +17,7 @@
 //! - `vrouter`: the vRouter DaemonSet.
 
 pub mod engine;
+pub mod kube_events;
 pub mod lcm;
 pub mod lcmlog;
 pub mod load;

@@ -130,7 +130,12 @@ pub fn node(m: &MachineInfo, kernel: &str, now: Timestamp) -> Value {
             "conditions": [ready_condition(true, now)],
             "addresses": [{"type": "InternalIP", "address": m.ip}, {"type": "Hostname", "address": m.node}],
             "nodeInfo": {
-                "kubeletVersion": "v1.27.13",
+                "machineID": stable_hex(&format!("machine-id:{}", m.node), 32),
+                "systemUUID": stable_uuid(&format!("system-uuid:{}", m.name)),
+                "bootID": boot_id(&m.node, now),
+                "kubeletVersion": KUBELET_VERSION,
+                // Kubelets before 1.31 report their own version here; the field is required.
+                "kubeProxyVersion": KUBELET_VERSION,
                 "kernelVersion": kernel,
                 "osImage": "Ubuntu 22.04.4 LTS",
                 "containerRuntimeVersion": "containerd://1.7.13",
@@ -139,6 +144,60 @@ pub fn node(m: &MachineInfo, kernel: &str, now: Timestamp) -> Value {
             }
         }
     })
+}
+
+/// The kubelet version of the simulated nodes (MOSK's Kubernetes; placeholder).
+pub const KUBELET_VERSION: &str = "v1.27.13";
+
+/// A node's boot ID: a new one after every boot.
+pub fn boot_id(node: &str, booted: Timestamp) -> String {
+    stable_uuid(&format!("boot-id:{node}:{}", booted.as_nanosecond()))
+}
+
+/// `n` lower-case hex digits derived from `seed` (FNV-1a, chained): stable
+/// across runs, different for different seeds. Not cryptographic.
+pub fn stable_hex(seed: &str, n: usize) -> String {
+    let mut out = String::with_capacity(n + 16);
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut round = 0u8;
+    while out.len() < n {
+        for b in seed.bytes().chain([round]) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        out.push_str(&format!("{h:016x}"));
+        round = round.wrapping_add(1);
+    }
+    out.truncate(n);
+    out
+}
+
+/// A UUID-shaped stable id (8-4-4-4-12) derived from `seed`.
+pub fn stable_uuid(seed: &str) -> String {
+    let h = stable_hex(seed, 32);
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..]
+    )
+}
+
+/// The image ID the runtime reports for an image: its repository at a digest.
+pub fn image_id(image: &str) -> String {
+    let repo = image.rsplit_once(':').map_or(image, |(r, _)| r);
+    format!(
+        "{repo}@sha256:{}",
+        stable_hex(&format!("digest:{image}"), 64)
+    )
+}
+
+/// A containerd container ID for a container started at `started`.
+pub fn container_id(pod: &str, container: &str, started: Timestamp) -> String {
+    let seed = format!("container:{pod}/{container}:{}", started.as_nanosecond());
+    format!("containerd://{}", stable_hex(&seed, 64))
 }
 
 /// The Node Ready condition.
@@ -251,6 +310,9 @@ pub fn cluster_state(spec: &ScenarioSpec, m: &MachineInfo, swarm: bool, message:
     })
 }
 
+/// The lcm-controller image (placeholder tag).
+const LCM_IMAGE: &str = "mirantis.azurecr.io/core/lcm-controller:1.42.7";
+
 /// The lcm-controller pod (Deployment `lcm-lcm-controller`, container `controller`; inferred from support-dump paths).
 pub fn lcm_controller_pod(name: &str, rs_hash: &str, now: Timestamp) -> Value {
     let t = k8s_time(now);
@@ -265,13 +327,14 @@ pub fn lcm_controller_pod(name: &str, rs_hash: &str, now: Timestamp) -> Value {
                                           "uid": "5f1e7c2a-8d4b-4c61-9a3e-2b7d00000001",
                                           "controller": true, "blockOwnerDeletion": true}]},
         "spec": {"nodeName": "kaas-mgmt-control-0",
-                 "containers": [{"name": "controller", "image": "mirantis.azurecr.io/core/lcm-controller:1.42.7"}]},
+                 "containers": [{"name": "controller", "image": LCM_IMAGE}]},
         "status": {"phase": "Running", "startTime": t,
                    "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": t},
                                   {"type": "ContainersReady", "status": "True", "lastTransitionTime": t},
                                   {"type": "PodScheduled", "status": "True", "lastTransitionTime": t}],
                    "containerStatuses": [{"name": "controller", "ready": true, "started": true, "restartCount": 0,
-                                          "image": "mirantis.azurecr.io/core/lcm-controller:1.42.7",
+                                          "image": LCM_IMAGE, "imageID": image_id(LCM_IMAGE),
+                                          "containerID": container_id(name, "controller", now),
                                           "state": {"running": {"startedAt": t}}}]}
     })
 }
@@ -303,7 +366,10 @@ pub fn vrouter_daemonset(generation: i64, now: Timestamp) -> Value {
                          "containers": [{"name": "agent", "image": vrouter_image(generation)}]}
             }
         },
-        "status": {}
+        // The DaemonSet controller writes the counts on its first pass; a
+        // real server never serves the object without them (they are required).
+        "status": {"currentNumberScheduled": 0, "desiredNumberScheduled": 0,
+                   "numberMisscheduled": 0, "numberReady": 0}
     })
 }
 
@@ -352,6 +418,10 @@ pub fn set_vrouter_pod_status(
     image: &str,
 ) {
     let t = k8s_time(since);
+    let pod_name = pod["metadata"]["name"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     let status = &mut pod["status"];
     match phase {
         PodPhase::Pending => {
@@ -361,8 +431,9 @@ pub fn set_vrouter_pod_status(
                 {"type": "Ready", "status": "False", "reason": "ContainersNotReady",
                  "message": "containers with unready status: [agent]", "lastTransitionTime": t}
             ]);
+            // A container not yet created has no image ID: the kubelet reports "".
             status["containerStatuses"] = json!([{"name": "agent", "ready": false, "started": false,
-                "restartCount": 0, "image": image,
+                "restartCount": 0, "image": image, "imageID": "",
                 "state": {"waiting": {"reason": "ContainerCreating"}}}]);
         }
         PodPhase::Running { ready } => {
@@ -389,7 +460,8 @@ pub fn set_vrouter_pod_status(
                        "message": "back-off 5m0s restarting failed container=agent"}})
             };
             status["containerStatuses"] = json!([{"name": "agent", "ready": ready, "started": ready,
-                "restartCount": restarts, "image": image, "state": state}]);
+                "restartCount": restarts, "image": image, "imageID": image_id(image),
+                "containerID": container_id(&pod_name, "agent", since), "state": state}]);
         }
     }
 }

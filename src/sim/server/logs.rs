@@ -1,7 +1,7 @@
 //! `GET /api/v1/namespaces/{ns}/pods/{name}/log`: `container`, `follow`,
 //! `tailLines`, `sinceSeconds`, `sinceTime`, `timestamps`, `limitBytes`.
 //! Plain text; with `follow` the chunked body stays open until the pod is
-//! deleted or the client leaves.
+//! deleted, the client leaves, or a `close-logs` fault closes it.
 
 use axum::body::Bytes;
 use axum::response::Response;
@@ -152,6 +152,8 @@ pub fn serve(ctx: &Ctx, ns: &str, pod: &str, q: &Query) -> StoreResult<Response>
     let (ns, pod) = (ns.to_string(), pod.to_string());
     let mut lines = follow_state.lines;
     let mut events = follow_state.events;
+    let mut close_rx = ctx.opts.faults.log_close_signal();
+    close_rx.borrow_and_update();
     tokio::spawn(async move {
         if !text.is_empty() && tx.send(Bytes::from(text)).await.is_err() {
             return;
@@ -160,6 +162,7 @@ pub fn serve(ctx: &Ctx, ns: &str, pod: &str, q: &Query) -> StoreResult<Response>
             &tx,
             &mut lines,
             &mut events,
+            &mut close_rx,
             &ns,
             &pod,
             &container,
@@ -176,6 +179,7 @@ async fn follow_loop(
     tx: &mpsc::Sender<Bytes>,
     lines: &mut broadcast::Receiver<std::sync::Arc<crate::sim::store::LogRecord>>,
     events: &mut broadcast::Receiver<std::sync::Arc<crate::sim::store::StoreEvent>>,
+    close_rx: &mut tokio::sync::watch::Receiver<u64>,
     ns: &str,
     pod: &str,
     container: &str,
@@ -211,6 +215,9 @@ async fn follow_loop(
                 Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
                 Err(broadcast::error::RecvError::Closed) => return,
             },
+            // The `close-logs` fault (or an outage): end the stream as a
+            // restarted kubelet or a dropped proxy connection would.
+            _ = close_rx.changed() => return,
             _ = tx.closed() => return,
         }
     }

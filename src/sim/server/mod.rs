@@ -4,9 +4,11 @@
 //! Serves legacy discovery, `/version`, list (paged, consistent snapshots),
 //! watch (chunked JSON lines, bookmarks, streaming lists, 410 on expired
 //! versions), get/create/patch/update/delete, `pods/{name}/log`, access
-//! reviews, and `meta.k8s.io/v1 Table` answers for kubectl.
+//! reviews, and `meta.k8s.io/v1 Table` answers for kubectl. Every answer
+//! carries a `Date` header from the simulated clock.
 
 mod access;
+pub mod date;
 mod discovery;
 mod jsonpath;
 mod list;
@@ -66,12 +68,22 @@ const MAX_BODY: usize = 8 * 1024 * 1024;
 /// The API server's router. Serve it with `axum::serve` on a TCP listener, or
 /// hand it to `kube::Client::new(router, "default")` in-process.
 pub fn router(store: Arc<Store>, opts: ServerOptions) -> Router {
+    let clock = store.clock().clone();
     Router::new()
         .fallback(handle)
         .with_state(Arc::new(Ctx { store, opts }))
+        .layer(axum::middleware::from_fn(move |req, next| {
+            date::stamp(clock.clone(), req, next)
+        }))
 }
 
 async fn handle(State(ctx): State<Arc<Ctx>>, req: Request) -> Response {
+    if ctx.opts.faults.in_outage() {
+        // A request on a connection opened before the outage: no answer, the
+        // connection is cut (the body fails at once, so hyper closes it).
+        ctx.opts.faults.count_refused();
+        return stream::aborted();
+    }
     let latency = ctx.opts.faults.current_latency();
     if !latency.is_zero() {
         tokio::time::sleep(latency).await;

@@ -20,3 +20,17 @@ pub fn channel(content_type: &'static str) -> (mpsc::Sender<Bytes>, Response) {
         .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     (tx, resp)
 }
+
+/// An answer that never completes: the body fails at once, so the server
+/// cuts the connection (an outage seen from a connection already open).
+pub fn aborted() -> Response {
+    let body = Body::from_stream(futures::stream::once(async {
+        Err::<Bytes, std::io::Error>(std::io::Error::new(
+            std::io::ErrorKind::ConnectionReset,
+            "injected outage: connection cut",
+        ))
+    }));
+    let mut resp = Response::new(body);
+    *resp.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+    resp
+}

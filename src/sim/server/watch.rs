@@ -2,7 +2,7 @@
 //! carries its resource version; BOOKMARKs carry apiVersion and kind; an
 //! expired start gets an ERROR event with a 410 Status; the stream closes at
 //! `timeoutSeconds` (real time), on a dropped-watches fault, or when the
-//! client goes away.
+//! client goes away. A `truncate-event` fault cuts one MODIFIED line short.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,6 +16,7 @@ use super::list::parse_rv;
 use super::request::{Output, Query};
 use super::table::{self, IncludeObject};
 use super::{Ctx, stream};
+use crate::sim::faults::Faults;
 use crate::sim::registry::ResourceInfo;
 use crate::sim::store::objects::{meta_str, namespace_of};
 use crate::sim::store::selectors::{FieldSelector, Selectors};
@@ -101,6 +102,16 @@ fn line(v: &Value) -> Bytes {
     Bytes::from(b)
 }
 
+/// An event line cut short on the wire (the injected `truncate-event`
+/// fault): the first half of its JSON, then the newline. A JSON prefix is an
+/// "unexpected end of input" to a parser, which kube's client skips.
+fn truncated(v: &Value) -> Bytes {
+    let full = serde_json::to_vec(v).unwrap_or_default();
+    let mut b = full[..full.len() / 2].to_vec();
+    b.push(b'\n');
+    Bytes::from(b)
+}
+
 fn error_event(e: &ApiError) -> Value {
     json!({"type": "ERROR", "object": e.to_status_json()})
 }
@@ -150,7 +161,10 @@ pub fn serve(
     };
     let start = match start {
         Ok(s) => Some(s),
-        Err(e) if e.code == 410 => None,
+        Err(e) if e.code == 410 => {
+            faults.count_gone();
+            None
+        }
         Err(e) => return Err(e),
     };
     let (tx, resp) = stream::channel("application/json");
@@ -164,6 +178,7 @@ pub fn serve(
     };
     let store = ctx.store.clone();
     let drop_rx = faults.drop_signal();
+    let faults = faults.clone();
     let expired_rv = rv_num.unwrap_or(0);
     tokio::spawn(async move {
         match start {
@@ -178,7 +193,7 @@ pub fn serve(
                     initial_end: send_initial == Some(true),
                     timeout: Duration::from_secs(timeout as u64),
                 };
-                run(store, filter, start, opts, drop_rx, tx).await;
+                run(store, filter, start, opts, drop_rx, faults, tx).await;
             }
         }
     });
@@ -197,9 +212,11 @@ async fn run(
     start: WatchStart,
     opts: RunOpts,
     mut drop_rx: tokio::sync::watch::Receiver<u64>,
+    faults: Arc<Faults>,
     tx: mpsc::Sender<Bytes>,
 ) {
-    drop_rx.borrow_and_update();
+    // `drop_rx` was subscribed when the request arrived: a drop since then
+    // (before this task first ran) still closes the stream.
     let deadline = tokio::time::Instant::now() + opts.timeout;
     let mut bookmark_tick =
         tokio::time::interval_at(tokio::time::Instant::now() + BOOKMARK_EVERY, BOOKMARK_EVERY);
@@ -213,11 +230,19 @@ async fn run(
         let tx = tx.clone();
         async move { tx.send(line(&v)).await.is_ok() }
     };
+    // Events replayed from the window (a resumed watch) go through the same
+    // faults as live ones: a truncation may hit either.
     for ev in &initial {
         if let Some(t) = filter.translate(ev) {
             let obj = filter.encode(&ev.object, first, &store);
             first = false;
-            if !send(json!({"type": t, "object": obj})).await {
+            let event = json!({"type": t, "object": obj});
+            let sent = if t == "MODIFIED" && faults.take_truncation(&filter.info.plural) {
+                tx.send(truncated(&event)).await.is_ok()
+            } else {
+                send(event).await
+            };
+            if !sent {
                 return;
             }
         }
@@ -232,7 +257,14 @@ async fn run(
                     if let Some(t) = filter.translate(&ev) {
                         let obj = filter.encode(&ev.object, first, &store);
                         first = false;
-                        if !send(json!({"type": t, "object": obj})).await {
+                        let event = json!({"type": t, "object": obj});
+                        if t == "MODIFIED" && faults.take_truncation(&filter.info.plural) {
+                            if tx.send(truncated(&event)).await.is_err() {
+                                return;
+                            }
+                            continue;
+                        }
+                        if !send(event).await {
                             return;
                         }
                     }

@@ -2,9 +2,10 @@
 //! servers the OpenStack lock names). Cancel is focused by default.
 
 use ratatui::Frame;
+use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::{context_line, dry_run_line, frame_box, hints, title};
 use crate::app::actions::access::Availability;
@@ -13,7 +14,15 @@ use crate::app::actions::{availability, registry::ActionId};
 use crate::app::model::Model;
 use crate::config::theme::Theme;
 
-pub(super) fn draw(frame: &mut Frame, area: Rect, model: &Model, c: &ConfirmDialog, theme: &Theme) {
+/// Draws the dialog; returns whether it was drawn in full (the whole body
+/// from its first line, and the Confirm button).
+pub(super) fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    model: &Model,
+    c: &ConfirmDialog,
+    theme: &Theme,
+) -> bool {
     let plan = &c.plan;
     let mut body: Vec<Line> = vec![context_line(&plan.context, plan.cluster.label(), theme)];
     if plan.dry_run {
@@ -62,6 +71,10 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, model: &Model, c: &ConfirmDial
             format!("permission: allowed ({})", access_text(plan.action)),
             theme.ok,
         ),
+        Availability::NotVerified(why) => Line::styled(
+            format!("{} ({why})", crate::app::actions::access::NOT_VERIFIED),
+            theme.warn,
+        ),
         Availability::Checking => Line::styled(
             format!(
                 "permission: asking the server ({})",
@@ -96,6 +109,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, model: &Model, c: &ConfirmDial
         Constraint::Length(1),
     ])
     .areas(inner);
+    let body_in_full = c.scroll == 0 && wrapped_height(&body, body_area.width) <= body_area.height;
     frame.render_widget(
         Paragraph::new(body)
             .wrap(Wrap { trim: false })
@@ -114,13 +128,15 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, model: &Model, c: &ConfirmDial
             Span::raw(format!("[  {label}  ]"))
         }
     };
+    let buttons = Line::from(vec![
+        button("Cancel", c.focus == ConfirmFocus::Cancel),
+        Span::raw("    "),
+        button(confirm_label, c.focus == ConfirmFocus::Confirm),
+    ]);
+    let buttons_in_full =
+        buttons_area.height >= 1 && buttons.width() <= buttons_area.width as usize;
     frame.render_widget(
-        Paragraph::new(Line::from(vec![
-            button("Cancel", c.focus == ConfirmFocus::Cancel),
-            Span::raw("    "),
-            button(confirm_label, c.focus == ConfirmFocus::Confirm),
-        ]))
-        .alignment(Alignment::Center),
+        Paragraph::new(buttons).alignment(Alignment::Center),
         buttons_area,
     );
     frame.render_widget(
@@ -136,6 +152,29 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, model: &Model, c: &ConfirmDial
         )),
         hints_area,
     );
+    body_in_full && buttons_in_full
+}
+
+/// How many rows `lines` take when wrapped to `width` (drawn off screen, so
+/// the count is ratatui's own word wrapping).
+fn wrapped_height(lines: &[Line], width: u16) -> u16 {
+    if width == 0 {
+        return u16::MAX;
+    }
+    let bound: usize = lines
+        .iter()
+        .map(|l| 2 * l.width().div_ceil(width as usize).max(1))
+        .sum();
+    let height = bound.clamp(1, 4000) as u16;
+    let area = Rect::new(0, 0, width, height);
+    let mut buf = Buffer::empty(area);
+    Paragraph::new(lines.to_vec())
+        .wrap(Wrap { trim: false })
+        .render(area, &mut buf);
+    (0..height)
+        .rev()
+        .find(|&y| (0..width).any(|x| buf[(x, y)].symbol() != " "))
+        .map_or(0, |y| y + 1)
 }
 
 fn access_text(action: ActionId) -> String {

@@ -1,11 +1,13 @@
 //! The action dialogs: the migration-mode picker, the confirmation (and
-//! acknowledge) dialog, and the progress of a running plan. Each names the
+//! acknowledge) dialog, the progress of a running plan, and the question
+//! asked when `q` is pressed with a write in flight. Each names the
 //! cluster context, every object and the exact change; DRY-RUN is shown when
 //! the session is in dry-run mode. Drawn last, on top of everything.
 
 mod confirm;
 mod migration;
 mod progress;
+mod quit;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
@@ -19,14 +21,23 @@ use crate::config::theme::Theme;
 
 /// Draws the open action dialog, if any, centred in `area`.
 pub fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
-    let Some(dialog) = &model.actions.dialog else {
-        return;
-    };
+    draw_reported(frame, area, model, theme);
+}
+
+/// Like [`draw`]; returns the plan id of a confirmation dialog drawn in
+/// full (Confirm button and object list visible), the only kind `y` may
+/// confirm (see `app::frame`).
+pub fn draw_reported(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) -> Option<u64> {
+    let dialog = model.actions.dialog.as_ref()?;
     match dialog {
         Dialog::MigrationMode(p) => migration::draw(frame, area, model, p, theme),
-        Dialog::Confirm(c) => confirm::draw(frame, area, model, c, theme),
+        Dialog::Confirm(c) => {
+            return confirm::draw(frame, area, model, c, theme).then_some(c.plan.id);
+        }
         Dialog::Progress => progress::draw(frame, area, model, theme),
+        Dialog::ConfirmQuit => quit::draw(frame, area, model, theme),
     }
+    None
 }
 
 /// A box of at most `width` x `height`, centred, cleared, with a border and

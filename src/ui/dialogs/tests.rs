@@ -226,3 +226,51 @@ fn forbidden_action_is_shown_unavailable_with_the_reason() {
     assert!(screen.contains("[  unavailable  ]"), "{screen}");
     insta::assert_snapshot!(screen);
 }
+
+#[test]
+fn an_unanswered_review_is_shown_as_not_verified_and_confirmable() {
+    let mut m = model(false);
+    m.actions.access.record(
+        AccessKey::for_action(ActionId::AcknowledgeMigration),
+        AccessVerdict::Unknown("the server's review had no status".into()),
+        m.now,
+    );
+    let p = plan::plan_acknowledge(&m.snapshot, &ctx(&m), &[NODE_W2.into()]).unwrap();
+    m.actions.dialog = Some(Dialog::Confirm(ConfirmDialog::new(p)));
+    let screen = render(&m);
+    assert!(
+        screen.contains("permission not verified: the server will decide"),
+        "{screen}"
+    );
+    assert!(screen.contains("[  Confirm  ]"), "{screen}");
+    assert!(!screen.contains("unavailable"), "{screen}");
+    insta::assert_snapshot!(screen);
+}
+
+#[test]
+fn quit_with_a_write_in_flight_asks_and_names_it() {
+    let mut m = model(false);
+    let p = plan::plan_restart_all(&m.snapshot, &ctx(&m)).unwrap();
+    let id = p.id;
+    m.actions.running = Some(RunningAction::new(p));
+    m.actions.dialog = Some(Dialog::Progress);
+    actions::on_event(
+        &mut m,
+        ActionEvent::Step {
+            plan_id: id,
+            index: 0,
+            status: StepStatus::Waiting(format!(
+                "deleted; waiting for the replacement on {NODE_W3} to be Ready"
+            )),
+        },
+    );
+    update(&mut m, key(KeyCode::Char('q')));
+    assert!(!m.quit);
+    let screen = render(&m);
+    assert!(
+        screen.contains("a write is in flight: quit anyway? y/n"),
+        "{screen}"
+    );
+    assert!(screen.contains("(waiting)"), "{screen}");
+    insta::assert_snapshot!(screen);
+}

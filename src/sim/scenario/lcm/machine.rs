@@ -6,6 +6,7 @@
 use serde_json::{Value, json};
 
 use super::super::engine::{Ctx, HardReboot, NMR, NWL, RequestState, check, set_status_str};
+use super::super::kube_events::{Source, record_node_event};
 use super::super::lcmlog::Level;
 use super::super::objects::{self, cluster_state_name, nwl_name, ready_condition};
 use super::super::spec::Controller;
@@ -204,6 +205,15 @@ impl Lcm {
                     });
                     let cond = ready_condition(false, ctx.now);
                     Self::update_node(ctx, i, |o| o["status"]["conditions"] = json!([cond]));
+                    record_node_event(
+                        ctx.mosk,
+                        node,
+                        Source::NodeController,
+                        "Normal",
+                        "NodeNotReady",
+                        &format!("Node {node} status is now: NodeNotReady"),
+                        ctx.now,
+                    );
                     ctx.facts.rebooting[i] = true;
                     self.record_hard_reboot(ctx, i);
                     ctx.lcm(
@@ -221,10 +231,31 @@ impl Lcm {
             MachineStep::Rebooting { until } if ctx.now >= until => {
                 ctx.facts.rebooting[i] = false;
                 let cond = ready_condition(true, ctx.now);
+                let boot = objects::boot_id(node, ctx.now);
                 Self::update_node(ctx, i, |o| {
                     o["status"]["conditions"] = json!([cond]);
                     o["status"]["nodeInfo"]["kernelVersion"] = KERNEL_TO.into();
+                    o["status"]["nodeInfo"]["bootID"] = boot.clone().into();
                 });
+                let rebooted = format!("Node {node} has been rebooted, boot id: {boot}");
+                for (type_, reason, message) in [
+                    ("Warning", "Rebooted", rebooted.as_str()),
+                    (
+                        "Normal",
+                        "NodeReady",
+                        &format!("Node {node} status is now: NodeReady"),
+                    ),
+                ] {
+                    record_node_event(
+                        ctx.mosk,
+                        node,
+                        Source::Kubelet,
+                        type_,
+                        reason,
+                        message,
+                        ctx.now,
+                    );
+                }
                 Self::update_machine(ctx, i, |o| o["status"]["reboot"]["completed"] = true.into());
                 ctx.lcm(
                     Level::Info,

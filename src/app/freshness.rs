@@ -1,0 +1,216 @@
+//! How fresh the data on screen is: per watched kind, whether it has listed
+//! once, when it was last confirmed, and since when its watch is unhealthy.
+//! Every pane names the kinds it reads ([`Pane::kinds`]); when one of them is
+//! unhealthy the pane's border says so ([`mark`]), and the claims derived
+//! from it (phase, ETA, "nothing waits for a human") are shown as stale.
+//!
+//! "Healthy" means the watch is connected without an error: the kube watcher
+//! only yields events when something changes, so a quiet watch is not a
+//! stale one.
+
+use std::collections::BTreeMap;
+
+use jiff::Timestamp;
+
+use crate::app::model::{Model, View};
+use crate::cluster::events::WatchHealth;
+use crate::domain::objects::{ClusterId, Kind};
+use crate::ui::format;
+
+/// What the model knows about the freshness of one kind.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KindFreshness {
+    /// The first list finished (`Resynced`), or the kind is settled as
+    /// missing (`KindMissing`).
+    pub listed: bool,
+    /// When the data of the kind was last confirmed (event, re-list, or the
+    /// watch reported healthy), on the model's clock.
+    pub confirmed: Option<Timestamp>,
+    /// Since when the watch is unhealthy (model clock), while it is.
+    pub down_since: Option<Timestamp>,
+}
+
+/// Per-kind freshness.
+pub type Freshness = BTreeMap<Kind, KindFreshness>;
+
+/// Whether a watch counts as healthy: connected, no error.
+pub fn healthy(h: &WatchHealth) -> bool {
+    h.connected && h.last_error.is_none()
+}
+
+/// An event or list of `kind` arrived at `now`.
+pub fn confirmed(model: &mut Model, kind: Kind) {
+    let now = model.now;
+    model.freshness.entry(kind).or_default().confirmed = Some(now);
+}
+
+/// The first (or a later) list of `kind` finished, or it is settled missing.
+pub fn listed(model: &mut Model, kind: Kind) {
+    let now = model.now;
+    let f = model.freshness.entry(kind).or_default();
+    f.listed = true;
+    f.confirmed = Some(now);
+}
+
+/// The watch on `kind` reported its health.
+pub fn health_changed(model: &mut Model, kind: Kind, health: &WatchHealth) {
+    let now = model.now;
+    let f = model.freshness.entry(kind).or_default();
+    if healthy(health) {
+        f.down_since = None;
+        f.confirmed = Some(now);
+    } else if f.down_since.is_none() {
+        // The watch was connected until now, so nothing was missed before.
+        f.down_since = Some(now);
+    }
+}
+
+/// The panes that show cluster data, each with the kinds it reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    /// Overview: release, phase, cluster locks, progress and ETA.
+    Update,
+    /// Overview: the attention queue.
+    Attention,
+    /// Overview: the machines in their turn.
+    Working,
+    /// A table view (and the Machines detail panel).
+    View(View),
+}
+
+/// The kinds the phase and progress are computed from (`domain::phase`,
+/// `domain::progress`), plus the LCMCluster for the release line.
+const UPDATE_KINDS: &[Kind] = &[
+    Kind::LcmCluster,
+    Kind::LcmMachine,
+    Kind::ClusterMaintenanceRequest,
+    Kind::NodeMaintenanceRequest,
+    Kind::ClusterWorkloadLock,
+];
+/// The kinds `domain::attention` reads.
+const ATTENTION_KINDS: &[Kind] = &[
+    Kind::LcmMachine,
+    Kind::LcmClusterState,
+    Kind::Node,
+    Kind::ClusterMaintenanceRequest,
+    Kind::NodeMaintenanceRequest,
+    Kind::ClusterWorkloadLock,
+    Kind::NodeWorkloadLock,
+];
+/// The kinds a machine row is joined from (`domain::join`).
+const ROW_KINDS: &[Kind] = &[
+    Kind::LcmMachine,
+    Kind::LcmClusterState,
+    Kind::Node,
+    Kind::NodeMaintenanceRequest,
+    Kind::NodeWorkloadLock,
+    Kind::VrouterPod,
+    Kind::VrouterDaemonSet,
+];
+
+impl Pane {
+    pub fn kinds(self) -> &'static [Kind] {
+        match self {
+            Pane::Update => UPDATE_KINDS,
+            Pane::Attention => ATTENTION_KINDS,
+            Pane::Working | Pane::View(View::Machines) => ROW_KINDS,
+            Pane::View(View::States) => &[Kind::LcmClusterState],
+            Pane::View(View::Locks) => &[Kind::ClusterWorkloadLock, Kind::NodeWorkloadLock],
+            Pane::View(View::Requests) => &[
+                Kind::ClusterMaintenanceRequest,
+                Kind::NodeMaintenanceRequest,
+            ],
+            Pane::View(View::Vrouter) => &[Kind::VrouterPod, Kind::VrouterDaemonSet, Kind::Node],
+            Pane::View(View::Events) => &Kind::ALL,
+            // The log follower has its own status line; the Audit view is
+            // this session's own records; the Overview's panes are above.
+            Pane::View(View::Logs | View::Audit | View::Overview) => &[],
+        }
+    }
+}
+
+/// `(listed, total)` while some watch has not listed once yet.
+pub fn loading(model: &Model) -> Option<(usize, usize)> {
+    let total = Kind::ALL.len();
+    let listed = Kind::ALL
+        .iter()
+        .filter(|k| model.freshness.get(k).is_some_and(|f| f.listed))
+        .count();
+    (listed < total).then_some((listed, total))
+}
+
+/// The kinds of `kinds` whose watch is unhealthy now (missing CRDs are
+/// settled, not stale).
+fn unhealthy(model: &Model, kinds: &[Kind]) -> Vec<Kind> {
+    kinds
+        .iter()
+        .copied()
+        .filter(|k| !model.missing_kinds.contains_key(k))
+        .filter(|k| model.health.get(k).is_some_and(|h| !healthy(h)))
+        .collect()
+}
+
+/// Whether any watch feeding `pane` is unhealthy: its derived claims are
+/// then shown as stale.
+pub fn is_stale(model: &Model, pane: Pane) -> bool {
+    !unhealthy(model, pane.kinds()).is_empty()
+}
+
+/// Whether some kind `pane` reads has not listed once yet.
+pub fn is_loading(model: &Model, pane: Pane) -> bool {
+    pane.kinds()
+        .iter()
+        .any(|k| !model.freshness.get(k).is_some_and(|f| f.listed))
+}
+
+/// The mark a pane's border carries, if any:
+/// `STALE: mosk API unreachable for 45s, data as of 12:41:03, retrying in 8s`,
+/// or `loading: 7 of 10 lists`.
+pub fn mark(model: &Model, pane: Pane) -> Option<String> {
+    let bad = unhealthy(model, pane.kinds());
+    if bad.is_empty() {
+        if is_loading(model, pane) {
+            let (listed, total) = loading(model).unwrap_or((0, 0));
+            return Some(format!("loading: {listed} of {total} lists"));
+        }
+        return None;
+    }
+    Some(stale_text(model, &bad))
+}
+
+fn stale_text(model: &Model, bad: &[Kind]) -> String {
+    let mut clusters: Vec<ClusterId> = bad.iter().map(|k| k.cluster()).collect();
+    clusters.sort();
+    clusters.dedup();
+    let names: Vec<&str> = clusters.iter().map(|c| c.label()).collect();
+    let health: Vec<&WatchHealth> = bad.iter().filter_map(|k| model.health.get(k)).collect();
+    let unreachable = health.iter().all(|h| !h.connected);
+    let what = match (names.as_slice(), unreachable) {
+        ([one], true) => format!("{one} API unreachable"),
+        (_, true) => format!("{} APIs unreachable", names.join(" and ")),
+        ([one], false) => format!("{one} watch failing"),
+        (_, false) => format!("{} watches failing", names.join(" and ")),
+    };
+    let since = bad
+        .iter()
+        .filter_map(|k| model.freshness.get(k).and_then(|f| f.down_since))
+        .min();
+    let mut text = format!("STALE: {what}");
+    if let Some(t) = since {
+        text.push_str(&format!(
+            " for {}, data as of {}",
+            format::age(model.now, t),
+            format::clock(t)
+        ));
+    }
+    // The earliest retry of the broken watches.
+    if let Some(at) = health.iter().filter_map(|h| h.retry_at).min() {
+        let secs = format::secs_between(at, model.now);
+        if secs > 0 {
+            text.push_str(&format!(", retrying in {}", format::duration_secs(secs)));
+        } else {
+            text.push_str(", retrying");
+        }
+    }
+    text
+}

@@ -1,0 +1,133 @@
+//! Moving around: the cursor in a table and the log, the rows selected
+//! with `space`, and jumping from a machine to its log lines. Called by
+//! `update` for the navigation keys.
+
+use crate::app::model::{Model, NoticeLevel, View};
+use crate::app::tables::{TableRow, selected_index, table, visible_rows};
+use crate::app::update::{notify, switch_view};
+
+/// The ids of the rows the current table shows, in order, and the index of
+/// the selected one.
+fn visible_ids(model: &Model, view: View) -> (Vec<String>, Option<usize>) {
+    let data = table(model, view);
+    let cursor = model.cursor(view);
+    let rows = visible_rows(&data, &cursor);
+    let selected = selected_index(&rows, &cursor);
+    (rows.into_iter().map(|r| r.id.clone()).collect(), selected)
+}
+
+/// The selected row of the current view, if any.
+fn selected_row(model: &Model) -> Option<TableRow> {
+    let data = table(model, model.view);
+    let cursor = model.cursor(model.view);
+    let rows = visible_rows(&data, &cursor);
+    selected_index(&rows, &cursor).map(|i| rows[i].clone())
+}
+
+pub(crate) fn move_selection(model: &mut Model, delta: isize) {
+    if model.view == View::Logs {
+        scroll_logs(model, delta);
+        return;
+    }
+    if !model.view.is_table() {
+        return;
+    }
+    let view = model.view;
+    let (ids, selected) = visible_ids(model, view);
+    let Some(current) = selected else {
+        return;
+    };
+    let next = (current as isize + delta).clamp(0, ids.len() as isize - 1) as usize;
+    let c = model.cursor_mut(view);
+    c.selected = next;
+    c.selected_id = Some(ids[next].clone());
+}
+
+pub(crate) fn move_to_end(model: &mut Model, bottom: bool) {
+    if model.view == View::Logs {
+        if bottom {
+            model.logs.follow = true;
+            model.logs.anchor = None;
+        } else {
+            model.logs.follow = false;
+            model.logs.anchor = model.logs.visible().first().map(|l| l.seq);
+        }
+        return;
+    }
+    let view = model.view;
+    let (ids, _) = visible_ids(model, view);
+    if ids.is_empty() {
+        return;
+    }
+    let i = if bottom { ids.len() - 1 } else { 0 };
+    let c = model.cursor_mut(view);
+    c.selected = i;
+    c.selected_id = Some(ids[i].clone());
+}
+
+fn scroll_logs(model: &mut Model, delta: isize) {
+    let visible: Vec<u64> = model.logs.visible().iter().map(|l| l.seq).collect();
+    if visible.is_empty() {
+        return;
+    }
+    let at = model
+        .logs
+        .anchor
+        .and_then(|a| visible.iter().position(|s| *s >= a))
+        .unwrap_or(visible.len() - 1);
+    let next = (at as isize + delta).clamp(0, visible.len() as isize - 1) as usize;
+    if next == visible.len() - 1 && delta > 0 {
+        model.logs.follow = true;
+        model.logs.anchor = None;
+    } else {
+        model.logs.follow = false;
+        model.logs.anchor = Some(visible[next]);
+    }
+}
+
+/// The machine name and node name of the selected Machines row.
+fn selected_machine(model: &Model) -> Option<(String, Option<String>)> {
+    if model.view != View::Machines {
+        return None;
+    }
+    selected_row(model).map(|r| (r.id, r.node))
+}
+
+pub(crate) fn logs_for_selected_machine(model: &mut Model) {
+    let Some((machine, node)) = selected_machine(model) else {
+        notify(
+            model,
+            NoticeLevel::Info,
+            "select a machine in the Machines view first",
+        );
+        return;
+    };
+    model.logs.subject = std::iter::once(machine).chain(node).collect();
+    model.logs.follow = true;
+    model.logs.anchor = None;
+    switch_view(model, View::Logs);
+}
+
+pub(crate) fn toggle_selected_node(model: &mut Model) {
+    if !model.view.is_table() {
+        return;
+    }
+    let node = match selected_row(model) {
+        Some(TableRow {
+            node: Some(node), ..
+        }) => node,
+        Some(row) => {
+            notify(
+                model,
+                NoticeLevel::Warning,
+                format!("{} is not on a node; nothing to select", row.id),
+            );
+            return;
+        }
+        None => return,
+    };
+    if !model.selected_nodes.remove(&node) {
+        model.selected_nodes.insert(node);
+    }
+    move_selection(model, 1);
+}

@@ -1,0 +1,62 @@
+//! `q` while a write is in flight: a small "quit anyway? y/n" that names
+//! the object in flight and what quitting does to it.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::Line;
+use ratatui::widgets::{Paragraph, Wrap};
+
+use super::{frame_box, hints};
+use crate::app::actions::EXIT_WAIT;
+use crate::app::actions::events::StepStatus;
+use crate::app::model::Model;
+use crate::config::theme::Theme;
+
+pub(super) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
+    let mut body: Vec<Line> = vec![Line::styled(
+        "a write is in flight: quit anyway? y/n",
+        theme.warn,
+    )];
+    if let Some(run) = &model.actions.running {
+        for (step, status) in run.plan.steps.iter().zip(&run.steps) {
+            if matches!(status, StepStatus::Sending | StepStatus::Waiting(_)) {
+                body.push(Line::from(format!(
+                    "  {} ({})",
+                    step.target.display(),
+                    status.label()
+                )));
+            }
+        }
+    }
+    body.push(Line::from(format!(
+        "Quitting stops before the next object and waits up to {} s for this answer;",
+        EXIT_WAIT.as_secs()
+    )));
+    body.push(Line::from(
+        "without it the audit log records the outcome as unknown.",
+    ));
+    let width = 78;
+    let rows: u16 = body
+        .iter()
+        .map(|l| (l.width() as u16).div_ceil(width - 2).max(1))
+        .sum();
+    let inner = frame_box(
+        frame,
+        area,
+        width,
+        rows + 3,
+        Line::styled(" Quit ", theme.title),
+        theme,
+    );
+    let [body_area, _, hints_area] = Layout::vertical([
+        Constraint::Fill(1),
+        Constraint::Length(if inner.height > rows + 1 { 1 } else { 0 }),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
+    frame.render_widget(Paragraph::new(body).wrap(Wrap { trim: false }), body_area);
+    frame.render_widget(
+        Paragraph::new(hints(&[("y", "quit"), ("n/Esc", "stay")], theme)),
+        hints_area,
+    );
+}
