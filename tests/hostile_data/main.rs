@@ -17,7 +17,9 @@
 //! 4. draws screens with `ui::draw` on ratatui's real `CrosstermBackend` over
 //!    a byte buffer, and checks the bytes with the `vte` parser
 //!    ([`screen::check_bytes`]), the screen for remnants of injected
-//!    sequences ([`screen::remnants`]), and each frame's time (< 50 ms).
+//!    sequences ([`screen::remnants`]), and each frame's time: under 50 ms of
+//!    CPU time (the wall clock is reported too; on a machine shared with
+//!    other builds it measures the others).
 //!
 //! Every view, the machine detail panel, help and the action dialogs are
 //! drawn over the run: each case draws [`SCREENS_PER_CASE`] of them, in
@@ -66,9 +68,6 @@ const DEFAULT_CASES: u32 = 2_000;
 const SCREENS_PER_CASE: usize = 2;
 /// The frame budget the issue sets.
 const FRAME_BUDGET: Duration = Duration::from_millis(50);
-/// A frame over budget is drawn again this many times: a frame that is slow
-/// stays slow, a frame that lost the CPU to another process does not.
-const REDRAWS_OVER_BUDGET: usize = 4;
 const SIZES: [(u16, u16); 3] = [(80, 24), (120, 36), (160, 48)];
 
 /// What a case can draw.
@@ -128,9 +127,10 @@ struct Stats {
     own_sequences: u64,
     max_frame: Duration,
     max_frame_screen: Option<(Screen, u16, u16)>,
-    redrawn: u64,
-    /// The slowest frame after redraws (what the budget is asserted on).
-    max_asserted: Duration,
+    /// Frames over budget on the wall clock (the machine was busy).
+    over_budget_wall: u64,
+    /// The most CPU time one frame used (what the budget is asserted on).
+    max_cpu: Duration,
     /// Time spent converting and applying (steps 1–3) and drawing (step 4).
     load_time: Duration,
     convert_time: Duration,
@@ -164,14 +164,14 @@ impl Stats {
             out += &format!("log lines {k}: {n}\n");
         }
         out += &format!(
-            "frames {} (redrawn over budget {})\nbytes checked {} (own sequences {})\nmax frame {:.2} ms at {:?} (first draw, wall clock)\nmax frame after redraws {:.2} ms\n",
+            "frames {} (over budget on the wall clock {})\nbytes checked {} (own sequences {})\nmax frame {:.2} ms wall clock at {:?}\nmax frame {:.2} ms CPU time\n",
             self.frames_total,
-            self.redrawn,
+            self.over_budget_wall,
             self.bytes,
             self.own_sequences,
             self.max_frame.as_secs_f64() * 1000.0,
             self.max_frame_screen,
-            self.max_asserted.as_secs_f64() * 1000.0
+            self.max_cpu.as_secs_f64() * 1000.0
         );
         out += &format!(
             "time converting and applying {:.1} s (converting {:.1} s), drawing and checking {:.1} s\n",
@@ -339,24 +339,21 @@ fn draw_screens(
     stats: &mut Stats,
 ) -> Result<(), TestCaseError> {
     let all = screens();
-    model.logs.wrap = case_no % 2 == 0;
+    model.logs.wrap = case_no.is_multiple_of(2);
     for k in 0..SCREENS_PER_CASE {
         let turn = case_no as usize * SCREENS_PER_CASE + k;
         let screen = all[turn % all.len()];
         let (w, h) = SIZES[(turn / all.len()) % SIZES.len()];
         show(model, screen);
-        let (check, mut took) = screen::draw_and_check(model, theme, w, h);
-        if took > stats.max_frame {
-            stats.max_frame = took;
+        let (check, took) = screen::draw_and_check(model, theme, w, h);
+        if took.wall > stats.max_frame {
+            stats.max_frame = took.wall;
             stats.max_frame_screen = Some((screen, w, h));
         }
-        let mut redraws = 0;
-        while took > FRAME_BUDGET && redraws < REDRAWS_OVER_BUDGET {
-            redraws += 1;
-            stats.redrawn += 1;
-            took = took.min(screen::draw_and_check(model, theme, w, h).1);
+        if took.wall > FRAME_BUDGET {
+            stats.over_budget_wall += 1;
         }
-        stats.max_asserted = stats.max_asserted.max(took);
+        stats.max_cpu = stats.max_cpu.max(took.cpu);
         stats.frames_total += 1;
         *stats.frames.entry(screen).or_default() += 1;
         stats.bytes += check.bytes as u64;
@@ -374,9 +371,8 @@ fn draw_screens(
             check.rows.join("\n")
         );
         prop_assert!(
-            took < FRAME_BUDGET,
-            "{screen:?} at {w}x{h} took {took:?} (best of {} draws)",
-            redraws + 1
+            took.cpu < FRAME_BUDGET,
+            "{screen:?} at {w}x{h} took {took:?}"
         );
     }
     Ok(())

@@ -131,6 +131,25 @@ pub fn remnants(rows: &[String]) -> Vec<String> {
     found
 }
 
+/// How long a frame took.
+#[derive(Debug, Clone, Copy)]
+pub struct Took {
+    pub wall: Duration,
+    pub cpu: Duration,
+}
+
+/// CPU time used by this thread so far.
+fn thread_cpu() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec through a valid pointer.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
 /// A writer the test can read back after ratatui has written to it.
 #[derive(Clone, Default)]
 struct Shared(Rc<RefCell<Vec<u8>>>);
@@ -158,8 +177,9 @@ fn rows_of(buf: &Buffer) -> Vec<String> {
 /// Draws `model` on a fresh crossterm terminal of `w`x`h` (so every cell is
 /// written, not only a diff) and checks what it wrote. Returns the check and
 /// how long the frame took (derived data and `ui::draw` through the backend,
-/// as the runtime draws one frame).
-pub fn draw_and_check(model: &mut Model, theme: &Theme, w: u16, h: u16) -> (FrameCheck, Duration) {
+/// as the runtime draws one frame): wall clock, and the CPU time of this
+/// thread (what the frame cost, whatever else the machine runs).
+pub fn draw_and_check(model: &mut Model, theme: &Theme, w: u16, h: u16) -> (FrameCheck, Took) {
     let out = Shared::default();
     let backend = CrosstermBackend::new(out.clone());
     let mut terminal = Terminal::with_options(
@@ -170,6 +190,7 @@ pub fn draw_and_check(model: &mut Model, theme: &Theme, w: u16, h: u16) -> (Fram
     )
     .expect("a terminal over a Vec");
     let start = Instant::now();
+    let cpu_start = thread_cpu();
     model.refresh_derived();
     let rows = {
         let frame = terminal
@@ -177,7 +198,10 @@ pub fn draw_and_check(model: &mut Model, theme: &Theme, w: u16, h: u16) -> (Fram
             .expect("draw");
         rows_of(frame.buffer)
     };
-    let took = start.elapsed();
+    let took = Took {
+        wall: start.elapsed(),
+        cpu: thread_cpu().saturating_sub(cpu_start),
+    };
     let bytes = out.0.borrow();
     let (own_sequences, violations) = check_bytes(&bytes);
     (
