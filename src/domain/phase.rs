@@ -96,7 +96,7 @@ fn info(phase: Phase, reason: impl Into<String>) -> PhaseInfo {
 
 /// Where one master or worker stands in this update.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Turn {
+enum Standing {
     /// Its turn has come: a NodeMaintenanceRequest names its node, or it is in
     /// an active state (Deploy, Reboot, Upgrade, Reconfigure). A master
     /// without collocated roles gets no request (seed 001, phase 3).
@@ -151,34 +151,34 @@ pub fn phase(snap: &Snapshot, history: &History) -> PhaseInfo {
                 .any(|r| same_node(&r.node_name, h) || same_node(&r.name, h))
         })
     };
-    let turn = |m: &Machine| -> Turn {
+    let turn = |m: &Machine| -> Standing {
         if under_request(m) || ACTIVE_STATES.contains(&m.state.as_str()) {
-            Turn::InTurn
+            Standing::InTurn
         } else if m.state == READY
             && (history.is_done(&m.name) || target.is_some_and(|t| m.release.as_deref() == Some(t)))
         {
-            Turn::Updated
+            Standing::Updated
         } else {
-            Turn::Waiting
+            Standing::Waiting
         }
     };
-    let of = |ty: MachineType, want: Turn| -> Vec<&Machine> {
+    let of = |ty: MachineType, want: Standing| -> Vec<&Machine> {
         machines
             .iter()
             .copied()
             .filter(|&m| m.machine_type == ty && turn(m) == want)
             .collect()
     };
-    let masters_in_turn = of(MachineType::Control, Turn::InTurn);
-    let masters_waiting = of(MachineType::Control, Turn::Waiting);
-    let workers_in_turn = of(MachineType::Worker, Turn::InTurn);
-    let workers_waiting = of(MachineType::Worker, Turn::Waiting);
-    let workers_updated = of(MachineType::Worker, Turn::Updated);
+    let masters_in_turn = of(MachineType::Control, Standing::InTurn);
+    let masters_waiting = of(MachineType::Control, Standing::Waiting);
+    let workers_in_turn = of(MachineType::Worker, Standing::InTurn);
+    let workers_waiting = of(MachineType::Worker, Standing::Waiting);
+    let workers_updated = of(MachineType::Worker, Standing::Updated);
     let workers_moved = !workers_in_turn.is_empty() || !workers_updated.is_empty();
     let machines_moved = workers_moved
         || machines
             .iter()
-            .any(|&m| m.machine_type == MachineType::Control && turn(m) != Turn::Waiting);
+            .any(|&m| m.machine_type == MachineType::Control && turn(m) != Standing::Waiting);
 
     // Phase 2: LCM touches no machine while any cluster lock is held.
     if !held.is_empty() {
