@@ -4,7 +4,7 @@ use jiff::{SignedDuration, Timestamp};
 
 use super::history::{History, READY};
 use super::join::{self, same_node};
-use super::lockmsg::{self, MessageKind};
+use super::lockmsg::{self, MessageKind, ServersFormat, server_groups};
 use super::objects::{
     Kind, LockState, MachineType, MigrationMode, Object, ObjectKey, Snapshot, WorkloadLock,
 };
@@ -15,6 +15,10 @@ use super::vrouter;
 pub const ACKNOWLEDGE_MIGRATION: &str = "acknowledge-migration";
 /// Action id: restart the outdated vRouter pods one by one.
 pub const RESTART_VROUTER: &str = "restart-vrouter";
+
+/// How many servers of each list an item's sentence names (the detail panel
+/// names them all).
+pub const LISTED_SERVERS: usize = 3;
 
 /// A cluster state with an error is worth a look from this attempt on.
 pub const ATTEMPT_THRESHOLD: i64 = 3;
@@ -32,6 +36,9 @@ pub enum AttentionKind {
     ManualMigration,
     /// Migration mode `live` and servers are still present after the attempts.
     MigrationGaveUp,
+    /// MOSK 25.1: the lock lists servers whose owners must be notified
+    /// (tagged `notify`), on a node whose mode is not `manual`.
+    NotifyOwners,
     /// A workload lock is `failed`.
     LockFailed,
     /// A cluster state keeps retrying with an error.
@@ -49,6 +56,7 @@ impl AttentionKind {
         match self {
             AttentionKind::ManualMigration => "manual migration",
             AttentionKind::MigrationGaveUp => "migration gave up",
+            AttentionKind::NotifyOwners => "notify owners",
             AttentionKind::LockFailed => "lock failed",
             AttentionKind::ClusterStateRetrying => "retrying",
             AttentionKind::Stall => "stalled",
@@ -160,37 +168,83 @@ fn migrations(snap: &Snapshot, history: &History, now: Timestamp, out: &mut Vec<
         } else {
             format!("{n} servers are")
         };
-        let (kind, why, action) = match mode {
-            MigrationMode::Manual => (
-                AttentionKind::ManualMigration,
-                format!(
-                    "migration mode manual: {servers} still on the node; migrate them, then acknowledge. Lock says {}",
-                    quote(&msg.text)
-                ),
-                Some(ACKNOWLEDGE_MIGRATION),
-            ),
-            MigrationMode::Live => {
-                let attempts = node_obj
-                    .and_then(|n| n.migration_attempts.clone())
-                    .unwrap_or_else(|| join::DEFAULT_MIGRATION_ATTEMPTS.to_string());
-                (
-                    AttentionKind::MigrationGaveUp,
+        let attempts = || {
+            node_obj
+                .and_then(|n| n.migration_attempts.clone())
+                .unwrap_or_else(|| join::DEFAULT_MIGRATION_ATTEMPTS.to_string())
+        };
+        let lock_says = quote(&msg.text);
+        let (kind, why, action) = if present.format == ServersFormat::New {
+            // MOSK 25.1: tell the lists apart (reference §4.4, E-LEFT).
+            let lists = server_groups(&msg.kind)
+                .iter()
+                .map(|g| g.line_max(LISTED_SERVERS))
+                .collect::<Vec<_>>()
+                .join("; ");
+            let notify = !present.notify.is_empty();
+            match mode {
+                MigrationMode::Manual => (
+                    AttentionKind::ManualMigration,
                     format!(
-                        "live migration gave up after {attempts} attempts per server: {servers} still on the node; migrate by hand, then acknowledge. Lock says {}",
-                        quote(&msg.text)
+                        "migration mode manual: {servers} still on the node: {lists}; tell the owners, migrate the servers, then acknowledge. Lock says {lock_says}"
                     ),
                     Some(ACKNOWLEDGE_MIGRATION),
-                )
-            }
-            MigrationMode::Skip | MigrationMode::Other(_) => (
-                AttentionKind::ManualMigration,
-                format!(
-                    "migration mode {}: {servers} still blocking the node (tagged notify?). Lock says {}",
-                    mode.as_str(),
-                    quote(&msg.text)
                 ),
-                None,
-            ),
+                MigrationMode::Skip => (
+                    if notify {
+                        AttentionKind::NotifyOwners
+                    } else {
+                        AttentionKind::MigrationGaveUp
+                    },
+                    format!(
+                        "migration mode skip, yet {servers} still blocking the node: {lists}; their tags keep them (notify, live_migrate): migrate, stop or shelve them. Lock says {lock_says}"
+                    ),
+                    None,
+                ),
+                MigrationMode::Live | MigrationMode::Other(_) if notify => (
+                    AttentionKind::NotifyOwners,
+                    format!(
+                        "{servers} still on the node: {lists}; tell the owners, migrate, stop or shelve the servers, then acknowledge. Lock says {lock_says}"
+                    ),
+                    Some(ACKNOWLEDGE_MIGRATION),
+                ),
+                MigrationMode::Live | MigrationMode::Other(_) => (
+                    AttentionKind::MigrationGaveUp,
+                    format!(
+                        "live migration gave up after {} attempts per server: {servers} still on the node: {lists}; migrate by hand, then acknowledge. Lock says {lock_says}",
+                        attempts()
+                    ),
+                    Some(ACKNOWLEDGE_MIGRATION),
+                ),
+            }
+        } else {
+            match mode {
+                MigrationMode::Manual => (
+                    AttentionKind::ManualMigration,
+                    format!(
+                        "migration mode manual: {servers} still on the node; migrate them, then acknowledge. Lock says {lock_says}"
+                    ),
+                    Some(ACKNOWLEDGE_MIGRATION),
+                ),
+                MigrationMode::Live => (
+                    AttentionKind::MigrationGaveUp,
+                    format!(
+                        "live migration gave up after {} attempts per server: {servers} still on the node; migrate by hand, then acknowledge. Lock says {lock_says}",
+                        attempts()
+                    ),
+                    Some(ACKNOWLEDGE_MIGRATION),
+                ),
+                // Before MOSK 25.1, skip returned at once without looking at
+                // the servers: this message should not stay [C-code, §4.3].
+                MigrationMode::Skip | MigrationMode::Other(_) => (
+                    AttentionKind::ManualMigration,
+                    format!(
+                        "migration mode {}: {servers} still blocking the node; the controller has not acted on the mode yet. Lock says {lock_says}",
+                        mode.as_str()
+                    ),
+                    None,
+                ),
+            }
         };
         let key = lock_key(lock);
         out.push(AttentionItem {

@@ -14,7 +14,9 @@ use jiff::Timestamp;
 
 use super::objects::*;
 
+mod lockmsgs;
 mod scenario;
+pub use lockmsgs::{SERVER_D, both_lists_lock_message, unset_only_lock_message};
 pub use scenario::{Scenario, mid_update_scenario};
 
 /// Names used by the fixtures, so tests can refer to them.

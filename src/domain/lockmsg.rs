@@ -16,6 +16,9 @@ use jiff::civil::DateTime;
 use jiff::tz::TimeZone;
 use regex::Regex;
 
+pub mod servers;
+pub use servers::{ServerGroup, ServerGroupKind, server_groups};
+
 /// A parsed lock message.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LockMessage {
@@ -72,9 +75,13 @@ pub struct ServersPresent {
     pub servers: Vec<String>,
     /// Server status from the old dict form (`{'uuid': 'ACTIVE'}`), in order.
     pub statuses: Vec<(String, String)>,
-    /// New form: servers whose owners must be told (tag `notify` or mode `manual`).
+    /// New form: servers whose owners must be told (their action is
+    /// `notify`: tag `notify`, or node mode `manual` and no tag).
     pub notify: Vec<String>,
-    /// New form: live-migration candidates that failed every attempt.
+    /// New form, the list the code labels `Servers with unset maintenance
+    /// action`: every other server left on the host, i.e. servers whose action
+    /// is `live_migrate` that failed every attempt or were never tried (status
+    /// not ACTIVE or PAUSED).
     pub unset: Vec<String>,
     /// Old form: the host named in the message.
     pub host: Option<String>,
@@ -296,202 +303,4 @@ fn dedup(items: impl Iterator<Item = String>) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const UUID1: &str = "0ab4dd8f-ef0d-401d-9d5e-e9e97e077422";
-    const UUID2: &str = "6a0e3d1c-0000-4000-8000-00000000beef";
-
-    #[test]
-    fn timestamp_with_microseconds() {
-        let m = parse(
-            "2022-02-04 14:43:52.674125 Starting migration for 6a0e3d1c-0000-4000-8000-00000000beef",
-        );
-        assert_eq!(m.at, Some("2022-02-04T14:43:52.674125Z".parse().unwrap()));
-        assert_eq!(m.text, format!("Starting migration for {UUID2}"));
-        assert_eq!(
-            m.kind,
-            MessageKind::MigrationStarted {
-                server: UUID2.to_string()
-            }
-        );
-    }
-
-    #[test]
-    fn timestamp_without_microseconds() {
-        let m = parse("2022-02-04 14:43:52 Waiting for all OpenStack services are healthy.");
-        assert_eq!(m.at, Some("2022-02-04T14:43:52Z".parse().unwrap()));
-        assert_eq!(m.kind, MessageKind::HealthWait);
-    }
-
-    #[test]
-    fn no_or_invalid_timestamp_keeps_whole_text() {
-        let m = parse("Waiting for all OpenStack services are healthy.");
-        assert_eq!(m.at, None);
-        assert_eq!(m.kind, MessageKind::HealthWait);
-        let m = parse("2022-13-45 99:99:99 something");
-        assert_eq!(m.at, None);
-        assert_eq!(m.text, "2022-13-45 99:99:99 something");
-        assert_eq!(m.kind, MessageKind::Other);
-        assert_eq!(parse("").kind, MessageKind::Other);
-    }
-
-    #[test]
-    fn old_servers_present_list_form_from_docs() {
-        // The documented 22.1 example (D-UPD22), folded onto one line by sanitizing.
-        let msg = "2022-02-04 14:43:52.674125 Some servers ['0ab4dd8f-ef0d-401d-9d5e-e9e97e077422'] are still present on host kaas-node-b2a55089-5b03-4698-9879-8756e2e81df5. Waiting unless all of them are migrated manually or instance_migration_mode is set to 'skip'";
-        let m = parse(msg);
-        let MessageKind::ServersPresent(p) = m.kind else {
-            panic!("not servers present: {:?}", m.kind)
-        };
-        assert_eq!(p.format, ServersFormat::Old);
-        assert_eq!(p.servers, vec![UUID1.to_string()]);
-        assert_eq!(
-            p.host.as_deref(),
-            Some("kaas-node-b2a55089-5b03-4698-9879-8756e2e81df5")
-        );
-        // Kept multi-line (as `kubectl -o yaml` folds it): same reading.
-        let folded = msg.replace(". Waiting", ".\n  Waiting");
-        assert_eq!(parse(&folded).kind.servers(), vec![UUID1.to_string()]);
-    }
-
-    #[test]
-    fn old_servers_present_dict_form_from_code() {
-        let msg = format!(
-            "2023-01-10 08:00:01.5 Some servers {{'{UUID1}': 'ACTIVE', '{UUID2}': 'PAUSED'}} are still present on host kaas-node-1. Waiting unless all of them are migrated manually or instance_migration_mode is set to 'skip'"
-        );
-        let MessageKind::ServersPresent(p) = parse(&msg).kind else {
-            panic!("not servers present")
-        };
-        assert_eq!(p.servers, vec![UUID1.to_string(), UUID2.to_string()]);
-        assert_eq!(
-            p.statuses,
-            vec![
-                (UUID1.to_string(), "ACTIVE".to_string()),
-                (UUID2.to_string(), "PAUSED".to_string())
-            ]
-        );
-        assert_eq!(p.host.as_deref(), Some("kaas-node-1"));
-    }
-
-    #[test]
-    fn new_servers_present_with_both_lists() {
-        let msg = format!(
-            "2025-03-04 10:15:02.118734 Some servers are still present on the host. Notify owners of the following server: ['{UUID1}'] Servers with unset maintenance action: ['{UUID2}']"
-        );
-        let MessageKind::ServersPresent(p) = parse(&msg).kind else {
-            panic!("not servers present")
-        };
-        assert_eq!(p.format, ServersFormat::New);
-        assert_eq!(p.notify, vec![UUID1.to_string()]);
-        assert_eq!(p.unset, vec![UUID2.to_string()]);
-        assert_eq!(p.servers, vec![UUID1.to_string(), UUID2.to_string()]);
-        assert_eq!(p.host, None);
-    }
-
-    #[test]
-    fn new_servers_present_bare_and_single_list() {
-        let MessageKind::ServersPresent(p) =
-            classify("Some servers are still present on the host.")
-        else {
-            panic!("not servers present")
-        };
-        assert!(p.servers.is_empty());
-        let MessageKind::ServersPresent(p) = classify(&format!(
-            "Some servers are still present on the host. Servers with unset maintenance action: ['{UUID2}', '{UUID1}']"
-        )) else {
-            panic!("not servers present")
-        };
-        assert!(p.notify.is_empty());
-        assert_eq!(p.unset, vec![UUID2.to_string(), UUID1.to_string()]);
-    }
-
-    #[test]
-    fn migration_wait_and_error() {
-        let k = classify(&format!(
-            "Waiting servers migration is completed: ['{UUID1}', '{UUID2}']"
-        ));
-        assert_eq!(
-            k,
-            MessageKind::MigrationWaiting {
-                servers: vec![UUID1.to_string(), UUID2.to_string()]
-            }
-        );
-        // Rockoon formats the list of server objects; accept bare UUIDs too.
-        let k = classify(&format!(
-            "Waiting servers migration is completed: [{UUID1}]"
-        ));
-        assert_eq!(k.servers(), vec![UUID1.to_string()]);
-        let k = classify(&format!(
-            "Got error while trying to migrate server {UUID1}: No valid host was found."
-        ));
-        assert_eq!(
-            k,
-            MessageKind::MigrationError {
-                server: UUID1.to_string(),
-                error: "No valid host was found.".to_string()
-            }
-        );
-    }
-
-    #[test]
-    fn concurrency_both_texts() {
-        let k = classify(
-            "Number of inactive NodeWorkloadLocks exceeds allowed concurrency. Deferring processing for node kaas-node-7",
-        );
-        assert_eq!(
-            k,
-            MessageKind::ConcurrencyDeferred {
-                node: Some("kaas-node-7".to_string())
-            }
-        );
-        let k = classify(
-            "Inactive NodeWorkloadLocks for openstack detected, deferring processing for node kaas-node-8",
-        );
-        assert_eq!(
-            k,
-            MessageKind::ConcurrencyDeferred {
-                node: Some("kaas-node-8".to_string())
-            }
-        );
-    }
-
-    #[test]
-    fn services_blocking() {
-        let k = classify(
-            "Some services blocks nmr handling {'mariadb': True, 'nova': False}. Deferring processing for node kaas-node-2",
-        );
-        assert_eq!(
-            k,
-            MessageKind::ServicesBlocking {
-                services: "{'mariadb': True, 'nova': False}".to_string(),
-                node: Some("kaas-node-2".to_string())
-            }
-        );
-    }
-
-    #[test]
-    fn node_removal_is_not_a_migration_wait() {
-        let k = classify(&format!(
-            "Some servers {{'{UUID1}': 'ACTIVE'}} are still present on host kaas-node-1. Blocking node removal unless they removed or migrated."
-        ));
-        assert_eq!(
-            k,
-            MessageKind::RemovalBlocked {
-                ids: vec![UUID1.to_string()]
-            }
-        );
-    }
-
-    #[test]
-    fn other_catalogue_texts_are_other() {
-        for t in [
-            "Waitinging for cwl release is 17.3.0+24.3.",
-            "Waiting osdpl status APPLIED, current state is APPLYING",
-            "Timeout waiting for compute services up on the host.",
-            "Can not disable compute service on a host to be deleted",
-        ] {
-            assert_eq!(classify(t), MessageKind::Other, "{t}");
-        }
-    }
-}
+mod tests;

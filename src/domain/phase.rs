@@ -1,25 +1,46 @@
-//! Which phase of the update flow (reference §9.1, seed 001) the cluster is
+//! Which phase of the update flow (seed 001, reference §9.1) the cluster is
 //! in, inferred from the objects. The inference is ours \[I\]: no object says
-//! the phase; the order of the checks follows the documented flow.
+//! the phase; the checks follow the documented flow:
+//!
+//! 1. the operator triggers the update (LCMCluster `spec.release` changes);
+//!    LCM creates the ClusterMaintenanceRequest;
+//! 2. with the request present, OpenStack updates while its ClusterWorkloadLock
+//!    is active, then Ceph, and every other controller's cluster lock
+//!    (`tungstenfabric`, …) must go `inactive` before LCM touches a machine;
+//! 3. masters, one at a time; 4. workers; 5. finalization, until LCM removes
+//!    the request.
+//!
+//! A phase is shown only when the objects (or the [`History`]) prove the flow
+//! has reached it: machines waiting in Prepare are not evidence that their
+//! turn came, and "every machine Ready" is phase 5 only when each machine was
+//! seen updated (returned to Ready during this update, or Ready on the target
+//! release).
+//!
+//! Hook for the ClusterUpdatePlan (issue 8 item 2, not modelled yet): when a
+//! plan is present, its current step (the first commenced step whose status
+//! is not `Completed`) is shown beside the phase and drives it; that check
+//! goes first in [`phase`], before the evidence of the objects.
 
-use super::history::{History, READY};
+use super::history::{ACTIVE_STATES, History, READY};
 use super::join::same_node;
-use super::objects::{LockState, MachineType, Snapshot};
+use super::objects::{LockState, Machine, MachineType, Snapshot, WorkloadLock};
 
 /// The update phase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Phase {
     /// No maintenance request and no update seen.
     Idle,
-    /// 1: the maintenance request exists; the OpenStack cluster lock is still active.
-    Started,
-    /// 2: OpenStack released its cluster lock; Ceph (then the others) follow.
+    /// 1: the update was triggered (LCMCluster release changed); the
+    /// maintenance request does not exist yet.
+    Triggered,
+    /// 2: the maintenance request exists; OpenStack, then Ceph (then every
+    /// other controller) update and release their cluster locks.
     ClusterLocks,
-    /// 3: Kubernetes master nodes, one at a time.
+    /// 3: every cluster lock is inactive; Kubernetes master nodes, one at a time.
     Masters,
-    /// 4: worker nodes.
+    /// 4: every master is done (or a worker's turn has come); worker nodes.
     Workers,
-    /// 5: every machine is Ready; the maintenance request is still there.
+    /// 5: every machine was seen updated; the maintenance request is still there.
     Finalization,
     /// The maintenance request was removed after the console saw it.
     Done,
@@ -30,7 +51,7 @@ impl Phase {
     pub fn number(self) -> Option<u8> {
         match self {
             Phase::Idle | Phase::Done => None,
-            Phase::Started => Some(1),
+            Phase::Triggered => Some(1),
             Phase::ClusterLocks => Some(2),
             Phase::Masters => Some(3),
             Phase::Workers => Some(4),
@@ -40,7 +61,7 @@ impl Phase {
     pub fn name(self) -> &'static str {
         match self {
             Phase::Idle => "idle",
-            Phase::Started => "update started",
+            Phase::Triggered => "update triggered",
             Phase::ClusterLocks => "OpenStack and Ceph",
             Phase::Masters => "master nodes",
             Phase::Workers => "worker nodes",
@@ -73,96 +94,275 @@ fn info(phase: Phase, reason: impl Into<String>) -> PhaseInfo {
     }
 }
 
-/// Infers the phase from the objects (and, for "done", the history).
+/// Where one master or worker stands in this update.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Standing {
+    /// Its turn has come: a NodeMaintenanceRequest names its node, or it is in
+    /// an active state (Deploy, Reboot, Upgrade, Reconfigure). A master
+    /// without collocated roles gets no request (seed 001, phase 3).
+    InTurn,
+    /// Seen updated: it returned to Ready during this update, or it is Ready
+    /// on the release the cluster is driven to.
+    Updated,
+    /// Nothing shows its turn came: Ready on the old release, or Prepare
+    /// (downloading, waiting for its turn \[I\]) without a request.
+    Waiting,
+}
+
+/// The release the cluster is driven to, when it differs from the one it
+/// runs: LCMCluster `spec.release` vs `status.release`. A machine Ready on
+/// it was updated \[I: LCMMachine `status.release` names the same release
+/// as LCMCluster `spec.release`\]. When both are equal (or unknown) the
+/// releases prove nothing and only the History counts.
+fn target_release<'a>(snap: &'a Snapshot, machines: &[&Machine]) -> Option<&'a str> {
+    let mut clusters = snap.lcm_clusters();
+    let cluster = match machines.first() {
+        Some(m) => snap
+            .lcm_clusters()
+            .find(|c| c.name == m.cluster_name && c.namespace == m.namespace)
+            .or_else(|| clusters.next()),
+        None => clusters.next(),
+    }?;
+    match (&cluster.target_release, &cluster.current_release) {
+        (Some(t), Some(c)) if t != c => Some(t.as_str()),
+        _ => None,
+    }
+}
+
+/// Infers the phase from the objects and the history.
 pub fn phase(snap: &Snapshot, history: &History) -> PhaseInfo {
-    let machines: Vec<_> = snap
+    // ClusterUpdatePlan hook (see the module documentation): a plan's current
+    // step will be read here first.
+    let machines: Vec<&Machine> = snap
         .machines()
         .filter(|m| matches!(m.machine_type, MachineType::Control | MachineType::Worker))
         .collect();
-    let not_ready = machines.iter().filter(|m| m.state != READY).count();
+    let target = target_release(snap, &machines);
     if snap.cluster_requests().next().is_none() {
-        if history.update_finished().is_some() {
-            return if not_ready == 0 {
-                info(
-                    Phase::Done,
-                    "maintenance request removed; every machine is Ready",
-                )
-            } else {
-                info(
-                    Phase::Done,
-                    format!("maintenance request removed; {not_ready} machine(s) not Ready"),
-                )
-            };
-        }
-        return if not_ready == 0 {
-            info(
-                Phase::Idle,
-                "no maintenance request; every machine is Ready",
-            )
-        } else {
-            info(
-                Phase::Idle,
-                format!("no maintenance request; {not_ready} machine(s) not Ready"),
-            )
-        };
+        return without_request(snap, history, &machines, target);
     }
-    let held = |controller: &str| {
-        snap.cluster_locks()
-            .filter(|l| l.controller == controller)
-            .any(|l| l.state != LockState::Inactive)
-    };
-    if held("openstack") {
-        return info(
-            Phase::Started,
-            "maintenance request present; OpenStack cluster lock still active",
-        );
-    }
-    if held("ceph") {
-        return info(
-            Phase::ClusterLocks,
-            "OpenStack cluster lock inactive; Ceph cluster lock still active",
-        );
-    }
-    let under_request = |hostname: Option<&str>| {
-        hostname.is_some_and(|h| {
+    let held: Vec<&WorkloadLock> = snap
+        .cluster_locks()
+        .filter(|l| l.state != LockState::Inactive)
+        .collect();
+    let under_request = |m: &Machine| {
+        m.hostname.as_deref().is_some_and(|h| {
             snap.node_requests()
                 .any(|r| same_node(&r.node_name, h) || same_node(&r.name, h))
         })
     };
-    let busy = |ty: MachineType| -> Vec<String> {
+    let turn = |m: &Machine| -> Standing {
+        if under_request(m) || ACTIVE_STATES.contains(&m.state.as_str()) {
+            Standing::InTurn
+        } else if m.state == READY
+            && (history.is_done(&m.name) || target.is_some_and(|t| m.release.as_deref() == Some(t)))
+        {
+            Standing::Updated
+        } else {
+            Standing::Waiting
+        }
+    };
+    let of = |ty: MachineType, want: Standing| -> Vec<&Machine> {
         machines
             .iter()
-            .filter(|m| m.machine_type == ty)
-            .filter(|m| m.state != READY || under_request(m.hostname.as_deref()))
-            .map(|m| format!("{} {}", m.name, m.state))
+            .copied()
+            .filter(|&m| m.machine_type == ty && turn(m) == want)
             .collect()
     };
-    let masters = busy(MachineType::Control);
-    if !masters.is_empty() {
-        return info(Phase::Masters, format!("master {}", list(&masters)));
+    let masters_in_turn = of(MachineType::Control, Standing::InTurn);
+    let masters_waiting = of(MachineType::Control, Standing::Waiting);
+    let workers_in_turn = of(MachineType::Worker, Standing::InTurn);
+    let workers_waiting = of(MachineType::Worker, Standing::Waiting);
+    let workers_updated = of(MachineType::Worker, Standing::Updated);
+    let workers_moved = !workers_in_turn.is_empty() || !workers_updated.is_empty();
+    let machines_moved = workers_moved
+        || machines
+            .iter()
+            .any(|&m| m.machine_type == MachineType::Control && turn(m) != Standing::Waiting);
+
+    // Phase 2: LCM touches no machine while any cluster lock is held.
+    if !held.is_empty() {
+        let mut reason = held_reason(snap, &held);
+        if machines_moved {
+            reason.push_str("; yet machines are being updated");
+        }
+        return info(Phase::ClusterLocks, reason);
     }
-    let workers = busy(MachineType::Worker);
-    if !workers.is_empty() {
+    if snap.cluster_locks().next().is_none() && !machines_moved {
+        return info(
+            Phase::ClusterLocks,
+            "maintenance request present; no cluster lock seen and no machine updating yet",
+        );
+    }
+    if machines.is_empty() {
+        return info(
+            Phase::Masters,
+            "every cluster lock is inactive; no LCMMachine seen",
+        );
+    }
+    // Phase 3: a master in its turn, or masters not yet updated while no
+    // worker has moved (D-ORDER: workers start only after the masters, or
+    // after the first one with a dedicated control plane).
+    if !masters_in_turn.is_empty() {
+        let mut reason = format!("master {}", list(&masters_in_turn));
+        if !workers_in_turn.is_empty() {
+            reason.push_str(&format!(
+                "; worker {} in maintenance too",
+                list(&workers_in_turn)
+            ));
+        }
+        return info(Phase::Masters, reason);
+    }
+    if !masters_waiting.is_empty() && !workers_moved {
+        let total = machines
+            .iter()
+            .filter(|m| m.machine_type == MachineType::Control)
+            .count();
+        return info(
+            Phase::Masters,
+            format!(
+                "every cluster lock is inactive; {} of {total} masters not seen updated yet ({}): waiting for LCM to start the next",
+                masters_waiting.len(),
+                list(&masters_waiting)
+            ),
+        );
+    }
+    // Phase 4: workers.
+    let not_done: Vec<&Machine> = workers_in_turn
+        .iter()
+        .chain(workers_waiting.iter())
+        .copied()
+        .collect();
+    if !not_done.is_empty() {
         let total = machines
             .iter()
             .filter(|m| m.machine_type == MachineType::Worker)
             .count();
+        let mut reason = format!(
+            "{} of {total} workers not done: {}",
+            not_done.len(),
+            list(&not_done)
+        );
+        if workers_in_turn.is_empty() {
+            reason.push_str("; none in maintenance now");
+        }
+        return info(Phase::Workers, reason);
+    }
+    if !masters_waiting.is_empty() {
         return info(
             Phase::Workers,
             format!(
-                "{} of {total} workers not done: {}",
-                workers.len(),
-                list(&workers)
+                "every worker was updated but master {} was not seen updated: finalization cannot be confirmed",
+                list(&masters_waiting)
             ),
         );
     }
     info(
         Phase::Finalization,
-        "every machine is Ready; waiting for the maintenance request to be removed",
+        "every machine was updated; waiting for LCM to finish the other applications and remove the maintenance request",
     )
 }
 
-fn list(items: &[String]) -> String {
+/// No maintenance request: idle, done, or triggered and waiting for LCM to
+/// create the request.
+fn without_request(
+    snap: &Snapshot,
+    history: &History,
+    machines: &[&Machine],
+    target: Option<&str>,
+) -> PhaseInfo {
+    let not_ready = machines.iter().filter(|m| m.state != READY).count();
+    let readiness = if not_ready == 0 {
+        "every machine is Ready".to_string()
+    } else {
+        format!("{not_ready} machine(s) not Ready")
+    };
+    if history.update_finished().is_some() {
+        return info(
+            Phase::Done,
+            format!("maintenance request removed; {readiness}"),
+        );
+    }
+    if let Some(t) = target {
+        let on_target = !machines.is_empty()
+            && machines
+                .iter()
+                .all(|m| m.state == READY && m.release.as_deref() == Some(t));
+        if on_target {
+            // The request is gone and every machine runs the target: the
+            // update ended before the console saw it (LCM writes the
+            // LCMCluster status release last) [I].
+            return info(
+                Phase::Done,
+                format!("no maintenance request; every machine is Ready on {t}"),
+            );
+        }
+        let current = snap
+            .lcm_clusters()
+            .find_map(|c| c.current_release.clone())
+            .unwrap_or_default();
+        return info(
+            Phase::Triggered,
+            format!(
+                "LCMCluster release {current} -> {t}; waiting for LCM to create the maintenance request"
+            ),
+        );
+    }
+    info(Phase::Idle, format!("no maintenance request; {readiness}"))
+}
+
+/// Phase 2's reason: the held cluster locks in the order of the flow
+/// (OpenStack, then Ceph, then the others).
+fn held_reason(snap: &Snapshot, held: &[&WorkloadLock]) -> String {
+    let rank = |c: &str| match c {
+        "openstack" => 0,
+        "ceph" => 1,
+        _ => 2,
+    };
+    let mut held = held.to_vec();
+    held.sort_by(|a, b| {
+        (rank(&a.controller), &a.controller).cmp(&(rank(&b.controller), &b.controller))
+    });
+    let first = held[0];
+    let what = |l: &WorkloadLock| {
+        format!(
+            "cluster lock {} ({}) {}",
+            l.name,
+            l.controller,
+            match &l.state {
+                LockState::Failed => "failed",
+                LockState::Active => "still active",
+                LockState::Other(s) if s.is_empty() => "without a state yet",
+                LockState::Other(_) | LockState::Inactive => "not inactive",
+            }
+        )
+    };
+    let released = |c: &str| {
+        let mut locks = snap
+            .cluster_locks()
+            .filter(|l| l.controller == c)
+            .peekable();
+        locks.peek().is_some() && locks.all(|l| l.state == LockState::Inactive)
+    };
+    let stage = match first.controller.as_str() {
+        "openstack" => "OpenStack update under way".to_string(),
+        "ceph" if released("openstack") => "OpenStack done; Ceph update under way".to_string(),
+        "ceph" => "Ceph update under way".to_string(),
+        _ => "OpenStack and Ceph done; LCM waits for every cluster lock".to_string(),
+    };
+    let mut reason = format!("{stage}: {}", what(first));
+    if held.len() > 1 {
+        let rest: Vec<String> = held[1..].iter().map(|l| what(l)).collect();
+        reason.push_str(&format!("; also {}", rest.join(", ")));
+    }
+    reason
+}
+
+fn list(machines: &[&Machine]) -> String {
+    let items: Vec<String> = machines
+        .iter()
+        .map(|m| format!("{} {}", m.name, m.state))
+        .collect();
     match items.len() {
         0 => String::new(),
         1..=2 => items.join(", "),
@@ -171,73 +371,5 @@ fn list(items: &[String]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::domain::fixtures::{self, names::*};
-    use crate::domain::objects::*;
-
-    fn lock(name: &str, controller: &str, state: LockState) -> Object {
-        Object::ClusterWorkloadLock(fixtures::cluster_lock(name, controller, state))
-    }
-
-    #[test]
-    fn idle_without_request() {
-        let p = phase(&fixtures::idle(), &History::new());
-        assert_eq!(p.phase, Phase::Idle);
-        assert_eq!(p.number(), None);
-    }
-
-    #[test]
-    fn mid_update_is_workers() {
-        let p = phase(&fixtures::mid_update(), &History::new());
-        assert_eq!(p.phase, Phase::Workers);
-        assert_eq!(p.number(), Some(4));
-        assert!(p.reason.contains("3 of 4 workers"), "{}", p.reason);
-        assert!(p.reason.contains(WORKER_2), "{}", p.reason);
-    }
-
-    #[test]
-    fn phases_one_to_three_and_five() {
-        let mut snap = fixtures::idle();
-        snap.apply(Object::ClusterMaintenanceRequest(fixtures::cmr(
-            fixtures::at("08:05"),
-        )));
-        assert_eq!(phase(&snap, &History::new()).phase, Phase::Started);
-        snap.apply(lock(OPENSTACK_CWL, "openstack", LockState::Inactive));
-        assert_eq!(phase(&snap, &History::new()).phase, Phase::ClusterLocks);
-        snap.apply(lock(CEPH_CWL, "ceph", LockState::Inactive));
-        // Everything Ready, no node request: finalization.
-        assert_eq!(phase(&snap, &History::new()).phase, Phase::Finalization);
-        // A master under a node request (even while Ready) is phase 3.
-        snap.apply(Object::NodeMaintenanceRequest(fixtures::nmr(
-            NODE_M1,
-            "drain",
-            fixtures::at("08:40"),
-        )));
-        let p = phase(&snap, &History::new());
-        assert_eq!(p.phase, Phase::Masters);
-        assert!(p.reason.contains(MASTER_1), "{}", p.reason);
-    }
-
-    #[test]
-    fn failed_openstack_lock_keeps_phase_one() {
-        let mut snap = fixtures::mid_update();
-        snap.apply(lock(OPENSTACK_CWL, "openstack", LockState::Failed));
-        assert_eq!(phase(&snap, &History::new()).phase, Phase::Started);
-    }
-
-    #[test]
-    fn done_needs_history() {
-        let mut snap = fixtures::idle();
-        let mut h = History::new();
-        let cmr = Object::ClusterMaintenanceRequest(fixtures::cmr(fixtures::at("08:05")));
-        h.observe(None, Some(&cmr), fixtures::at("08:05"));
-        h.observe(Some(&cmr), None, fixtures::at("11:00"));
-        assert_eq!(phase(&snap, &h).phase, Phase::Done);
-        assert_eq!(phase(&snap, &History::new()).phase, Phase::Idle);
-        // A new update starts: no longer done.
-        snap.apply(cmr.clone());
-        h.observe(None, Some(&cmr), fixtures::at("12:00"));
-        assert_eq!(phase(&snap, &h).phase, Phase::Started);
-    }
-}
+#[path = "phase/tests.rs"]
+mod tests;

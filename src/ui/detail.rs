@@ -16,6 +16,7 @@ use crate::config::theme::Theme;
 use crate::domain::changes::Change;
 use crate::domain::history::History;
 use crate::domain::join::{MachineRow, NodeLink, pending};
+use crate::domain::lockmsg;
 use crate::domain::objects::LockState;
 use crate::ui::format;
 use crate::ui::{fresh_pane, table};
@@ -191,6 +192,13 @@ pub(crate) fn detail_lines<'a>(
         out.push(Line::from(spans));
         if let Some(msg) = &l.message {
             wrapped(&mut out, &msg.text, 4);
+            // The message read: each list of servers under its own heading
+            // (MOSK 25.1 tells owners to notify from unset actions).
+            for reading in lockmsg::servers::reading(&msg.kind) {
+                for line in format::wrap_indented(&format!("> {reading}"), width, 4) {
+                    out.push(Line::styled(line, theme.warn));
+                }
+            }
         }
     }
 
@@ -270,3 +278,7 @@ pub(crate) fn detail_lines<'a>(
     }
     out
 }
+
+#[cfg(test)]
+#[path = "detail_tests.rs"]
+mod tests;

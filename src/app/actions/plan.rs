@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use crate::app::actions::registry::{ActionId, VROUTER_NAMESPACE};
-use crate::domain::lockmsg::{self, MessageKind};
+use crate::domain::lockmsg::{self, MessageKind, ServerGroup, servers};
 use crate::domain::objects::{ClusterId, Kind, LockState, MigrationMode, Snapshot};
 use crate::domain::vrouter;
 
@@ -107,6 +107,18 @@ pub struct PlannedStep {
     pub node: String,
     /// For an acknowledgement: the servers the OpenStack lock says are still on the node.
     pub servers: Vec<String>,
+    /// For an acknowledgement: the same servers as the lock's message lists
+    /// them (owners to notify, unset maintenance action, still on the node),
+    /// each list with what `skip` does to it.
+    pub acknowledge: Vec<AcknowledgeGroup>,
+}
+
+/// One list of servers in the acknowledge dialog, under its own heading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AcknowledgeGroup {
+    pub group: ServerGroup,
+    /// What setting the node to `skip` does to these servers (true for each).
+    pub warning: &'static str,
 }
 
 /// Everything one confirmed action will do.
@@ -250,6 +262,7 @@ pub fn plan_set_mode(
             change: Change::Annotations { annotations },
             node: name.clone(),
             servers: Vec::new(),
+            acknowledge: Vec::new(),
         });
     }
     if plan.steps.is_empty() {
@@ -288,6 +301,31 @@ pub fn acknowledge_offer(snap: &Snapshot, node: &str) -> Result<Vec<String>, Str
     }
 }
 
+/// The lists of servers the node's OpenStack lock names, each with what
+/// `skip` does to it given the node's mode now (`old_mode`).
+fn acknowledge_groups(
+    snap: &Snapshot,
+    node: &str,
+    old_mode: Option<&str>,
+) -> Vec<AcknowledgeGroup> {
+    let Some(kind) = snap
+        .node_locks()
+        .find(|l| l.controller == "openstack" && l.node_name.as_deref() == Some(node))
+        .and_then(|l| l.error_message.as_deref())
+        .map(|m| lockmsg::parse(m).kind)
+    else {
+        return Vec::new();
+    };
+    let mode = old_mode.map(MigrationMode::parse);
+    lockmsg::server_groups(&kind)
+        .into_iter()
+        .map(|group| AcknowledgeGroup {
+            warning: servers::skip_effect(group.kind, mode.as_ref()),
+            group,
+        })
+        .collect()
+}
+
 /// Acknowledge manual migration on `nodes`: the mode becomes `skip`.
 pub fn plan_acknowledge(
     snap: &Snapshot,
@@ -315,6 +353,9 @@ pub fn plan_acknowledge(
             ));
             continue;
         }
+        // Each list carries its own warning: what skip does depends on the
+        // message's format (MOSK 25.1 tags) and on the node's mode now.
+        let acknowledge = acknowledge_groups(snap, name, old_mode.as_deref());
         plan.steps.push(PlannedStep {
             target,
             change: Change::Annotations {
@@ -326,6 +367,7 @@ pub fn plan_acknowledge(
             },
             node: name.clone(),
             servers,
+            acknowledge,
         });
     }
     if plan.steps.is_empty() {
@@ -334,10 +376,6 @@ pub fn plan_acknowledge(
             plan.notes.join("; ")
         )));
     }
-    plan.warnings.push(
-        "confirm only after the servers listed are migrated or shut down: skip lets LCM reboot the node"
-            .into(),
-    );
     Ok(plan)
 }
 
@@ -441,6 +479,7 @@ fn push_restarts(snap: &Snapshot, plan: &mut ActionPlan, pods: Vec<vrouter::PodS
             },
             node,
             servers: Vec::new(),
+            acknowledge: Vec::new(),
         });
     }
     if plan.steps.len() > 1 {

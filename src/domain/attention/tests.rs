@@ -104,8 +104,93 @@ fn skip_mode_with_servers_has_no_acknowledge() {
     snap.apply(Object::Node(n));
     let items = attention(&snap, &History::new(), fixtures::mid_update_now());
     let w3 = items.iter().find(|i| i.subject == WORKER_3).unwrap();
-    assert_eq!(w3.kind, AttentionKind::ManualMigration);
+    // MOSK 25.1: under skip only a notify tag keeps the server there.
+    assert_eq!(w3.kind, AttentionKind::NotifyOwners);
     assert_eq!(w3.action, None);
+    assert!(
+        w3.why.starts_with(&format!(
+            "migration mode skip, yet 1 server is still blocking the node: owners to notify (1): {SERVER_C}; their tags keep them"
+        )),
+        "{}",
+        w3.why
+    );
+}
+
+/// Put `message` on worker-3's OpenStack lock, with the node in `mode`.
+fn worker3_says(message: &str, mode: Option<MigrationMode>) -> AttentionItem {
+    let mut snap = fixtures::mid_update();
+    let mut l = fixtures::node_lock("openstack", NODE_W3, LockState::Active, Some(message));
+    l.inner_state = Some("active".into());
+    snap.apply(Object::NodeWorkloadLock(l));
+    let mut n = fixtures::node(NODE_W3, true);
+    n.migration_mode = mode;
+    snap.apply(Object::Node(n));
+    let items = attention(&snap, &History::new(), fixtures::mid_update_now());
+    items
+        .into_iter()
+        .find(|i| i.subject == WORKER_3)
+        .expect("an item for worker-3")
+}
+
+#[test]
+fn new_format_lists_are_told_apart() {
+    let msg = fixtures::both_lists_lock_message();
+    let live = worker3_says(&msg, None);
+    assert_eq!(live.kind, AttentionKind::NotifyOwners);
+    assert_eq!(live.action, Some(ACKNOWLEDGE_MIGRATION));
+    assert!(
+        live.why.starts_with(&format!(
+            "2 servers are still on the node: owners to notify (1): {SERVER_C}; unset maintenance action (not migrated) (1): {}; tell the owners",
+            fixtures::SERVER_D
+        )),
+        "{}",
+        live.why
+    );
+    let manual = worker3_says(&msg, Some(MigrationMode::Manual));
+    assert_eq!(manual.kind, AttentionKind::ManualMigration);
+    assert!(
+        manual.why.starts_with(&format!(
+            "migration mode manual: 2 servers are still on the node: owners to notify (1): {SERVER_C}; unset"
+        )),
+        "{}",
+        manual.why
+    );
+    let unset = worker3_says(&fixtures::unset_only_lock_message(), None);
+    assert_eq!(unset.kind, AttentionKind::MigrationGaveUp);
+    assert!(
+        unset.why.starts_with(&format!(
+            "live migration gave up after 3 attempts per server: 1 server is still on the node: unset maintenance action (not migrated) (1): {}; migrate by hand",
+            fixtures::SERVER_D
+        )),
+        "{}",
+        unset.why
+    );
+    assert!(!unset.why.contains("owners to notify"), "{}", unset.why);
+}
+
+#[test]
+fn long_lists_name_three_servers_in_the_item() {
+    let ids: Vec<String> = (0..5)
+        .map(|i| format!("00000000-0000-4000-8000-00000000000{i}"))
+        .collect();
+    let list = ids
+        .iter()
+        .map(|i| format!("'{i}'"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let msg = format!(
+        "{} Some servers are still present on the host. Notify owners of the following server: [{list}]",
+        fixtures::rockoon_stamp("10:29:05")
+    );
+    let item = worker3_says(&msg, Some(MigrationMode::Live));
+    assert!(
+        item.why.contains(&format!(
+            "owners to notify (5): {}, {}, {} and 2 more",
+            ids[0], ids[1], ids[2]
+        )),
+        "{}",
+        item.why
+    );
 }
 
 #[test]

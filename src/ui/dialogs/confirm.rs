@@ -46,18 +46,7 @@ pub(super) fn draw(
             theme.muted,
         ));
         body.push(Line::from(format!("    {}", step.change.describe())));
-        if !step.servers.is_empty() {
-            body.push(Line::styled(
-                format!(
-                    "    servers still on the node ({}), per its OpenStack lock:",
-                    step.servers.len()
-                ),
-                theme.warn,
-            ));
-            for s in &step.servers {
-                body.push(Line::from(format!("      - {s}")));
-            }
-        }
+        body.extend(super::migration::acknowledge_lines(step, theme));
     }
     for w in &plan.warnings {
         body.push(Line::styled(format!("! {w}"), theme.warn));

@@ -1,5 +1,6 @@
 //! The migration-mode picker: live | manual | skip with the current value
-//! of each node, and the optional attempts field.
+//! of each node, and the optional attempts field; and the acknowledge
+//! dialog's lists of servers, each under its own heading with its warning.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -8,10 +9,12 @@ use ratatui::widgets::Paragraph;
 
 use super::{context_line, dry_run_line, frame_box, hints, title};
 use crate::app::actions::dialog::{MODES, MigrationPicker, PickerFocus};
+use crate::app::actions::plan::PlannedStep;
 use crate::app::actions::registry::ActionId;
 use crate::app::model::Model;
 use crate::config::theme::Theme;
 use crate::domain::objects::MigrationMode;
+use crate::ui::format::wrap_indented;
 
 /// What each mode means (the update procedure, Step 2).
 fn meaning(mode: &MigrationMode) -> &'static str {
@@ -21,6 +24,46 @@ fn meaning(mode: &MigrationMode) -> &'static str {
         MigrationMode::Skip => "skip the instance check: instances left go down with the reboot",
         MigrationMode::Other(_) => "",
     }
+}
+
+/// The inner width of the confirmation dialog (`confirm.rs`: 78 wide).
+const ACK_INNER_WIDTH: usize = 76;
+
+/// The acknowledge dialog's lines for one node: each list of servers the
+/// OpenStack lock names, under its heading, with what `skip` does to it.
+pub(super) fn acknowledge_lines(step: &PlannedStep, theme: &Theme) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    if step.acknowledge.is_empty() && !step.servers.is_empty() {
+        out.push(Line::styled(
+            format!(
+                "    servers still on the node ({}), per its OpenStack lock:",
+                step.servers.len()
+            ),
+            theme.warn,
+        ));
+        for s in &step.servers {
+            out.push(Line::from(format!("      - {s}")));
+        }
+        return out;
+    }
+    for g in &step.acknowledge {
+        out.push(Line::styled(
+            format!(
+                "    {} ({}), per its OpenStack lock:",
+                g.group.kind.heading(),
+                g.group.servers.len()
+            ),
+            theme.header,
+        ));
+        for s in &g.group.servers {
+            out.push(Line::from(format!("      - {s}")));
+        }
+        // Wrapped here to keep the indent under the list.
+        for l in wrap_indented(&format!("! {}", g.warning), ACK_INNER_WIDTH, 6) {
+            out.push(Line::styled(l, theme.warn));
+        }
+    }
+    out
 }
 
 /// How many node rows the dialog lists before "and N more".
@@ -161,3 +204,7 @@ pub(super) fn draw(
         hints_area,
     );
 }
+
+#[cfg(test)]
+#[path = "migration_tests.rs"]
+mod tests;

@@ -1,0 +1,82 @@
+//! The detail panel reads the OpenStack lock's message: each list of
+//! servers under its own heading, both message formats.
+
+use super::*;
+use crate::app::model::SessionInfo;
+use crate::config::keymap::Keymap;
+use crate::domain::fixtures::{self, names::*};
+use crate::domain::join::machine_rows;
+use crate::domain::objects::{LockState, Object};
+
+fn text_for(machine: &str, node: &str, message: Option<&str>) -> Vec<String> {
+    let mut model = Model::new(
+        SessionInfo::default(),
+        Keymap::default_keymap(),
+        fixtures::mid_update_now(),
+    );
+    let mut snap = fixtures::mid_update();
+    if let Some(msg) = message {
+        snap.apply(Object::NodeWorkloadLock(fixtures::node_lock(
+            "openstack",
+            node,
+            LockState::Active,
+            Some(msg),
+        )));
+    }
+    model.snapshot = snap;
+    let rows = machine_rows(&model.snapshot);
+    let row = rows.iter().find(|r| r.name() == machine).expect("row");
+    let theme = Theme::load("mono").expect("theme");
+    detail_lines(row, &model, &History::new(), 200, &theme)
+        .iter()
+        .map(|l| l.to_string())
+        .collect()
+}
+
+#[test]
+fn lists_of_the_25x_message_each_under_its_heading() {
+    let lines = text_for(
+        WORKER_3,
+        NODE_W3,
+        Some(&fixtures::both_lists_lock_message()),
+    );
+    for want in [
+        format!("    > owners to notify (1): {SERVER_C}"),
+        format!(
+            "    > unset maintenance action (not migrated) (1): {}",
+            fixtures::SERVER_D
+        ),
+    ] {
+        assert!(lines.contains(&want), "{want:?} missing: {lines:#?}");
+    }
+}
+
+#[test]
+fn pre_25_1_message_is_one_list() {
+    let lines = text_for(WORKER_2, NODE_W2, None);
+    let want = format!("    > still on the node (2): {SERVER_A}, {SERVER_B}");
+    assert!(lines.contains(&want), "{want:?} missing: {lines:#?}");
+    assert!(lines.iter().all(|l| !l.contains("owners to notify")));
+}
+
+#[test]
+fn migration_error_and_deferral_are_read_too() {
+    let err = format!(
+        "{} Got error while trying to migrate server {SERVER_A}: Migration pre-check error",
+        fixtures::rockoon_stamp("10:00:03")
+    );
+    let lines = text_for(WORKER_2, NODE_W2, Some(&err));
+    let want = format!("    > migration error (1): {SERVER_A}: Migration pre-check error");
+    assert!(lines.contains(&want), "{want:?} missing: {lines:#?}");
+    let conc = format!(
+        "{} Number of inactive NodeWorkloadLocks exceeds allowed concurrency. Deferring processing for node {NODE_W2}",
+        fixtures::rockoon_stamp("10:00:03")
+    );
+    let lines = text_for(WORKER_2, NODE_W2, Some(&conc));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("    > deferred: other nodes hold the maintenance slots")),
+        "{lines:#?}"
+    );
+}

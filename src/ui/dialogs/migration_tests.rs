@@ -1,0 +1,130 @@
+//! Snapshots of the acknowledge dialog's lists of servers: each list under
+//! its own heading with the warning that is true for it (MOSK 25.1 lists,
+//! per node mode), at 80x40.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+use crate::app::actions::access::{AccessVerdict, all_keys};
+use crate::app::actions::dialog::Dialog;
+use crate::app::model::{Model, SessionInfo};
+use crate::app::msg::Msg;
+use crate::app::update::update;
+use crate::config::keymap::Keymap;
+use crate::config::theme::Theme;
+use crate::domain::fixtures::{self, names::*};
+use crate::domain::objects::{LockState, MigrationMode, Object};
+
+/// The mid-update cluster with `message` on worker-3's OpenStack lock and
+/// the node in `mode`; worker-3 selected and `a` pressed.
+fn acknowledge_worker3(message: &str, mode: Option<MigrationMode>) -> Model {
+    let session = SessionInfo {
+        mosk_context: "sim-mosk".into(),
+        ..SessionInfo::default()
+    };
+    let mut m = Model::new(
+        session,
+        Keymap::default_keymap(),
+        fixtures::mid_update_now(),
+    );
+    let mut snap = fixtures::mid_update();
+    let mut l = fixtures::node_lock("openstack", NODE_W3, LockState::Active, Some(message));
+    l.inner_state = Some("active".into());
+    snap.apply(Object::NodeWorkloadLock(l));
+    let mut n = fixtures::node(NODE_W3, true);
+    n.migration_mode = mode;
+    snap.apply(Object::Node(n));
+    m.snapshot = snap;
+    for k in all_keys() {
+        m.actions.access.record(k, AccessVerdict::Allowed, m.now);
+    }
+    m.selected_nodes.insert(NODE_W3.into());
+    update(
+        &mut m,
+        Msg::Key(KeyEvent::new(KeyCode::Char('a'), KeyModifiers::NONE)),
+    );
+    assert!(
+        matches!(m.actions.dialog, Some(Dialog::Confirm(_))),
+        "the acknowledge dialog opens"
+    );
+    m
+}
+
+fn render(m: &Model) -> String {
+    let mut t = Terminal::new(TestBackend::new(80, 40)).unwrap();
+    let theme = Theme::load("mono").unwrap();
+    t.draw(|f| super::super::draw(f, f.area(), m, &theme))
+        .unwrap();
+    format!("{}", t.backend())
+}
+
+/// Node mode manual: an untagged server is `notify` too, a server with an
+/// unset action must be tagged `live_migrate`.
+#[test]
+fn acknowledge_25x_lists_under_manual_mode() {
+    let m = acknowledge_worker3(
+        &fixtures::both_lists_lock_message(),
+        Some(MigrationMode::Manual),
+    );
+    let screen = render(&m);
+    for want in [
+        "owners to notify (1), per its OpenStack lock:",
+        SERVER_C,
+        "unset maintenance action (not migrated) (1), per its OpenStack lock:",
+        fixtures::SERVER_D,
+        "tagged live_migrate: skip does not release them",
+    ] {
+        assert!(screen.contains(want), "{want} missing:\n{screen}");
+    }
+    let Some(Dialog::Confirm(c)) = &m.actions.dialog else {
+        unreachable!()
+    };
+    let warnings: Vec<&str> = c.plan.steps[0]
+        .acknowledge
+        .iter()
+        .map(|g| g.warning)
+        .collect();
+    assert!(
+        warnings.iter().all(|w| !w.contains("skip lets LCM reboot")),
+        "the pre-25.1 warning is not true here: {warnings:?}"
+    );
+    insta::assert_snapshot!(screen);
+}
+
+/// Node mode unset (live): a server to notify must be tagged `notify`; an
+/// untagged server with an unset action goes down with the reboot.
+#[test]
+fn acknowledge_25x_lists_under_live_mode() {
+    let m = acknowledge_worker3(&fixtures::both_lists_lock_message(), None);
+    let screen = render(&m);
+    for want in [
+        "owners to notify (1), per its OpenStack lock:",
+        "tagged notify: skip does not release them",
+        "unset maintenance action (not migrated) (1), per its OpenStack lock:",
+        "tagged live_migrate are tried again",
+    ] {
+        assert!(screen.contains(want), "{want} missing:\n{screen}");
+    }
+    insta::assert_snapshot!(screen);
+}
+
+/// The pre-25.1 message keeps its one list and its warning.
+#[test]
+fn acknowledge_pre_25_1_list() {
+    let m = acknowledge_worker3(
+        &fixtures::worker2_lock_message().replace(NODE_W2, NODE_W3),
+        Some(MigrationMode::Manual),
+    );
+    let screen = render(&m);
+    for want in [
+        "still on the node (2), per its OpenStack lock:",
+        SERVER_A,
+        SERVER_B,
+        "! confirm only after these servers are migrated or shut down",
+    ] {
+        assert!(screen.contains(want), "{want} missing:\n{screen}");
+    }
+    assert!(!screen.contains("owners to notify"), "{screen}");
+    insta::assert_snapshot!(screen);
+}
