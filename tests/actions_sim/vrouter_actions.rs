@@ -16,7 +16,7 @@ const HOUR: SignedDuration = SignedDuration::from_secs(3600);
 /// `extra` adds overrides.
 fn updated_world(extra: &str) -> Harness {
     let world = custom_world(&format!(
-        "vrouter_manual_restart = true\n\
+        "vrouter_manual_restart = true\nrelease = {{ from = \"mosk-8-5-0-22-1\", to = \"mosk-8-6-0-22-2\", controller_from = \"8.5.0+22.1\", controller_to = \"8.6.0+22.2\", agent_from = \"1.20.0\", agent_to = \"1.21.2\" }}\n\
          [[machines]]\nrole = \"control\"\ncount = 1\n\
          [[machines]]\nrole = \"compute\"\ncount = 3\ninstances = 0\n{extra}"
     ));
