@@ -74,7 +74,7 @@ fn a_dry_run_action_goes_through_the_dialogs_into_the_audit_log() {
 /// A scenario whose only compute's replacement vRouter pod never becomes
 /// Ready, with short phases: a restart stays in flight for as long as the
 /// console waits.
-const NEVER_READY: &str = "name = \"exit-e2e\"\nvrouter_manual_restart = true\n\
+const NEVER_READY: &str = "name = \"exit-e2e\"\nvrouter_manual_restart = true\nrelease = { from = \"mosk-8-5-0-22-1\", to = \"mosk-8-6-0-22-2\", controller_from = \"8.5.0+22.1\", controller_to = \"8.6.0+22.2\", agent_from = \"1.20.0\", agent_to = \"1.21.2\" }\n\
     [[machines]]\nrole = \"control\"\ncount = 1\n\
     [[machines]]\nrole = \"compute\"\ncount = 1\ninstances = 0\n\
     [[overrides]]\nrole = \"compute\"\nindex = 0\nvrouter_never_ready = true\n";

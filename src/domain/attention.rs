@@ -20,6 +20,12 @@ pub const RESTART_VROUTER: &str = "restart-vrouter";
 /// names them all).
 pub const LISTED_SERVERS: usize = 3;
 
+/// How long after the update outdated vRouter pods may remain on a release
+/// that restarts them automatically (MOSK 22.4+) before they need a human.
+/// [I] The reference gives no duration for the automatic restart; 30 minutes
+/// leaves room for it to go node by node on a mid-size cluster.
+pub const VROUTER_AUTO_RESTART_GRACE: SignedDuration = SignedDuration::from_mins(30);
+
 /// A cluster state with an error is worth a look from this attempt on.
 pub const ATTEMPT_THRESHOLD: i64 = 3;
 /// A machine stalls when its time in a state exceeds this many times the
@@ -45,8 +51,13 @@ pub enum AttentionKind {
     ClusterStateRetrying,
     /// A machine has been in one state far longer than its peers.
     Stall,
-    /// The update is over and vRouter pods still run the old template.
+    /// The update is over and vRouter pods still run the old template, on a
+    /// release whose vRouter pods are restarted by hand (before MOSK 22.4) or
+    /// whose MOSK version is unknown.
     VrouterOutdated,
+    /// MOSK 22.4+: outdated vRouter pods remain a grace period after the
+    /// update, although the automatic restart should have replaced them.
+    VrouterStillOutdated,
     /// An object could not be read.
     Malformed,
 }
@@ -61,6 +72,7 @@ impl AttentionKind {
             AttentionKind::ClusterStateRetrying => "retrying",
             AttentionKind::Stall => "stalled",
             AttentionKind::VrouterOutdated => "vRouter outdated",
+            AttentionKind::VrouterStillOutdated => "vRouter pods still outdated",
             AttentionKind::Malformed => "malformed",
         }
     }
@@ -387,6 +399,7 @@ fn vrouter_outdated(
     if !finished {
         return;
     }
+    let policy = vrouter::restart_policy(snap);
     for ds in vrouter::daemonsets(snap) {
         if ds.up_to_date() {
             continue;
@@ -399,18 +412,54 @@ fn vrouter_outdated(
             namespace: ds.namespace.clone(),
             name: ds.name.clone(),
         };
+        let since = history
+            .update_finished()
+            .or(history.first_seen(&key))
+            .unwrap_or(now);
+        let counts = format!(
+            "{old} vRouter pod(s) run the old template (UP-TO-DATE {} of CURRENT {})",
+            ds.updated, ds.current
+        );
+        let (kind, why) = match &policy {
+            vrouter::RestartPolicy::Manual(v) => (
+                AttentionKind::VrouterOutdated,
+                format!(
+                    "the update is over but {counts}; MOSK {v} restarts vRouter pods by hand (automatic since {}): restart them one node at a time",
+                    vrouter::AUTOMATIC_SINCE
+                ),
+            ),
+            vrouter::RestartPolicy::Unknown(release) => (
+                AttentionKind::VrouterOutdated,
+                format!(
+                    "the update is over but {counts}; the MOSK version of {} is unknown: check whether your release restarts vRouter automatically ({}+), else restart them one node at a time",
+                    release
+                        .as_deref()
+                        .map_or("the target release".to_string(), quote),
+                    vrouter::AUTOMATIC_SINCE
+                ),
+            ),
+            vrouter::RestartPolicy::Automatic(v) => {
+                let waited = now.duration_since(since);
+                if waited < VROUTER_AUTO_RESTART_GRACE {
+                    continue;
+                }
+                (
+                    AttentionKind::VrouterStillOutdated,
+                    format!(
+                        "{} after the update {counts}; the automatic restart (MOSK {v}, {}+) should have replaced them [I: {} grace]: restart them one node at a time",
+                        human_duration(waited),
+                        vrouter::AUTOMATIC_SINCE,
+                        human_duration(VROUTER_AUTO_RESTART_GRACE)
+                    ),
+                )
+            }
+        };
         out.push(AttentionItem {
-            kind: AttentionKind::VrouterOutdated,
+            kind,
             subject: ds.name.clone(),
             node: None,
-            why: format!(
-                "the update is over but {old} vRouter pod(s) run the old template (UP-TO-DATE {} of CURRENT {}); restart them one node at a time",
-                ds.updated, ds.current
-            ),
-            since: history
-                .update_finished()
-                .or(history.first_seen(&key))
-                .unwrap_or(now),
+            why,
+            since,
             action: Some(RESTART_VROUTER),
             key,
         });

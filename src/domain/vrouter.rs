@@ -6,8 +6,100 @@
 //! from its DaemonSet's `metadata.generation` (standard Kubernetes). The
 //! operator restarts outdated pods one node at a time, because each restart
 //! cuts the network of the workloads on that node.
+//!
+//! Since MOSK 22.4 the post-update restart is automated; before that the
+//! operator restarted the pods by hand (reference §5.2, from the 22.2 update
+//! procedure). [`restart_policy`] tells which applies from the target release.
 
 use super::objects::{Snapshot, VrouterDaemonSet, VrouterPod};
+
+/// The first MOSK release whose update restarts vRouter pods by itself.
+pub const AUTOMATIC_SINCE: MoskVersion = MoskVersion { year: 22, minor: 4 };
+
+/// A MOSK release version, `year.minor` (`22.2`, `25.1`); patch releases
+/// (`24.3.4`) keep only the first two numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct MoskVersion {
+    pub year: u32,
+    pub minor: u32,
+}
+
+impl std::fmt::Display for MoskVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.year, self.minor)
+    }
+}
+
+/// The MOSK version in a release string, or `None` when it cannot be told.
+///
+/// Accepted forms (the forms the cluster objects use are inferred [I] from the
+/// reference's examples and the MCC naming, not from a documented grammar):
+/// - a cluster release name `mosk-<major>-<minor>-<patch>-<year>-<minor>[-<patch>]`
+///   (`mosk-17-4-0-25-1`): the three numbers after `mosk-` are the Container
+///   Cloud cluster release, the rest the MOSK version;
+/// - a controller release `<cluster>+<mosk>` (`17.4.0+25.1`): after the `+`;
+/// - a bare MOSK version `22.2`, `25.1`, `24.3.4`, optionally `v`/`MOSK ` prefixed.
+pub fn mosk_version(release: &str) -> Option<MoskVersion> {
+    let r = release.trim();
+    let numbers = |s: &str, sep: char| -> Option<Vec<u32>> {
+        s.split(sep)
+            .map(|t| t.parse::<u32>().ok())
+            .collect::<Option<Vec<u32>>>()
+    };
+    let parts = if let Some(rest) = r.strip_prefix("mosk-") {
+        let n = numbers(rest, '-')?;
+        if n.len() < 5 {
+            return None;
+        }
+        n[3..].to_vec()
+    } else if let Some((_, mosk)) = r.rsplit_once('+') {
+        numbers(mosk, '.')?
+    } else {
+        let bare = r
+            .strip_prefix("MOSK ")
+            .or_else(|| r.strip_prefix('v'))
+            .unwrap_or(r);
+        numbers(bare, '.')?
+    };
+    // MOSK versions are `YY.N[.P]`: the year from 20 (MOSK 20.1) on.
+    match parts.as_slice() {
+        [year, minor] | [year, minor, _] if (20..100).contains(year) => Some(MoskVersion {
+            year: *year,
+            minor: *minor,
+        }),
+        _ => None,
+    }
+}
+
+/// Who restarts outdated vRouter pods after the update.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RestartPolicy {
+    /// The target release is before MOSK 22.4: the operator restarts them.
+    Manual(MoskVersion),
+    /// MOSK 22.4 or later: the TF operator restarts them one node at a time.
+    Automatic(MoskVersion),
+    /// No target release, or one whose MOSK version cannot be told.
+    Unknown(Option<String>),
+}
+
+impl RestartPolicy {
+    pub fn for_release(release: Option<&str>) -> RestartPolicy {
+        match release.and_then(mosk_version) {
+            Some(v) if v < AUTOMATIC_SINCE => RestartPolicy::Manual(v),
+            Some(v) => RestartPolicy::Automatic(v),
+            None => RestartPolicy::Unknown(release.map(str::to_string)),
+        }
+    }
+}
+
+/// The restart policy of the release the update goes to (the LCMCluster's
+/// `spec.release`).
+pub fn restart_policy(snap: &Snapshot) -> RestartPolicy {
+    let target = snap
+        .lcm_clusters()
+        .find_map(|c| c.target_release.as_deref());
+    RestartPolicy::for_release(target)
+}
 
 /// One vRouter pod and whether it runs its DaemonSet's current template.
 #[derive(Debug, Clone, PartialEq)]
@@ -145,6 +237,57 @@ mod tests {
     use super::*;
     use crate::domain::fixtures::{self, names};
     use crate::domain::objects::Object;
+
+    #[test]
+    fn mosk_version_from_release_names() {
+        let v = |year, minor| Some(MoskVersion { year, minor });
+        assert_eq!(mosk_version("mosk-17-4-0-25-1"), v(25, 1));
+        assert_eq!(mosk_version("mosk-17-3-4-24-3-4"), v(24, 3));
+        assert_eq!(mosk_version("mosk-8-8-0-22-2"), v(22, 2));
+        assert_eq!(mosk_version("17.4.0+25.1"), v(25, 1));
+        assert_eq!(mosk_version("22.2"), v(22, 2));
+        assert_eq!(mosk_version(" 25.1 "), v(25, 1));
+        assert_eq!(mosk_version("v22.4"), v(22, 4));
+        assert_eq!(mosk_version("24.3.4"), v(24, 3));
+        for bad in [
+            "",
+            "mosk",
+            "mosk-17-4-0",
+            "latest",
+            "17.4.0",
+            "mosk-17-4-0-x-1",
+            "2.2",
+            "22",
+        ] {
+            assert_eq!(mosk_version(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn restart_policy_by_target_version() {
+        use RestartPolicy::*;
+        let v = |year, minor| MoskVersion { year, minor };
+        assert_eq!(
+            RestartPolicy::for_release(Some("mosk-8-8-0-22-2")),
+            Manual(v(22, 2))
+        );
+        assert_eq!(RestartPolicy::for_release(Some("22.3")), Manual(v(22, 3)));
+        assert_eq!(
+            RestartPolicy::for_release(Some("22.4")),
+            Automatic(v(22, 4))
+        );
+        assert_eq!(
+            RestartPolicy::for_release(Some("mosk-17-4-0-25-1")),
+            Automatic(v(25, 1))
+        );
+        assert_eq!(
+            RestartPolicy::for_release(Some("custom")),
+            Unknown(Some("custom".into()))
+        );
+        assert_eq!(RestartPolicy::for_release(None), Unknown(None));
+        // The fixture targets mosk-17-4-0-25-1.
+        assert_eq!(restart_policy(&fixtures::mid_update()), Automatic(v(25, 1)));
+    }
 
     #[test]
     fn outdated_is_generation_mismatch() {

@@ -11,20 +11,29 @@ use crate::app::model::{Model, View};
 use crate::app::tables;
 use crate::config::theme::Theme;
 use crate::domain::objects::Kind;
-use crate::domain::vrouter::{DaemonSetStatus, daemonsets};
+use crate::domain::vrouter::{DaemonSetStatus, RestartPolicy, daemonsets, restart_policy};
 use crate::ui::{fresh_pane, table};
 
-/// `converging: 3 outdated, …` / `done: …`.
-fn verdict(ds: &DaemonSetStatus) -> String {
+/// `converging: 3 outdated, …` / `done: …`. Asks the operator to restart
+/// only when the target release restarts vRouter pods by hand (before MOSK
+/// 22.4); says so when it cannot tell.
+fn verdict(ds: &DaemonSetStatus, policy: &RestartPolicy) -> String {
     if ds.up_to_date() {
-        "done: every pod runs the current template".into()
-    } else {
-        let n = ds.outdated_count();
-        let counted = ds.current - ds.updated;
-        format!(
-            "converging: {} outdated, restart one node at a time",
-            n.max(counted.max(0) as usize)
-        )
+        return "done: every pod runs the current template".into();
+    }
+    let n = ds
+        .outdated_count()
+        .max((ds.current - ds.updated).max(0) as usize);
+    match policy {
+        RestartPolicy::Manual(v) => {
+            format!("converging: {n} outdated; MOSK {v}: restart them one node at a time")
+        }
+        RestartPolicy::Automatic(v) => {
+            format!("converging: {n} outdated; MOSK {v} restarts them automatically")
+        }
+        RestartPolicy::Unknown(_) => {
+            format!("{n} outdated: check whether your release restarts vRouter automatically")
+        }
     }
 }
 
@@ -38,6 +47,7 @@ fn counters(ds: &DaemonSetStatus) -> String {
 
 pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
     let sets = daemonsets(&model.snapshot);
+    let policy = restart_policy(&model.snapshot);
     let data = tables::table(model, View::Vrouter);
     // Three lines per DaemonSet (counters, gauge, verdict), at most a third
     // of the screen.
@@ -92,7 +102,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
                 } else {
                     theme.warn
                 };
-                frame.render_widget(Paragraph::new(Line::styled(verdict(ds), style)), r);
+                frame.render_widget(Paragraph::new(Line::styled(verdict(ds, &policy), style)), r);
             }
         }
     }
@@ -105,4 +115,29 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
         &data,
         theme,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::fixtures;
+    use crate::domain::vrouter::{MoskVersion, daemonsets};
+
+    #[test]
+    fn verdict_prompts_by_target_version() {
+        let ds = &daemonsets(&fixtures::mid_update())[0];
+        let v = |year, minor| MoskVersion { year, minor };
+        assert_eq!(
+            verdict(ds, &RestartPolicy::Manual(v(22, 2))),
+            "converging: 3 outdated; MOSK 22.2: restart them one node at a time"
+        );
+        assert_eq!(
+            verdict(ds, &RestartPolicy::Automatic(v(25, 1))),
+            "converging: 3 outdated; MOSK 25.1 restarts them automatically"
+        );
+        assert_eq!(
+            verdict(ds, &RestartPolicy::Unknown(None)),
+            "3 outdated: check whether your release restarts vRouter automatically"
+        );
+    }
 }

@@ -164,7 +164,7 @@ async fn quit_sends_no_further_object_of_a_running_plan() {
 #[tokio::test(start_paused = true)]
 async fn quit_while_a_restart_waits_for_its_replacement() {
     let world = custom_world(
-        "vrouter_manual_restart = true\n\
+        "vrouter_manual_restart = true\nrelease = { from = \"mosk-8-5-0-22-1\", to = \"mosk-8-6-0-22-2\", controller_from = \"8.5.0+22.1\", controller_to = \"8.6.0+22.2\", agent_from = \"1.20.0\", agent_to = \"1.21.2\" }\n\
          [[machines]]\nrole = \"control\"\ncount = 1\n\
          [[machines]]\nrole = \"compute\"\ncount = 2\ninstances = 0\n\
          [[overrides]]\nrole = \"compute\"\nindex = 0\nvrouter_never_ready = true\n",

@@ -17,7 +17,7 @@ use super::harness::*;
 
 fn vrouter_world() -> mosk_console::sim::world::SimWorld {
     let w = custom_world(
-        "vrouter_manual_restart = true\n\
+        "vrouter_manual_restart = true\nrelease = { from = \"mosk-8-5-0-22-1\", to = \"mosk-8-6-0-22-2\", controller_from = \"8.5.0+22.1\", controller_to = \"8.6.0+22.2\", agent_from = \"1.20.0\", agent_to = \"1.21.2\" }\n\
          [[machines]]\nrole = \"control\"\ncount = 1\n\
          [[machines]]\nrole = \"compute\"\ncount = 2\ninstances = 0\n",
     );

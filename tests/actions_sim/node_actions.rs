@@ -143,7 +143,7 @@ fn wait_for_servers_present(h: &Harness, nodes: &[String]) -> bool {
 #[tokio::test(start_paused = true)]
 async fn acknowledge_on_one_and_then_several_nodes() {
     let world = custom_world(
-        "worker_concurrency = 3\nvrouter_manual_restart = true\n\
+        "worker_concurrency = 3\nvrouter_manual_restart = true\nrelease = { from = \"mosk-8-5-0-22-1\", to = \"mosk-8-6-0-22-2\", controller_from = \"8.5.0+22.1\", controller_to = \"8.6.0+22.2\", agent_from = \"1.20.0\", agent_to = \"1.21.2\" }\n\
          [[machines]]\nrole = \"control\"\ncount = 1\n\
          [[machines]]\nrole = \"compute\"\ncount = 3\ninstances = 1\nmigration_mode = \"manual\"\n",
     );

@@ -46,7 +46,7 @@ fn assert_not_verified(h: &Harness, records: usize, why: &str) {
 /// acknowledge (servers still present, manual migration mode).
 fn acknowledge_world() -> mosk_console::sim::world::SimWorld {
     let world = custom_world(
-        "worker_concurrency = 3\nvrouter_manual_restart = true\n\
+        "worker_concurrency = 3\nvrouter_manual_restart = true\nrelease = { from = \"mosk-8-5-0-22-1\", to = \"mosk-8-6-0-22-2\", controller_from = \"8.5.0+22.1\", controller_to = \"8.6.0+22.2\", agent_from = \"1.20.0\", agent_to = \"1.21.2\" }\n\
          [[machines]]\nrole = \"control\"\ncount = 1\n\
          [[machines]]\nrole = \"compute\"\ncount = 3\ninstances = 1\nmigration_mode = \"manual\"\n",
     );

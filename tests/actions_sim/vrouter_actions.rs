@@ -5,6 +5,7 @@ use crossterm::event::{KeyCode, KeyModifiers};
 use jiff::SignedDuration;
 use mosk_console::app::actions::events::{RunOutcome, StepStatus};
 use mosk_console::audit::{AuditOutcome, AuditPhase};
+use mosk_console::domain::attention::{AttentionKind, attention};
 use mosk_console::sim::scenario::UpdatePhase;
 use serde_json::{Value, json};
 
@@ -16,7 +17,7 @@ const HOUR: SignedDuration = SignedDuration::from_secs(3600);
 /// `extra` adds overrides.
 fn updated_world(extra: &str) -> Harness {
     let world = custom_world(&format!(
-        "vrouter_manual_restart = true\n\
+        "vrouter_manual_restart = true\nrelease = {{ from = \"mosk-8-5-0-22-1\", to = \"mosk-8-6-0-22-2\", controller_from = \"8.5.0+22.1\", controller_to = \"8.6.0+22.2\", agent_from = \"1.20.0\", agent_to = \"1.21.2\" }}\n\
          [[machines]]\nrole = \"control\"\ncount = 1\n\
          [[machines]]\nrole = \"compute\"\ncount = 3\ninstances = 0\n{extra}"
     ));
@@ -331,4 +332,62 @@ async fn cancel_between_pods_sends_no_further_delete() {
             .iter()
             .all(|s| matches!(s, StepStatus::NotSent(_)))
     );
+}
+
+/// The vRouter items of the attention queue the console builds from what
+/// the simulator serves.
+fn vrouter_items(h: &Harness) -> Vec<(AttentionKind, String)> {
+    attention(&h.model.snapshot, &h.model.history, h.model.now)
+        .into_iter()
+        .filter(|i| {
+            matches!(
+                i.kind,
+                AttentionKind::VrouterOutdated | AttentionKind::VrouterStillOutdated
+            )
+        })
+        .map(|i| (i.kind, i.why))
+        .collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_restart_prompt_follows_the_target_release() {
+    // MOSK 22.2: the pods stay outdated after the update and the console asks
+    // the operator to restart them.
+    let mut h = updated_world("");
+    h.tick_and_settle().await;
+    let items = vrouter_items(&h);
+    assert_eq!(items.len(), 1, "{items:?}");
+    assert_eq!(items[0].0, AttentionKind::VrouterOutdated);
+    assert!(
+        items[0]
+            .1
+            .contains("3 vRouter pod(s) run the old template (UP-TO-DATE 0 of CURRENT 3); MOSK 22.2 restarts vRouter pods by hand"),
+        "{}",
+        items[0].1
+    );
+
+    // MOSK 25.1 (the default target): the TF operator replaces them itself
+    // (the simulated finalization waits for it) and the console never asks,
+    // at no point of the update.
+    let world = custom_world(
+        "[[machines]]\nrole = \"control\"\ncount = 1\n\
+         [[machines]]\nrole = \"compute\"\ncount = 3\ninstances = 0\n",
+    );
+    let mut h = Harness::new(world, Options::default());
+    let mut asked = Vec::new();
+    let t0 = h.world.now();
+    loop {
+        h.world.step(SignedDuration::from_secs(30));
+        h.tick_and_settle().await;
+        asked.extend(vrouter_items(&h));
+        let d = ds(&h);
+        if h.world.phase() == UpdatePhase::Done
+            && d["metadata"]["generation"] == 2
+            && d["status"]["updatedNumberScheduled"] == d["status"]["currentNumberScheduled"]
+        {
+            break;
+        }
+        assert!(h.world.now().duration_since(t0) < 2 * HOUR, "never done");
+    }
+    assert_eq!(asked, vec![], "no restart prompt on a 25.1 target");
 }

@@ -228,7 +228,7 @@ fn node_maintenance_request_terminates_with_finalizer_and_locks_come_back() {
 }
 
 #[test]
-fn stuck_drain_keeps_counting_cordon_drain_attempts() {
+fn stuck_drain_keeps_the_cordon_drain_attempt_at_zero_as_the_seed_shows() {
     let w = SimWorld::new(load_scenario("stuck-drain").unwrap(), 9);
     let m = w
         .machines()
@@ -236,18 +236,26 @@ fn stuck_drain_keeps_counting_cordon_drain_attempts() {
         .find(|m| m.role == Role::Storage)
         .unwrap();
     let cd_name = format!("cd-{}", m.name);
-    let attempt = |w: &SimWorld| {
-        get(w, false, "lcmclusterstates", Some("child-ns"), &cd_name)
+    let sd_name = format!("sd-{}", m.name);
+    let attempt = |w: &SimWorld, name: &str| {
+        get(w, false, "lcmclusterstates", Some("child-ns"), name)
             .and_then(|c| c["status"]["attempt"].as_u64())
     };
-    assert!(w.step_until(2 * HOUR, |w| attempt(w).is_some()));
-    w.step(5 * MIN);
-    let a1 = attempt(&w).unwrap();
-    w.step(10 * MIN);
-    let a2 = attempt(&w).unwrap();
-    w.step(10 * MIN);
-    let a3 = attempt(&w).unwrap();
-    assert!(a2 >= a1 + 15 && a3 >= a2 + 15, "{a1} {a2} {a3}");
+    assert!(w.step_until(2 * HOUR, |w| attempt(w, &cd_name).is_some()));
+    let warns = |w: &SimWorld| {
+        w.lcm_log()
+            .iter()
+            .filter(|l| l.contains("\"level\":\"warn\"") && l.contains(&m.name))
+            .count()
+    };
+    let w0 = warns(&w);
+    // The seed (`kubectl get lcmclusterstates -o wide`, 22.2 procedure) shows
+    // ATTEMPT 0 on both states while the node locks are still active.
+    for _ in 0..3 {
+        w.step(10 * MIN);
+        assert_eq!(attempt(&w, &cd_name), Some(0));
+        assert_eq!(attempt(&w, &sd_name), Some(0));
+    }
     let cd = get(&w, false, "lcmclusterstates", Some("child-ns"), &cd_name).unwrap();
     assert_eq!(
         str_at(&cd, "/status/message"),
@@ -259,12 +267,9 @@ fn stuck_drain_keeps_counting_cordon_drain_attempts() {
     );
     assert_eq!(machine_state(&w, &m.name), "Prepare");
     assert_eq!(w.phase(), UpdatePhase::Workers);
-    let warns = w
-        .lcm_log()
-        .iter()
-        .filter(|l| l.contains("\"level\":\"warn\"") && l.contains(&m.name))
-        .count();
-    assert!(warns as u64 >= a3 - 1, "a log line per attempt: {warns}");
+    // LCM still re-checks every `lcm_retry` (30 s here) and logs each time.
+    let more = warns(&w) - w0;
+    assert!(more >= 55, "a log line per re-check: {more}");
 }
 
 #[test]

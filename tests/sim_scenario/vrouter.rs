@@ -45,7 +45,8 @@ fn check_ds_consistent(w: &SimWorld) -> Value {
 
 #[test]
 fn vrouter_daemonset_converges_only_after_old_pods_are_deleted() {
-    let w = quick(5);
+    // MOSK 22.2: the operator restarts vRouter pods by hand.
+    let w = SimWorld::new(load_scenario("legacy").unwrap(), 5);
     assert_eq!(
         check_ds_consistent(&w)["spec"]["updateStrategy"]["type"],
         "OnDelete"
@@ -119,7 +120,7 @@ fn vrouter_daemonset_converges_only_after_old_pods_are_deleted() {
 #[test]
 fn a_replacement_vrouter_pod_can_be_made_to_never_become_ready() {
     let w = custom(&format!(
-        "name = \"t\"\nvrouter_manual_restart = true\n{SHORT_DURATIONS}\n\
+        "name = \"t\"\nvrouter_manual_restart = true\nrelease = {{ from = \"mosk-8-5-0-22-1\", to = \"mosk-8-6-0-22-2\", controller_from = \"8.5.0+22.1\", controller_to = \"8.6.0+22.2\", agent_from = \"1.20.0\", agent_to = \"1.21.2\" }}\n{SHORT_DURATIONS}\n\
          [[machines]]\nrole = \"control\"\ncount = 1\n\
          [[machines]]\nrole = \"compute\"\ncount = 2\n\
          [[overrides]]\nrole = \"compute\"\nindex = 0\nvrouter_never_ready = true\n"
@@ -157,4 +158,44 @@ fn a_replacement_vrouter_pod_can_be_made_to_never_become_ready() {
             .unwrap()
             > 5
     );
+}
+
+#[test]
+fn a_25_1_target_restarts_vrouter_pods_automatically_one_at_a_time() {
+    let w = quick(5);
+    assert_eq!(w.spec().release.to, "mosk-17-4-0-25-1");
+    let mut most_terminating = 0;
+    let mut generations_seen = std::collections::BTreeSet::new();
+    assert!(w.step_until(4 * HOUR, |w| {
+        for lock in w.mosk().list("nodeworkloadlocks", None) {
+            if str_at(&lock, "/status/errorMessage").contains("Some servers are still present") {
+                let node = str_at(&lock, "/spec/nodeName").to_string();
+                annotate(w, &node, MODE, "skip");
+            }
+        }
+        let ds = check_ds_consistent(w);
+        let terminating = w
+            .mosk()
+            .list("pods", Some("tf"))
+            .iter()
+            .filter(|p| p.pointer("/metadata/deletionTimestamp").is_some())
+            .count();
+        most_terminating = most_terminating.max(terminating);
+        generations_seen.insert(ds["status"]["updatedNumberScheduled"].as_u64().unwrap());
+        w.phase() == UpdatePhase::Done
+            && ds["status"]["updatedNumberScheduled"] == 3
+            && ds["status"]["numberReady"] == 3
+    }));
+    // Nobody deleted a pod by hand: the TF operator did, one node at a time.
+    assert_eq!(most_terminating, 1);
+    assert_eq!(
+        generations_seen.into_iter().collect::<Vec<_>>(),
+        vec![0, 1, 2, 3],
+        "UP-TO-DATE grows one pod at a time"
+    );
+    let ds = check_ds_consistent(&w);
+    assert_eq!(ds["metadata"]["generation"], 2);
+    for p in w.mosk().list("pods", Some("tf")) {
+        assert_eq!(p["metadata"]["labels"]["pod-template-generation"], "2");
+    }
 }

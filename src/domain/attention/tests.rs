@@ -259,14 +259,19 @@ fn stall_after_three_times_the_median() {
     assert!(late.iter().all(|i| i.subject != WORKER_4));
 }
 
-#[test]
-fn vrouter_outdated_only_after_the_update() {
+/// The mid-update fixture with the update over (every machine Ready on the
+/// target, requests and cluster states gone at 11:40) but three vRouter pods
+/// still on the old template, the LCMCluster targeting `target`.
+fn update_over_with_old_vrouters(target: Option<&str>) -> fixtures::Scenario {
     let mut sc = fixtures::mid_update_scenario();
-    let now = at("12:00");
+    let mut cl = fixtures::lcm_cluster();
+    cl.target_release = target.map(str::to_string);
+    sc.apply(Object::LcmCluster(cl), at("08:00"));
     assert!(
-        attention(&sc.snap, &sc.history, now)
+        attention(&sc.snap, &sc.history, at("12:00"))
             .iter()
-            .all(|i| i.kind != AttentionKind::VrouterOutdated)
+            .all(|i| i.kind != AttentionKind::VrouterOutdated
+                && i.kind != AttentionKind::VrouterStillOutdated)
     );
     // Finish: every machine Ready, requests and cluster states gone.
     let keys: Vec<ObjectKey> = sc
@@ -297,19 +302,71 @@ fn vrouter_outdated_only_after_the_update() {
             at("11:40"),
         );
     }
-    let items = attention(&sc.snap, &sc.history, now);
+    sc
+}
+
+#[test]
+fn vrouter_outdated_only_after_the_update_on_a_manual_release() {
+    let sc = update_over_with_old_vrouters(Some("mosk-8-8-0-22-2"));
+    let items = attention(&sc.snap, &sc.history, at("11:41"));
     assert_eq!(
         kinds(&items),
         vec![(AttentionKind::VrouterOutdated, VROUTER_DS)]
     );
+    assert_eq!(items[0].kind.label(), "vRouter outdated");
     assert_eq!(items[0].action, Some(RESTART_VROUTER));
     assert_eq!(items[0].since, at("11:40"));
-    assert!(
-        items[0].why.contains("3 vRouter pod(s)"),
-        "{}",
-        items[0].why
+    assert_eq!(
+        items[0].why,
+        "the update is over but 3 vRouter pod(s) run the old template (UP-TO-DATE 1 of CURRENT 4); MOSK 22.2 restarts vRouter pods by hand (automatic since 22.4): restart them one node at a time"
     );
-    assert!(items[0].why.contains("UP-TO-DATE 1 of CURRENT 4"));
+}
+
+#[test]
+fn vrouter_on_an_automatic_release_waits_for_the_restart_then_says_still_outdated() {
+    let sc = update_over_with_old_vrouters(Some(TARGET_RELEASE));
+    // MOSK 25.1 restarts the pods itself: no prompt right after the update …
+    for t in ["11:41", "12:09"] {
+        assert!(
+            attention(&sc.snap, &sc.history, at(t)).is_empty(),
+            "{t}: {:?}",
+            attention(&sc.snap, &sc.history, at(t))
+        );
+    }
+    // … but once the grace period is over, the pods left need a human.
+    let items = attention(&sc.snap, &sc.history, at("12:10"));
+    assert_eq!(
+        kinds(&items),
+        vec![(AttentionKind::VrouterStillOutdated, VROUTER_DS)]
+    );
+    assert_eq!(items[0].kind.label(), "vRouter pods still outdated");
+    assert_eq!(items[0].action, Some(RESTART_VROUTER));
+    assert_eq!(items[0].since, at("11:40"));
+    assert_eq!(
+        items[0].why,
+        "30m after the update 3 vRouter pod(s) run the old template (UP-TO-DATE 1 of CURRENT 4); the automatic restart (MOSK 25.1, 22.4+) should have replaced them [I: 30m grace]: restart them one node at a time"
+    );
+}
+
+#[test]
+fn vrouter_on_an_unknown_release_asks_to_check() {
+    for (target, named) in [
+        (Some("custom-build"), "\u{201c}custom-build\u{201d}"),
+        (None, "the target release"),
+    ] {
+        let sc = update_over_with_old_vrouters(target);
+        let items = attention(&sc.snap, &sc.history, at("11:41"));
+        assert_eq!(
+            kinds(&items),
+            vec![(AttentionKind::VrouterOutdated, VROUTER_DS)]
+        );
+        assert_eq!(
+            items[0].why,
+            format!(
+                "the update is over but 3 vRouter pod(s) run the old template (UP-TO-DATE 1 of CURRENT 4); the MOSK version of {named} is unknown: check whether your release restarts vRouter automatically (22.4+), else restart them one node at a time"
+            )
+        );
+    }
 }
 
 #[test]

@@ -177,7 +177,7 @@ pub struct Durations {
     pub ceph_update: Dur,
     /// TF checking its cluster before releasing its cluster lock.
     pub tf_ready: Dur,
-    /// How often LCM re-checks node locks (cordon-drain attempts grow by one each time).
+    /// How often LCM re-checks node locks (and logs a warning; the cordon-drain `attempt` stays 0).
     pub lcm_retry: Dur,
     /// An application controller preparing a node without instances to migrate.
     pub node_prepare: Dur,

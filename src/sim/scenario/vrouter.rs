@@ -240,6 +240,9 @@ impl Vrouter {
                 "delete old vRouter pod",
             );
             self.auto_current = Some(i);
+            // Like the DaemonSet controller, see the deletion before the
+            // status is recomputed below, so the counts match the pods.
+            self.observe_pods(ctx);
             break;
         }
     }

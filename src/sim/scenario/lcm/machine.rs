@@ -1,7 +1,8 @@
 //! LCM's flow for one machine: NodeMaintenanceRequest, `cd-`/`sd-`
-//! LCMClusterStates while node locks are active (attempts grow at each LCM
-//! retry), drain, swarm drain, deploy, reboot, Ready; then the request is
-//! removed.
+//! LCMClusterStates while node locks are active (their `status.attempt`
+//! stays `0`, as the seed's 22.2 procedure shows it; LCM re-checks and logs a
+//! warning at each retry), drain, swarm drain, deploy, reboot, Ready; then the
+//! request is removed.
 
 use serde_json::{Value, json};
 
@@ -44,7 +45,7 @@ impl Lcm {
             ),
             "create sd- LCMClusterState",
         );
-        self.attempts[i] = 0;
+        self.retries[i] = 0;
         ctx.note(format!("maintenance started: {} ({})", m.name, m.node));
         self.steps[i] = MachineStep::WaitingLocks {
             next_retry: ctx.after(spec.durations.lcm_retry),
@@ -133,17 +134,22 @@ impl Lcm {
                 Some(msg) => {
                     let retry = ctx.now >= next_retry;
                     if retry {
-                        self.attempts[i] += 1;
+                        self.retries[i] += 1;
                     }
-                    let attempt = self.attempts[i];
+                    // The seed (`kubectl get lcmclusterstates -o wide` in the
+                    // 22.2 procedure, reference §7.2) shows ATTEMPT 0 on both
+                    // states while node locks are still active: LCM's waiting
+                    // is not counted as an attempt. [I] When LCM does count
+                    // attempts (failed drains) is not documented; the
+                    // simulator never increments it.
                     Self::set_cluster_state(ctx, "cd", name, |o| {
                         set_status_str(o, "message", Some(&msg));
-                        o["status"]["attempt"] = attempt.into();
+                        o["status"]["attempt"] = 0.into();
                     });
                     let sd = sd_waiting(node);
                     Self::set_cluster_state(ctx, "sd", name, |o| {
                         set_status_str(o, "message", Some(&sd));
-                        o["status"]["attempt"] = attempt.into();
+                        o["status"]["attempt"] = 0.into();
                     });
                     if retry {
                         ctx.lcm(
@@ -152,7 +158,7 @@ impl Lcm {
                             &[
                                 ("machine", name),
                                 ("node", node),
-                                ("attempt", &attempt.to_string()),
+                                ("retry", &self.retries[i].to_string()),
                             ],
                         );
                         self.steps[i] = MachineStep::WaitingLocks {

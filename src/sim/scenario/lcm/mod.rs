@@ -76,7 +76,8 @@ impl MachineStep {
 #[derive(Debug)]
 pub struct Lcm {
     steps: Vec<MachineStep>,
-    attempts: Vec<u32>,
+    /// LCM's re-checks of each machine's node locks (for its log lines).
+    retries: Vec<u32>,
     next_cluster_check_log: Timestamp,
     finalization_until: Option<Timestamp>,
     cmr_deleted: bool,
@@ -87,7 +88,7 @@ impl Lcm {
     pub fn new(machines: usize, now: Timestamp) -> Lcm {
         Lcm {
             steps: vec![MachineStep::Current; machines],
-            attempts: vec![0; machines],
+            retries: vec![0; machines],
             next_cluster_check_log: now,
             finalization_until: None,
             cmr_deleted: false,
