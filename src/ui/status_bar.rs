@@ -94,7 +94,9 @@ pub const CLOCK_MARK_MIN: jiff::SignedDuration = jiff::SignedDuration::from_secs
 
 /// `clock: mgmt API +5m02s ahead` (and `, mosk API -40s behind`): the API
 /// servers whose clocks are more than [`CLOCK_MARK_MIN`] off this machine's.
-/// Ages are measured on the management API server's clock either way.
+/// Ages are measured on the management API server's clock either way. In
+/// `demo` the simulator's clock runs at the demo's speed, so the offset grows
+/// by design: the mark says the clock is simulated.
 pub fn clock_mark(model: &Model) -> Option<String> {
     let parts: Vec<String> = [(ClusterId::Mgmt, "mgmt"), (ClusterId::Mosk, "mosk")]
         .into_iter()
@@ -103,7 +105,12 @@ pub fn clock_mark(model: &Model) -> Option<String> {
             (off.abs() > CLOCK_MARK_MIN).then(|| format!("{name} API {}", describe_offset(off)))
         })
         .collect();
-    (!parts.is_empty()).then(|| format!("clock: {}", parts.join(", ")))
+    let simulated = if model.session.demo.is_some() {
+        "simulated, "
+    } else {
+        ""
+    };
+    (!parts.is_empty()).then(|| format!("clock: {simulated}{}", parts.join(", ")))
 }
 
 /// `+5m02s ahead`, `-12s behind`.
@@ -286,6 +293,12 @@ mod tests {
         assert_eq!(
             clock_mark(&m).unwrap(),
             "clock: mgmt API +5m02s ahead, mosk API -40s behind"
+        );
+        m.session.demo = Some("quick".into());
+        assert_eq!(
+            clock_mark(&m).unwrap(),
+            "clock: simulated, mgmt API +5m02s ahead, mosk API -40s behind",
+            "the demo's clock runs at its speed: say so"
         );
     }
 
