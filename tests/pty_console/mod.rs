@@ -135,6 +135,22 @@ impl Console {
         }
     }
 
+    /// Like [`Console::wait_for`], but gives up after `within` and says
+    /// whether `pred` came to hold (for a step a test may try again).
+    pub fn try_wait_for(&mut self, within: Duration, pred: impl Fn(&str) -> bool) -> bool {
+        let deadline = Instant::now() + within;
+        loop {
+            if pred(&self.screen()) {
+                return true;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.rx.recv_timeout(left) {
+                Ok(bytes) => self.feed(&bytes),
+                Err(_) => return false,
+            }
+        }
+    }
+
     pub fn send(&mut self, keys: &str) {
         self.writer.write_all(keys.as_bytes()).unwrap();
         self.writer.flush().unwrap();
