@@ -431,20 +431,10 @@ async fn an_hour_of_faults_leaves_the_console_equal_to_the_servers() {
 
 /// The lost-change case: a NodeWorkloadLock going `inactive` is the last
 /// change on the clusters, and its watch event is cut short on the wire, so
-/// kube's client skips it; watches are dropped and resumed, but nothing forces
+/// kube's client skips it; a watch that is resumed does not repair it, and nothing forces
 /// a re-list. Only the console's periodic re-list (default every 5 minutes)
 /// can repair it.
-///
-/// Ignored: flaky. In about one run in three the change reaches the console
-/// through a list of NodeWorkloadLocks within the 30 s after it, so the
-/// truncation never fires (`truncated_events` stays 0, the lock shows
-/// `inactive`, and the repair is counted as drift); which list that is was not
-/// found yet. The lost change repaired by the periodic re-list is tested
-/// deterministically in `tests/cluster_watch/relist.rs`
-/// (`a_change_lost_on_the_wire_arrives_with_the_next_relist`). Run it with
-/// `cargo test --test fault_soak -- --ignored`.
 #[tokio::test(start_paused = true)]
-#[ignore = "flaky (about 1 run in 3): the change sometimes arrives by a list before the truncation fires; see the doc comment"]
 async fn a_change_lost_on_the_wire_is_repaired_by_the_periodic_relist() {
     let world = Arc::new(SimWorld::new(standard_short(), 11));
     let spec = world.spec();

@@ -112,6 +112,17 @@ fn truncated(v: &Value) -> Bytes {
     Bytes::from(b)
 }
 
+/// One event as it goes on the wire: cut short when a `truncate-event` fault
+/// is pending for its resource (every path that sends events asks here).
+fn event_line(t: &str, obj: Value, plural: &str, faults: &Faults) -> Bytes {
+    let event = json!({"type": t, "object": obj});
+    if t == "MODIFIED" && faults.take_truncation(plural) {
+        truncated(&event)
+    } else {
+        line(&event)
+    }
+}
+
 fn error_event(e: &ApiError) -> Value {
     json!({"type": "ERROR", "object": e.to_status_json()})
 }
@@ -236,13 +247,8 @@ async fn run(
         if let Some(t) = filter.translate(ev) {
             let obj = filter.encode(&ev.object, first, &store);
             first = false;
-            let event = json!({"type": t, "object": obj});
-            let sent = if t == "MODIFIED" && faults.take_truncation(&filter.info.plural) {
-                tx.send(truncated(&event)).await.is_ok()
-            } else {
-                send(event).await
-            };
-            if !sent {
+            let wire = event_line(t, obj, &filter.info.plural, &faults);
+            if tx.send(wire).await.is_err() {
                 return;
             }
         }
@@ -257,14 +263,8 @@ async fn run(
                     if let Some(t) = filter.translate(&ev) {
                         let obj = filter.encode(&ev.object, first, &store);
                         first = false;
-                        let event = json!({"type": t, "object": obj});
-                        if t == "MODIFIED" && faults.take_truncation(&filter.info.plural) {
-                            if tx.send(truncated(&event)).await.is_err() {
-                                return;
-                            }
-                            continue;
-                        }
-                        if !send(event).await {
+                        let wire = event_line(t, obj, &filter.info.plural, &faults);
+                        if tx.send(wire).await.is_err() {
                             return;
                         }
                     }
@@ -278,13 +278,13 @@ async fn run(
             },
             _ = tokio::time::sleep_until(deadline) => {
                 if opts.bookmarks {
-                    bookmark_now(&store, &filter, &mut rx, &mut first, &tx).await;
+                    bookmark_now(&store, &filter, &faults, &mut rx, &mut first, &tx).await;
                 }
                 return;
             },
             _ = bookmark_tick.tick(), if opts.bookmarks => {
                 // Keep quiet or filtered watchers' resume points fresh, as the apiserver does.
-                if !bookmark_now(&store, &filter, &mut rx, &mut first, &tx).await {
+                if !bookmark_now(&store, &filter, &faults, &mut rx, &mut first, &tx).await {
                     return;
                 }
             },
@@ -301,6 +301,7 @@ async fn run(
 async fn bookmark_now(
     store: &Store,
     filter: &Filter,
+    faults: &Faults,
     rx: &mut broadcast::Receiver<Arc<StoreEvent>>,
     first: &mut bool,
     tx: &mpsc::Sender<Bytes>,
@@ -312,11 +313,8 @@ async fn bookmark_now(
                 if let Some(t) = filter.translate(&ev) {
                     let obj = filter.encode(&ev.object, *first, store);
                     *first = false;
-                    if tx
-                        .send(line(&json!({"type": t, "object": obj})))
-                        .await
-                        .is_err()
-                    {
+                    let wire = event_line(t, obj, &filter.info.plural, faults);
+                    if tx.send(wire).await.is_err() {
                         return false;
                     }
                 }
