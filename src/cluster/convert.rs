@@ -22,7 +22,7 @@ use serde::de::DeserializeOwned;
 
 use crate::domain::objects::{
     ClusterMaintenanceRequest, ClusterState, Kind, LcmCluster, LockState, Machine, MachineType,
-    MalformedObject, MigrationMode, Node, NodeMaintenanceRequest, Object, ObjectKey,
+    MalformedObject, MigrationMode, Node, NodeMaintenanceRequest, NodeNotice, Object, ObjectKey,
     VrouterDaemonSet, VrouterPod, WorkloadLock,
 };
 use crate::sanitize::sanitize;
@@ -57,6 +57,12 @@ pub fn convert(kind: Kind, obj: &DynamicObject) -> Object {
         Kind::NodeWorkloadLock => lock(obj, true).map(Object::NodeWorkloadLock),
         Kind::VrouterPod => vrouter_pod(obj).map(Object::VrouterPod),
         Kind::VrouterDaemonSet => vrouter_daemonset(obj).map(Object::VrouterDaemonSet),
+        Kind::ClusterUpdatePlan => kaas::update_plan(obj).map(Object::UpdatePlan),
+        Kind::UpdateAutoPause => kaas::auto_pause(obj).map(Object::UpdateAutoPause),
+        Kind::UpdateGroup => kaas::update_group(obj).map(Object::UpdateGroup),
+        Kind::ProviderMachine => kaas::provider_machine(obj).map(Object::ProviderMachine),
+        Kind::NodeDeletionRequest => node_notice(obj).map(Object::NodeDeletionRequest),
+        Kind::NodeDisableNotification => node_notice(obj).map(Object::NodeDisableNotification),
     };
     result.unwrap_or_else(|error| {
         let key = object_key(kind, obj);
@@ -93,6 +99,8 @@ pub fn is_cluster_scoped(kind: Kind) -> bool {
             | Kind::NodeMaintenanceRequest
             | Kind::ClusterWorkloadLock
             | Kind::NodeWorkloadLock
+            | Kind::NodeDeletionRequest
+            | Kind::NodeDisableNotification
     )
 }
 
@@ -113,6 +121,25 @@ pub fn is_wanted(kind: Kind, obj: &DynamicObject, cluster_name: Option<&str>) ->
             None => true,
         },
         Kind::LcmCluster => cluster_name.is_none_or(|want| name == want),
+        // One UpdateAutoPause per cluster, named like it (reference §2).
+        Kind::UpdateAutoPause => cluster_name.is_none_or(|want| name == want),
+        Kind::ClusterUpdatePlan => match cluster_name {
+            Some(want) => obj
+                .data
+                .pointer("/spec/cluster")
+                .and_then(|v| v.as_str())
+                .is_none_or(|have| have == want),
+            None => true,
+        },
+        Kind::UpdateGroup | Kind::ProviderMachine => match cluster_name {
+            Some(want) => obj
+                .metadata
+                .labels
+                .as_ref()
+                .and_then(|l| l.get(kaas::CLUSTER_NAME_LABEL))
+                .is_none_or(|have| have == want),
+            None => true,
+        },
         _ => true,
     }
 }
@@ -211,6 +238,8 @@ struct MachineStatus {
     addresses: Option<Vec<Address>>,
     agent_version: Option<String>,
     release: Option<String>,
+    lcm_operation_stuck: Option<bool>,
+    kubernetes_cordon_drain_error: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -246,6 +275,8 @@ fn machine(obj: &DynamicObject) -> Result<Machine, String> {
         // An unparseable index only loses the ordering hint; it does not make the machine malformed.
         index: annotation(&obj.metadata, MACHINE_INDEX_ANNOTATION)
             .and_then(|v| v.trim().parse().ok()),
+        operation_stuck: status.lcm_operation_stuck.unwrap_or(false),
+        drain_error: so(status.kubernetes_cordon_drain_error).filter(|e| !e.is_empty()),
     })
 }
 
@@ -318,6 +349,20 @@ fn node_request(obj: &DynamicObject) -> Result<NodeMaintenanceRequest, String> {
         release: so(spec.release),
         created: time(obj.metadata.creation_timestamp.as_ref()),
         deleting: obj.metadata.deletion_timestamp.is_some(),
+    })
+}
+
+/// NodeDeletionRequest / NodeDisableNotification: `spec.nodeName` only.
+fn node_notice(obj: &DynamicObject) -> Result<NodeNotice, String> {
+    let (spec, _): (RequestSpec, serde_json::Value) = body(obj)?;
+    Ok(NodeNotice {
+        name: name_of(&obj.metadata)?,
+        node_name: spec
+            .node_name
+            .as_deref()
+            .map(s)
+            .ok_or("spec.nodeName is missing")?,
+        created: time(obj.metadata.creation_timestamp.as_ref()),
     })
 }
 
@@ -458,6 +503,8 @@ fn vrouter_daemonset(obj: &DynamicObject) -> Result<VrouterDaemonSet, String> {
         generation: d.metadata.generation,
     })
 }
+
+mod kaas;
 
 #[cfg(test)]
 mod tests;

@@ -312,7 +312,8 @@ impl KindWatch {
             }
             _ => {}
         }
-        let gvk = GroupVersionKind::gvk(LCM_GROUP, LCM_VERSION, self.kind.api_kind());
+        let (group, version) = self.kind.group_version();
+        let gvk = GroupVersionKind::gvk(group, version, self.kind.api_kind());
         loop {
             match pinned_kind(&self.client, &gvk).await {
                 Ok((resource, caps)) => return Some((resource, caps.scope)),
@@ -322,8 +323,8 @@ impl KindWatch {
                         _ => "the API group does not list the kind",
                     };
                     let message = format!(
-                        "The {} CRD ({}.{LCM_GROUP}) is not installed on the {} cluster \
-                         ({why} in {LCM_GROUP}/{LCM_VERSION}); its objects cannot be shown.",
+                        "The {} CRD ({}.{group}) is not installed on the {} cluster \
+                         ({why} in {group}/{version}); its objects cannot be shown.",
                         self.kind.api_kind(),
                         self.kind.plural(),
                         self.kind.cluster().label(),

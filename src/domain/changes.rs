@@ -56,6 +56,8 @@ pub fn fields(obj: &Object) -> Vec<(&'static str, String)> {
             ("status.agentVersion", opt(&m.agent_version)),
             ("status.release", opt(&m.release)),
             ("metadata.annotations.lcm.mirantis.com/index", opt(&m.index)),
+            ("status.lcmOperationStuck", m.operation_stuck.to_string()),
+            ("status.kubernetesCordonDrainError", opt(&m.drain_error)),
         ],
         Object::ClusterState(s) => vec![
             ("spec.type", s.state_type.clone()),
@@ -126,8 +128,59 @@ pub fn fields(obj: &Object) -> Vec<(&'static str, String)> {
             ("status.updatedNumberScheduled", d.updated.to_string()),
             ("status.numberReady", d.ready.to_string()),
         ],
+        Object::UpdatePlan(p) => vec![
+            ("spec.target", opt(&p.target)),
+            ("spec.steps.commence", plan_commenced(p)),
+            ("status.status", status_str(&p.status)),
+            ("status.steps.status", plan_step_states(p)),
+        ],
+        Object::UpdateAutoPause(a) => vec![
+            ("spec.alerts", a.alerts.join(", ")),
+            ("status.firingAlerts", a.firing.join(", ")),
+        ],
+        Object::UpdateGroup(g) => vec![
+            ("spec.index", opt(&g.index)),
+            ("spec.concurrentUpdates", opt(&g.concurrent_updates)),
+        ],
+        Object::ProviderMachine(m) => vec![
+            (
+                "metadata.labels.kaas.mirantis.com/update-group",
+                opt(&m.update_group),
+            ),
+            ("spec.providerSpec.value.disable", m.disabled.to_string()),
+        ],
+        Object::NodeDeletionRequest(n) | Object::NodeDisableNotification(n) => {
+            vec![("spec.nodeName", n.node_name.clone())]
+        }
         Object::Malformed(m) => vec![("error", m.error.clone())],
     }
+}
+
+fn status_str(s: &Option<crate::domain::objects::StepStatus>) -> String {
+    s.as_ref()
+        .map(|s| s.as_str().to_string())
+        .unwrap_or_default()
+}
+
+/// The labels of the commenced steps: `openstack, ceph`.
+fn plan_commenced(p: &crate::domain::objects::UpdatePlan) -> String {
+    let on: Vec<&str> = p
+        .steps
+        .iter()
+        .filter(|s| s.commence)
+        .map(|s| s.label())
+        .collect();
+    on.join(", ")
+}
+
+/// Each step's status: `openstack=Completed ceph=InProgress`.
+fn plan_step_states(p: &crate::domain::objects::UpdatePlan) -> String {
+    let states: Vec<String> = p
+        .steps
+        .iter()
+        .filter_map(|s| Some(format!("{}={}", s.label(), s.status.as_ref()?.as_str())))
+        .collect();
+    states.join(" ")
 }
 
 fn deleting(d: bool) -> String {

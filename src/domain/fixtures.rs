@@ -114,6 +114,8 @@ pub fn machine(
         agent_version: Some("1.42.7".into()),
         release: Some(CURRENT_RELEASE.into()),
         index,
+        operation_stuck: false,
+        drain_error: None,
     }
 }
 

@@ -19,5 +19,6 @@ pub mod join;
 pub mod lockmsg;
 pub mod objects;
 pub mod phase;
+pub mod plan;
 pub mod progress;
 pub mod vrouter;

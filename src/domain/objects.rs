@@ -10,6 +10,14 @@ use std::collections::BTreeMap;
 
 use jiff::Timestamp;
 
+mod kaas;
+mod removal;
+mod snapshot;
+
+pub use kaas::*;
+pub use removal::NodeNotice;
+pub use snapshot::Snapshot;
+
 /// Which of the two clusters an object lives in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ClusterId {
@@ -41,10 +49,16 @@ pub enum Kind {
     NodeWorkloadLock,
     VrouterPod,
     VrouterDaemonSet,
+    ClusterUpdatePlan,
+    UpdateAutoPause,
+    UpdateGroup,
+    ProviderMachine,
+    NodeDeletionRequest,
+    NodeDisableNotification,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 16] = [
         Kind::LcmCluster,
         Kind::LcmMachine,
         Kind::LcmClusterState,
@@ -55,11 +69,23 @@ impl Kind {
         Kind::NodeWorkloadLock,
         Kind::VrouterPod,
         Kind::VrouterDaemonSet,
+        Kind::ClusterUpdatePlan,
+        Kind::UpdateAutoPause,
+        Kind::UpdateGroup,
+        Kind::ProviderMachine,
+        Kind::NodeDeletionRequest,
+        Kind::NodeDisableNotification,
     ];
 
     pub fn cluster(self) -> ClusterId {
         match self {
-            Kind::LcmCluster | Kind::LcmMachine | Kind::LcmClusterState => ClusterId::Mgmt,
+            Kind::LcmCluster
+            | Kind::LcmMachine
+            | Kind::LcmClusterState
+            | Kind::ClusterUpdatePlan
+            | Kind::UpdateAutoPause
+            | Kind::UpdateGroup
+            | Kind::ProviderMachine => ClusterId::Mgmt,
             _ => ClusterId::Mosk,
         }
     }
@@ -77,6 +103,12 @@ impl Kind {
             Kind::NodeWorkloadLock => "NodeWorkloadLock",
             Kind::VrouterPod => "Pod",
             Kind::VrouterDaemonSet => "DaemonSet",
+            Kind::ClusterUpdatePlan => "ClusterUpdatePlan",
+            Kind::UpdateAutoPause => "UpdateAutoPause",
+            Kind::UpdateGroup => "UpdateGroup",
+            Kind::ProviderMachine => "Machine",
+            Kind::NodeDeletionRequest => "NodeDeletionRequest",
+            Kind::NodeDisableNotification => "NodeDisableNotification",
         }
     }
 
@@ -93,6 +125,25 @@ impl Kind {
             Kind::NodeWorkloadLock => "nodeworkloadlocks",
             Kind::VrouterPod => "pods",
             Kind::VrouterDaemonSet => "daemonsets",
+            Kind::ClusterUpdatePlan => "clusterupdateplans",
+            Kind::UpdateAutoPause => "updateautopauses",
+            Kind::UpdateGroup => "updategroups",
+            Kind::ProviderMachine => "machines",
+            Kind::NodeDeletionRequest => "nodedeletionrequests",
+            Kind::NodeDisableNotification => "nodedisablenotifications",
+        }
+    }
+
+    /// The API group (`""` for the core group) and version the kind is served in.
+    pub fn group_version(self) -> (&'static str, &'static str) {
+        match self {
+            Kind::Node | Kind::VrouterPod => ("", "v1"),
+            Kind::VrouterDaemonSet => ("apps", "v1"),
+            Kind::ClusterUpdatePlan | Kind::UpdateAutoPause | Kind::UpdateGroup => {
+                ("kaas.mirantis.com", "v1alpha1")
+            }
+            Kind::ProviderMachine => ("cluster.k8s.io", "v1alpha1"),
+            _ => ("lcm.mirantis.com", "v1alpha1"),
         }
     }
 }
@@ -164,6 +215,10 @@ pub struct Machine {
     pub release: Option<String>,
     /// `lcm.mirantis.com/index` annotation, when set (machine order).
     pub index: Option<i64>,
+    /// `status.lcmOperationStuck`: LCM says an operation on the machine is stuck.
+    pub operation_stuck: bool,
+    /// `status.kubernetesCordonDrainError`: the error of the Kubernetes drain.
+    pub drain_error: Option<String>,
 }
 
 /// The value of `openstack.lcm.mirantis.com/instance_migration_mode`.
@@ -357,6 +412,12 @@ pub enum Object {
     NodeWorkloadLock(WorkloadLock),
     VrouterPod(VrouterPod),
     VrouterDaemonSet(VrouterDaemonSet),
+    UpdatePlan(UpdatePlan),
+    UpdateAutoPause(UpdateAutoPause),
+    UpdateGroup(UpdateGroup),
+    ProviderMachine(ProviderMachine),
+    NodeDeletionRequest(NodeNotice),
+    NodeDisableNotification(NodeNotice),
     /// An object that could not be decoded: shown as an error row, never dropped silently.
     Malformed(MalformedObject),
 }
@@ -393,6 +454,22 @@ impl Object {
                 o.namespace.as_str(),
                 o.name.as_str(),
             ),
+            Object::UpdatePlan(o) => (
+                Kind::ClusterUpdatePlan,
+                o.namespace.as_str(),
+                o.name.as_str(),
+            ),
+            Object::UpdateAutoPause(o) => {
+                (Kind::UpdateAutoPause, o.namespace.as_str(), o.name.as_str())
+            }
+            Object::UpdateGroup(o) => (Kind::UpdateGroup, o.namespace.as_str(), o.name.as_str()),
+            Object::ProviderMachine(o) => {
+                (Kind::ProviderMachine, o.namespace.as_str(), o.name.as_str())
+            }
+            Object::NodeDeletionRequest(o) => (Kind::NodeDeletionRequest, "", o.name.as_str()),
+            Object::NodeDisableNotification(o) => {
+                (Kind::NodeDisableNotification, "", o.name.as_str())
+            }
             Object::Malformed(o) => (o.kind, o.namespace.as_str(), o.name.as_str()),
         };
         ObjectKey {
@@ -400,112 +477,5 @@ impl Object {
             namespace: namespace.to_string(),
             name: name.to_string(),
         }
-    }
-}
-
-/// Everything the console currently knows about both clusters: the latest
-/// version of each watched object, keyed by kind, namespace and name.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Snapshot {
-    pub objects: BTreeMap<ObjectKey, Object>,
-}
-
-impl Snapshot {
-    pub fn apply(&mut self, obj: Object) -> Option<Object> {
-        self.objects.insert(obj.key(), obj)
-    }
-    pub fn remove(&mut self, key: &ObjectKey) -> Option<Object> {
-        self.objects.remove(key)
-    }
-    /// Replaces every object of `kind` with `objects` (a re-list).
-    pub fn replace_kind(&mut self, kind: Kind, objects: Vec<Object>) {
-        self.objects.retain(|k, _| k.kind != kind);
-        for o in objects {
-            self.apply(o);
-        }
-    }
-    /// The objects of one kind. Keys sort by kind first, so this reads only
-    /// that kind's range of the map.
-    pub fn of_kind(&self, kind: Kind) -> impl Iterator<Item = &Object> {
-        let start = ObjectKey {
-            kind,
-            namespace: String::new(),
-            name: String::new(),
-        };
-        self.objects
-            .range(start..)
-            .take_while(move |(k, _)| k.kind == kind)
-            .map(|(_, o)| o)
-    }
-    pub fn machines(&self) -> impl Iterator<Item = &Machine> {
-        self.of_kind(Kind::LcmMachine).filter_map(|o| match o {
-            Object::Machine(m) => Some(m),
-            _ => None,
-        })
-    }
-    pub fn nodes(&self) -> impl Iterator<Item = &Node> {
-        self.of_kind(Kind::Node).filter_map(|o| match o {
-            Object::Node(n) => Some(n),
-            _ => None,
-        })
-    }
-    pub fn cluster_states(&self) -> impl Iterator<Item = &ClusterState> {
-        self.of_kind(Kind::LcmClusterState).filter_map(|o| match o {
-            Object::ClusterState(s) => Some(s),
-            _ => None,
-        })
-    }
-    pub fn node_locks(&self) -> impl Iterator<Item = &WorkloadLock> {
-        self.of_kind(Kind::NodeWorkloadLock)
-            .filter_map(|o| match o {
-                Object::NodeWorkloadLock(l) => Some(l),
-                _ => None,
-            })
-    }
-    pub fn cluster_locks(&self) -> impl Iterator<Item = &WorkloadLock> {
-        self.of_kind(Kind::ClusterWorkloadLock)
-            .filter_map(|o| match o {
-                Object::ClusterWorkloadLock(l) => Some(l),
-                _ => None,
-            })
-    }
-    pub fn node_requests(&self) -> impl Iterator<Item = &NodeMaintenanceRequest> {
-        self.of_kind(Kind::NodeMaintenanceRequest)
-            .filter_map(|o| match o {
-                Object::NodeMaintenanceRequest(r) => Some(r),
-                _ => None,
-            })
-    }
-    pub fn cluster_requests(&self) -> impl Iterator<Item = &ClusterMaintenanceRequest> {
-        self.of_kind(Kind::ClusterMaintenanceRequest)
-            .filter_map(|o| match o {
-                Object::ClusterMaintenanceRequest(r) => Some(r),
-                _ => None,
-            })
-    }
-    pub fn vrouter_pods(&self) -> impl Iterator<Item = &VrouterPod> {
-        self.of_kind(Kind::VrouterPod).filter_map(|o| match o {
-            Object::VrouterPod(p) => Some(p),
-            _ => None,
-        })
-    }
-    pub fn vrouter_daemonsets(&self) -> impl Iterator<Item = &VrouterDaemonSet> {
-        self.of_kind(Kind::VrouterDaemonSet)
-            .filter_map(|o| match o {
-                Object::VrouterDaemonSet(d) => Some(d),
-                _ => None,
-            })
-    }
-    pub fn lcm_clusters(&self) -> impl Iterator<Item = &LcmCluster> {
-        self.of_kind(Kind::LcmCluster).filter_map(|o| match o {
-            Object::LcmCluster(c) => Some(c),
-            _ => None,
-        })
-    }
-    pub fn malformed(&self) -> impl Iterator<Item = &MalformedObject> {
-        self.objects.values().filter_map(|o| match o {
-            Object::Malformed(m) => Some(m),
-            _ => None,
-        })
     }
 }

@@ -29,6 +29,12 @@ pub fn kind_short(kind: Kind) -> &'static str {
         Kind::NodeWorkloadLock => "nwl",
         Kind::VrouterPod => "pod",
         Kind::VrouterDaemonSet => "ds",
+        Kind::ClusterUpdatePlan => "plan",
+        Kind::UpdateAutoPause => "autopause",
+        Kind::UpdateGroup => "updategroup",
+        Kind::ProviderMachine => "machines.cluster.k8s.io",
+        Kind::NodeDeletionRequest => "ndr",
+        Kind::NodeDisableNotification => "ndn",
     }
 }
 

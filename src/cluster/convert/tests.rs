@@ -1,6 +1,7 @@
 use serde_json::json;
 
 use super::*;
+use crate::domain::objects::{Impact, StepStatus};
 
 fn dynobj(v: serde_json::Value) -> DynamicObject {
     serde_json::from_value(v).expect("a DynamicObject")
@@ -179,4 +180,87 @@ fn only_vrouter_objects_and_the_chosen_cluster_are_wanted() {
     assert!(is_wanted(Kind::LcmMachine, &machine("a"), Some("a")));
     assert!(!is_wanted(Kind::LcmMachine, &machine("b"), Some("a")));
     assert!(is_wanted(Kind::LcmMachine, &machine("b"), None));
+}
+
+#[test]
+fn update_plan_reads_steps_both_duration_names_and_joins_status_by_id() {
+    let o = dynobj(json!({
+        "apiVersion": "kaas.mirantis.com/v1alpha1", "kind": "ClusterUpdatePlan",
+        "metadata": {"name": "child-cl-17.4.0", "namespace": "child-ns"},
+        "spec": {"cluster": "child-cl", "source": "mosk-17-3-4-24-3-4",
+                 "target": "mosk-17-4-0-25-1", "releaseNotes": "https://docs/x",
+                 "steps": [
+            {"id": "openstack", "name": "Update OpenStack", "description": ["a", "b"],
+             "constraints": "one line", "impact": {"users": "minor", "workloads": "major",
+             "info": ["i"]}, "duration": {"estimated": "1h30m0s"}, "granularity": "cluster",
+             "commence": true},
+            {"id": "ceph", "name": "Update Ceph", "duration": {"eta": "45m"}, "commence": false},
+            {"name": "Update host OS and Kubernetes components on worker nodes",
+             "duration": {"estimated": "some time"}, "impact": {"workloads": "huge\u{1b}[31m"}}
+        ]},
+        "status": {"status": "InProgress", "steps": [
+            {"id": "ceph", "status": "NotStarted"},
+            {"id": "openstack", "status": "Completed", "startedAt": "2026-01-01T10:00:00Z",
+             "completedAt": "2026-01-01T11:00:00Z"},
+            {"name": "Update host OS and Kubernetes components on worker nodes",
+             "status": "Scheduled"}
+        ]}
+    }));
+    let Object::UpdatePlan(p) = convert(Kind::ClusterUpdatePlan, &o) else {
+        panic!("not a plan: {:?}", convert(Kind::ClusterUpdatePlan, &o));
+    };
+    assert_eq!(p.target.as_deref(), Some("mosk-17-4-0-25-1"));
+    assert_eq!(p.status, Some(StepStatus::InProgress));
+    let [s0, s1, s2] = &p.steps[..] else {
+        panic!("3 steps")
+    };
+    assert_eq!(s0.description, ["a", "b"]);
+    assert_eq!(s0.constraints, ["one line"]);
+    assert_eq!(s0.impact_workloads, Some(Impact::Major));
+    assert_eq!(s0.estimated, Some(jiff::SignedDuration::from_mins(90)));
+    assert_eq!(s0.status, Some(StepStatus::Completed));
+    assert!(s0.started_at.is_some() && s0.completed_at.is_some());
+    // The pre-2.29 name of the estimate.
+    assert_eq!(s1.estimated, Some(jiff::SignedDuration::from_mins(45)));
+    assert_eq!(s1.status, Some(StepStatus::NotStarted));
+    assert!(!s1.commence && s1.commence_present);
+    // No id: matched by name; a missing commence is false; raw values kept, sanitized.
+    assert_eq!(s2.status, Some(StepStatus::Other("Scheduled".into())));
+    assert!(!s2.commence && !s2.commence_present);
+    assert_eq!(s2.estimated, None);
+    assert_eq!(s2.estimated_raw.as_deref(), Some("some time"));
+    assert_eq!(s2.impact_workloads, Some(Impact::Other("huge".into())));
+}
+
+#[test]
+fn provider_machine_reads_group_label_disable_and_kaas_objects_filter_by_cluster() {
+    let o = dynobj(json!({
+        "apiVersion": "cluster.k8s.io/v1alpha1", "kind": "Machine",
+        "metadata": {"name": "cz-worker-3", "namespace": "child-ns",
+            "labels": {"cluster.sigs.k8s.io/cluster-name": "child-cl",
+                       "kaas.mirantis.com/update-group": "child-cl-rack-1"}},
+        "spec": {"providerSpec": {"value": {"disable": true, "upgradeIndex": 7, "kind": "x"}}}
+    }));
+    let Object::ProviderMachine(m) = convert(Kind::ProviderMachine, &o) else {
+        panic!("not a machine");
+    };
+    assert_eq!(m.update_group.as_deref(), Some("child-cl-rack-1"));
+    assert!(m.disabled && !m.control_plane);
+    assert_eq!(m.upgrade_index, Some(7));
+    assert!(is_wanted(Kind::ProviderMachine, &o, Some("child-cl")));
+    assert!(!is_wanted(Kind::ProviderMachine, &o, Some("other")));
+    let ap = dynobj(
+        json!({"metadata": {"name": "child-cl", "namespace": "child-ns"},
+        "spec": {"alerts": ["A"]}, "status": {"firingAlerts": ["A"]}}),
+    );
+    let Object::UpdateAutoPause(a) = convert(Kind::UpdateAutoPause, &ap) else {
+        panic!("not an auto-pause");
+    };
+    assert_eq!(a.firing, ["A"]);
+    assert!(!is_wanted(Kind::UpdateAutoPause, &ap, Some("other")));
+    let ndn = dynobj(json!({"metadata": {"name": "kaas-node-9"}, "spec": {}}));
+    assert!(matches!(
+        convert(Kind::NodeDisableNotification, &ndn),
+        Object::Malformed(_)
+    ));
 }

@@ -1,0 +1,152 @@
+//! The store of everything the console knows: the latest version of each
+//! watched object, with typed accessors per kind.
+
+use std::collections::BTreeMap;
+
+use super::*;
+
+/// Everything the console currently knows about both clusters: the latest
+/// version of each watched object, keyed by kind, namespace and name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Snapshot {
+    pub objects: BTreeMap<ObjectKey, Object>,
+}
+
+impl Snapshot {
+    pub fn apply(&mut self, obj: Object) -> Option<Object> {
+        self.objects.insert(obj.key(), obj)
+    }
+    pub fn remove(&mut self, key: &ObjectKey) -> Option<Object> {
+        self.objects.remove(key)
+    }
+    /// Replaces every object of `kind` with `objects` (a re-list).
+    pub fn replace_kind(&mut self, kind: Kind, objects: Vec<Object>) {
+        self.objects.retain(|k, _| k.kind != kind);
+        for o in objects {
+            self.apply(o);
+        }
+    }
+    /// The objects of one kind. Keys sort by kind first, so this reads only
+    /// that kind's range of the map.
+    pub fn of_kind(&self, kind: Kind) -> impl Iterator<Item = &Object> {
+        let start = ObjectKey {
+            kind,
+            namespace: String::new(),
+            name: String::new(),
+        };
+        self.objects
+            .range(start..)
+            .take_while(move |(k, _)| k.kind == kind)
+            .map(|(_, o)| o)
+    }
+    pub fn machines(&self) -> impl Iterator<Item = &Machine> {
+        self.of_kind(Kind::LcmMachine).filter_map(|o| match o {
+            Object::Machine(m) => Some(m),
+            _ => None,
+        })
+    }
+    pub fn nodes(&self) -> impl Iterator<Item = &Node> {
+        self.of_kind(Kind::Node).filter_map(|o| match o {
+            Object::Node(n) => Some(n),
+            _ => None,
+        })
+    }
+    pub fn cluster_states(&self) -> impl Iterator<Item = &ClusterState> {
+        self.of_kind(Kind::LcmClusterState).filter_map(|o| match o {
+            Object::ClusterState(s) => Some(s),
+            _ => None,
+        })
+    }
+    pub fn node_locks(&self) -> impl Iterator<Item = &WorkloadLock> {
+        self.of_kind(Kind::NodeWorkloadLock)
+            .filter_map(|o| match o {
+                Object::NodeWorkloadLock(l) => Some(l),
+                _ => None,
+            })
+    }
+    pub fn cluster_locks(&self) -> impl Iterator<Item = &WorkloadLock> {
+        self.of_kind(Kind::ClusterWorkloadLock)
+            .filter_map(|o| match o {
+                Object::ClusterWorkloadLock(l) => Some(l),
+                _ => None,
+            })
+    }
+    pub fn node_requests(&self) -> impl Iterator<Item = &NodeMaintenanceRequest> {
+        self.of_kind(Kind::NodeMaintenanceRequest)
+            .filter_map(|o| match o {
+                Object::NodeMaintenanceRequest(r) => Some(r),
+                _ => None,
+            })
+    }
+    pub fn cluster_requests(&self) -> impl Iterator<Item = &ClusterMaintenanceRequest> {
+        self.of_kind(Kind::ClusterMaintenanceRequest)
+            .filter_map(|o| match o {
+                Object::ClusterMaintenanceRequest(r) => Some(r),
+                _ => None,
+            })
+    }
+    pub fn vrouter_pods(&self) -> impl Iterator<Item = &VrouterPod> {
+        self.of_kind(Kind::VrouterPod).filter_map(|o| match o {
+            Object::VrouterPod(p) => Some(p),
+            _ => None,
+        })
+    }
+    pub fn vrouter_daemonsets(&self) -> impl Iterator<Item = &VrouterDaemonSet> {
+        self.of_kind(Kind::VrouterDaemonSet)
+            .filter_map(|o| match o {
+                Object::VrouterDaemonSet(d) => Some(d),
+                _ => None,
+            })
+    }
+    pub fn lcm_clusters(&self) -> impl Iterator<Item = &LcmCluster> {
+        self.of_kind(Kind::LcmCluster).filter_map(|o| match o {
+            Object::LcmCluster(c) => Some(c),
+            _ => None,
+        })
+    }
+    pub fn malformed(&self) -> impl Iterator<Item = &MalformedObject> {
+        self.objects.values().filter_map(|o| match o {
+            Object::Malformed(m) => Some(m),
+            _ => None,
+        })
+    }
+    pub fn update_plans(&self) -> impl Iterator<Item = &UpdatePlan> {
+        self.of_kind(Kind::ClusterUpdatePlan)
+            .filter_map(|o| match o {
+                Object::UpdatePlan(p) => Some(p),
+                _ => None,
+            })
+    }
+    pub fn auto_pauses(&self) -> impl Iterator<Item = &UpdateAutoPause> {
+        self.of_kind(Kind::UpdateAutoPause).filter_map(|o| match o {
+            Object::UpdateAutoPause(p) => Some(p),
+            _ => None,
+        })
+    }
+    pub fn update_groups(&self) -> impl Iterator<Item = &UpdateGroup> {
+        self.of_kind(Kind::UpdateGroup).filter_map(|o| match o {
+            Object::UpdateGroup(g) => Some(g),
+            _ => None,
+        })
+    }
+    pub fn provider_machines(&self) -> impl Iterator<Item = &ProviderMachine> {
+        self.of_kind(Kind::ProviderMachine).filter_map(|o| match o {
+            Object::ProviderMachine(m) => Some(m),
+            _ => None,
+        })
+    }
+    pub fn deletion_requests(&self) -> impl Iterator<Item = &NodeNotice> {
+        self.of_kind(Kind::NodeDeletionRequest)
+            .filter_map(|o| match o {
+                Object::NodeDeletionRequest(n) => Some(n),
+                _ => None,
+            })
+    }
+    pub fn disable_notifications(&self) -> impl Iterator<Item = &NodeNotice> {
+        self.of_kind(Kind::NodeDisableNotification)
+            .filter_map(|o| match o {
+                Object::NodeDisableNotification(n) => Some(n),
+                _ => None,
+            })
+    }
+}
