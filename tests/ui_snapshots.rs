@@ -259,7 +259,7 @@ fn loading_overview() {
     }
     snap_both("loading_overview", &m);
     let text = text_of(render(&m, 80, 24).backend().buffer());
-    assert!(text.contains("loading: 7 of 10 lists"), "{text}");
+    assert!(text.contains("loading: 13 of 16 lists"), "{text}");
     for claim in ["machines done", "phase", "Attention (", "ETA"] {
         assert!(!text.contains(claim), "{claim}: {text}");
     }
