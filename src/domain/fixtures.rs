@@ -14,6 +14,7 @@ use jiff::Timestamp;
 
 use super::objects::*;
 
+pub mod blockers;
 mod lockmsgs;
 mod scenario;
 pub use lockmsgs::{SERVER_D, both_lists_lock_message, unset_only_lock_message};

@@ -16,10 +16,10 @@
 //! seen updated (returned to Ready during this update, or Ready on the target
 //! release).
 //!
-//! Hook for the ClusterUpdatePlan (issue 8 item 2, not modelled yet): when a
-//! plan is present, its current step (the first commenced step whose status
-//! is not `Completed`) is shown beside the phase and drives it; that check
-//! goes first in [`phase`], before the evidence of the objects.
+//! With a ClusterUpdatePlan present, its current step is shown beside the
+//! phase and drives it (`phase/update_plan.rs`): a plan not started keeps the
+//! phase at idle, a plan paused before a step keeps it at the phase of the
+//! steps done, and a running step caps the phase at the one the step covers.
 
 use super::history::{ACTIVE_STATES, History, READY};
 use super::join::same_node;
@@ -76,6 +76,10 @@ impl Phase {
 pub struct PhaseInfo {
     pub phase: Phase,
     pub reason: String,
+    /// With an update plan: where it stands, e.g. `step 4/4 "k8s-workers"
+    /// running` or `paused before step 3/4 "k8s-controllers"`. The reason
+    /// starts with the same words.
+    pub step: Option<String>,
 }
 
 impl PhaseInfo {
@@ -91,6 +95,7 @@ fn info(phase: Phase, reason: impl Into<String>) -> PhaseInfo {
     PhaseInfo {
         phase,
         reason: reason.into(),
+        step: None,
     }
 }
 
@@ -129,10 +134,18 @@ fn target_release<'a>(snap: &'a Snapshot, machines: &[&Machine]) -> Option<&'a s
     }
 }
 
-/// Infers the phase from the objects and the history.
+/// Infers the phase from the objects, the history and, when there is one,
+/// the update plan.
 pub fn phase(snap: &Snapshot, history: &History) -> PhaseInfo {
-    // ClusterUpdatePlan hook (see the module documentation): a plan's current
-    // step will be read here first.
+    let objects = from_objects(snap, history);
+    match super::plan::active_plan(snap, None) {
+        Some(plan) => update_plan::drive(snap, plan, objects),
+        None => objects,
+    }
+}
+
+/// The phase from the evidence of the objects alone.
+fn from_objects(snap: &Snapshot, history: &History) -> PhaseInfo {
     let machines: Vec<&Machine> = snap
         .machines()
         .filter(|m| matches!(m.machine_type, MachineType::Control | MachineType::Worker))
@@ -369,6 +382,8 @@ fn list(machines: &[&Machine]) -> String {
         n => format!("{}, {} and {} more", items[0], items[1], n - 2),
     }
 }
+
+mod update_plan;
 
 #[cfg(test)]
 #[path = "phase/tests.rs"]

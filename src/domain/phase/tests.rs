@@ -461,3 +461,6 @@ fn no_state_produces_a_phase_the_flow_has_not_reached() {
     }
     assert_eq!(checked, 27 * 2 * 25);
 }
+
+#[path = "update_plan_tests.rs"]
+mod update_plan;
