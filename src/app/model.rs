@@ -11,12 +11,13 @@ use crate::app::freshness::Freshness;
 use crate::app::logs::LogPane;
 use crate::cluster::events::WatchHealth;
 use crate::config::keymap::Keymap;
-use crate::domain::attention::{AttentionItem, attention};
+use crate::domain::attention::{AttentionItem, queue};
 use crate::domain::history::History;
 use crate::domain::join::{MachineRow, machine_rows};
 use crate::domain::objects::{ClusterId, Kind, Snapshot};
 use crate::domain::phase::{PhaseInfo, phase};
 use crate::domain::progress::{Progress, progress};
+use crate::domain::reminders::Reminder;
 
 /// The views, in the order of their digit keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -194,11 +195,31 @@ pub struct Derived {
 }
 
 impl Derived {
+    /// Computed with no reminder dismissed.
     pub fn compute(snapshot: &Snapshot, history: &History, now: Timestamp) -> Derived {
+        Derived::compute_with(snapshot, history, now, &BTreeSet::new())
+    }
+
+    /// What the model's screen shows (the dismissed reminders left out).
+    pub fn of(model: &Model) -> Derived {
+        Derived::compute_with(
+            &model.snapshot,
+            &model.history,
+            model.now,
+            &model.dismissed_reminders,
+        )
+    }
+
+    pub fn compute_with(
+        snapshot: &Snapshot,
+        history: &History,
+        now: Timestamp,
+        dismissed: &BTreeSet<Reminder>,
+    ) -> Derived {
         Derived {
             rows: machine_rows(snapshot),
             phase: Some(phase(snapshot, history)),
-            attention: attention(snapshot, history, now),
+            attention: queue(snapshot, history, now, dismissed),
             progress: Some(progress(snapshot, history, now)),
             at: Some(now),
         }
@@ -256,6 +277,8 @@ pub struct Model {
     /// Changes the periodic re-lists found that the watches had lost.
     pub drift_found: u64,
     pub quit: bool,
+    /// Reminders the operator dismissed (`x`): gone for the session.
+    pub dismissed_reminders: BTreeSet<Reminder>,
 }
 
 impl Model {
@@ -287,6 +310,7 @@ impl Model {
             clock_offsets: BTreeMap::new(),
             drift_found: 0,
             quit: false,
+            dismissed_reminders: BTreeSet::new(),
         }
     }
 
@@ -296,7 +320,7 @@ impl Model {
         if self.derived_fresh() {
             return;
         }
-        self.derived = Derived::compute(&self.snapshot, &self.history, self.now);
+        self.derived = Derived::of(self);
         self.derived_stale = false;
     }
 

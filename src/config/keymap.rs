@@ -49,6 +49,7 @@ pub enum KeyAction {
     RestartVrouter,
     RestartAllVrouters,
     ToggleSelect,
+    DismissReminder,
 }
 
 /// Help-overlay sections, in display order.
@@ -75,13 +76,14 @@ impl KeyGroup {
 
 impl KeyAction {
     /// Every action, in help-overlay order.
-    pub const ALL: [KeyAction; 37] = [
+    pub const ALL: [KeyAction; 38] = [
         KeyAction::Help,
         KeyAction::Filter,
         KeyAction::Command,
         KeyAction::Open,
         KeyAction::Back,
         KeyAction::Quit,
+        KeyAction::DismissReminder,
         KeyAction::Down,
         KeyAction::Up,
         KeyAction::Top,
@@ -155,6 +157,7 @@ impl KeyAction {
             KeyAction::RestartVrouter => "restart-vrouter",
             KeyAction::RestartAllVrouters => "restart-all-vrouters",
             KeyAction::ToggleSelect => "toggle-select",
+            KeyAction::DismissReminder => "dismiss-reminder",
         }
     }
 
@@ -198,13 +201,16 @@ impl KeyAction {
             KeyAction::RestartVrouter => "restart the node's outdated vRouter pod",
             KeyAction::RestartAllVrouters => "restart all outdated vRouter pods, one at a time",
             KeyAction::ToggleSelect => "select / unselect the row",
+            KeyAction::DismissReminder => {
+                "dismiss the first reminder (Overview queue, migration-mode dialog) for this session"
+            }
         }
     }
 
     pub fn group(self) -> KeyGroup {
         use KeyAction::*;
         match self {
-            Quit | Help | Filter | Command | Back | Open => KeyGroup::General,
+            Quit | Help | Filter | Command | Back | Open | DismissReminder => KeyGroup::General,
             Down | Up | Top | Bottom | PageDown | PageUp | NextView | PreviousView | Sort
             | ReverseSort => KeyGroup::Navigation,
             ViewOverview | ViewMachines | ViewStates | ViewLocks | ViewRequests | ViewVrouter
@@ -400,7 +406,8 @@ mod tests {
             Some(KeyAction::PreviousView)
         );
         assert_eq!(km.action_for(&c(' ')), Some(KeyAction::ToggleSelect));
-        assert_eq!(km.action_for(&c('x')), None);
+        assert_eq!(km.action_for(&c('x')), Some(KeyAction::DismissReminder));
+        assert_eq!(km.action_for(&c('z')), None);
     }
 
     #[test]

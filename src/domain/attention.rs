@@ -1,5 +1,7 @@
 //! The attention queue: everything that waits for a human, oldest first.
 
+use std::collections::BTreeSet;
+
 use jiff::{SignedDuration, Timestamp};
 
 use super::history::{History, READY};
@@ -9,7 +11,16 @@ use super::objects::{
     Kind, LockState, MachineType, MigrationMode, Object, ObjectKey, Snapshot, WorkloadLock,
 };
 use super::progress::human_duration;
+use super::reminders::Reminder;
 use super::vrouter;
+
+mod blockers;
+mod reminders;
+mod update_plan;
+
+pub use blockers::{DISABLED_MEANS, for_machine as blockers_for_machine};
+pub use reminders::DISMISS_REMINDER;
+pub use update_plan::COMMENCE_STEP;
 
 /// Action id: show the servers and set the node's migration mode to `skip`.
 pub const ACKNOWLEDGE_MIGRATION: &str = "acknowledge-migration";
@@ -60,6 +71,22 @@ pub enum AttentionKind {
     VrouterStillOutdated,
     /// An object could not be read.
     Malformed,
+    /// The update plan was paused by StackLight alerts (always first).
+    AutoPaused,
+    /// A running update-plan step is past its estimate.
+    StepOverEstimate,
+    /// The update is paused before an update-plan step: it waits for `commence`.
+    WaitingForCommence,
+    /// A NodeDeletionRequest: the node is being removed.
+    NodeRemoval,
+    /// The machine is disabled (Machine `disable`, NodeDisableNotification).
+    MachineDisabled,
+    /// LCMMachine `status.lcmOperationStuck`.
+    OperationStuck,
+    /// LCMMachine `status.kubernetesCordonDrainError`.
+    DrainError,
+    /// A reminder of the update guide (dismissable).
+    Reminder(Reminder),
 }
 
 impl AttentionKind {
@@ -74,6 +101,14 @@ impl AttentionKind {
             AttentionKind::VrouterOutdated => "vRouter outdated",
             AttentionKind::VrouterStillOutdated => "vRouter pods still outdated",
             AttentionKind::Malformed => "malformed",
+            AttentionKind::AutoPaused => "update auto-paused",
+            AttentionKind::StepOverEstimate => "step over estimate",
+            AttentionKind::WaitingForCommence => "waiting for commence",
+            AttentionKind::NodeRemoval => "node being removed",
+            AttentionKind::MachineDisabled => "machine disabled",
+            AttentionKind::OperationStuck => "LCM operation stuck",
+            AttentionKind::DrainError => "drain error",
+            AttentionKind::Reminder(_) => "reminder",
         }
     }
 }
@@ -121,9 +156,35 @@ fn quote(s: &str) -> String {
     format!("\u{201c}{}\u{201d}", s.trim())
 }
 
-/// Everything that waits for a human, oldest first.
+/// The attention queue the console shows: [`attention`] and the update
+/// guide's reminders that were not dismissed, in the same order.
+pub fn queue(
+    snap: &Snapshot,
+    history: &History,
+    now: Timestamp,
+    dismissed: &BTreeSet<Reminder>,
+) -> Vec<AttentionItem> {
+    let mut items = attention(snap, history, now);
+    reminders::reminders(snap, history, now, &mut items);
+    items.retain(|i| !matches!(i.kind, AttentionKind::Reminder(r) if dismissed.contains(&r)));
+    sort(&mut items);
+    items
+}
+
+/// Oldest first; an auto-paused update goes first whatever its age.
+fn sort(items: &mut [AttentionItem]) {
+    items.sort_by(|a, b| {
+        let first = |i: &AttentionItem| i.kind != AttentionKind::AutoPaused;
+        (first(a), a.since, a.kind, &a.subject).cmp(&(first(b), b.since, b.kind, &b.subject))
+    });
+}
+
+/// Everything that waits for a human (without the reminders), oldest
+/// first; an auto-paused update goes first whatever its age.
 pub fn attention(snap: &Snapshot, history: &History, now: Timestamp) -> Vec<AttentionItem> {
     let mut items = Vec::new();
+    update_plan::update_plan(snap, history, now, &mut items);
+    blockers::blockers(snap, history, now, &mut items);
     migrations(snap, history, now, &mut items);
     failed_locks(snap, history, now, &mut items);
     retrying_states(snap, history, now, &mut items);
@@ -150,7 +211,7 @@ pub fn attention(snap: &Snapshot, history: &History, now: Timestamp) -> Vec<Atte
             key,
         });
     }
-    items.sort_by(|a, b| (a.since, a.kind, &a.subject).cmp(&(b.since, b.kind, &b.subject)));
+    sort(&mut items);
     items
 }
 

@@ -21,4 +21,5 @@ pub mod objects;
 pub mod phase;
 pub mod plan;
 pub mod progress;
+pub mod reminders;
 pub mod vrouter;

@@ -14,5 +14,5 @@ pub fn derived(model: &Model) -> Cow<'_, Derived> {
     if model.derived_fresh() {
         return Cow::Borrowed(&model.derived);
     }
-    Cow::Owned(Derived::compute(&model.snapshot, &model.history, model.now))
+    Cow::Owned(Derived::of(model))
 }

@@ -12,8 +12,10 @@ use crate::app::actions::dialog::{MODES, MigrationPicker, PickerFocus};
 use crate::app::actions::plan::PlannedStep;
 use crate::app::actions::registry::ActionId;
 use crate::app::model::Model;
+use crate::config::keymap::KeyAction;
 use crate::config::theme::Theme;
 use crate::domain::objects::MigrationMode;
+use crate::domain::reminders::{self, Reminder};
 use crate::ui::format::wrap_indented;
 
 /// What each mode means (the update procedure, Step 2).
@@ -99,6 +101,9 @@ pub(super) fn draw(
             theme.muted,
         ));
     }
+    let shown = reminder_lines(model, p, theme);
+    let reminded = !shown.is_empty();
+    top.extend(shown);
     let mut choice = vec![Span::styled(
         "New mode: ",
         if p.focus == PickerFocus::Mode {
@@ -191,18 +196,56 @@ pub(super) fn draw(
         Paragraph::new(error).wrap(ratatui::widgets::Wrap { trim: false }),
         error_area,
     );
-    frame.render_widget(
-        Paragraph::new(hints(
-            &[
-                ("j/k", "choose"),
-                ("Tab", "attempts"),
-                ("Enter", "review the change"),
-                ("Esc", "cancel"),
-            ],
-            theme,
-        )),
-        hints_area,
-    );
+    let dismiss = model
+        .keymap
+        .first_key(KeyAction::DismissReminder)
+        .filter(|_| reminded && p.focus == PickerFocus::Mode);
+    let mut pairs = vec![
+        ("j/k", "choose"),
+        ("Tab", "attempts"),
+        ("Enter", "review the change"),
+        ("Esc", "cancel"),
+    ];
+    if let Some(k) = dismiss {
+        pairs.push((k, "dismiss"));
+    }
+    frame.render_widget(Paragraph::new(hints(&pairs, theme)), hints_area);
+}
+
+/// The update guide's reminders for these nodes that were not dismissed
+/// (`domain::reminders`), each wrapped under a `!`.
+fn reminder_lines(model: &Model, p: &MigrationPicker, theme: &Theme) -> Vec<Line<'static>> {
+    let nodes: Vec<String> = p.nodes.iter().map(|n| n.node.clone()).collect();
+    let mut out = Vec::new();
+    for r in reminders::for_migration_dialog(&model.snapshot, &nodes, p.mode()) {
+        if model.dismissed_reminders.contains(&r) {
+            continue;
+        }
+        let text = match r {
+            Reminder::ManualWithoutCompute => {
+                let without: Vec<&str> = nodes
+                    .iter()
+                    .filter(|n| {
+                        model
+                            .snapshot
+                            .nodes()
+                            .any(|x| &x.name == *n && !reminders::is_compute(x))
+                    })
+                    .map(String::as_str)
+                    .collect();
+                let who = match without.as_slice() {
+                    [one] => one.to_string(),
+                    many => format!("{} nodes", many.len()),
+                };
+                format!("! {who}: no compute role; {}", r.text())
+            }
+            _ => format!("! {}", r.text()),
+        };
+        for l in wrap_indented(&text, ACK_INNER_WIDTH, 2) {
+            out.push(Line::styled(l, theme.warn));
+        }
+    }
+    out
 }
 
 #[cfg(test)]

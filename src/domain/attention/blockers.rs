@@ -1,0 +1,184 @@
+//! What else blocks a node (issue 8 item 9): a NodeDeletionRequest (the node
+//! is being removed), a NodeDisableNotification or a disabled Machine (taken
+//! out of the update), an LCMMachine whose LCM operation is stuck or whose
+//! Kubernetes drain failed. Each is an attention item naming the machine and
+//! shows in the machine's detail ([`for_machine`]).
+
+use jiff::Timestamp;
+
+use super::{AttentionItem, AttentionKind, machine_for_node, quote};
+use crate::domain::history::History;
+use crate::domain::join::same_node;
+use crate::domain::lockmsg;
+use crate::domain::objects::{Kind, Object, ObjectKey, Snapshot};
+
+/// What a disabled machine means (reference §5.3 [C: D-DIS], shortened).
+pub const DISABLED_MEANS: &str =
+    "disabled: ignored by the update; HA of some components may be degraded until it is replaced";
+
+/// The node-removal texts Rockoon writes on the node's workload lock while a
+/// NodeDeletionRequest waits (reference §5.2 [C-code]); matched as parts.
+const REMOVAL_TEXTS: [&str; 3] = [
+    "Blocking node removal unless they removed or migrated",
+    "on a host to be deleted",
+    "Deffer OpenStack service metadata removal",
+];
+
+/// The node's workload-lock messages that are about its removal, quoted.
+fn removal_messages(snap: &Snapshot, node: &str) -> Vec<String> {
+    snap.node_locks()
+        .filter(|l| l.node_name.as_deref().is_some_and(|n| same_node(n, node)))
+        .filter_map(|l| l.error_message.as_deref())
+        .map(|m| lockmsg::parse(m).text)
+        .filter(|t| REMOVAL_TEXTS.iter().any(|r| t.contains(r)))
+        .map(|t| quote(&t))
+        .collect()
+}
+
+fn notice_key(kind: Kind, name: &str) -> ObjectKey {
+    ObjectKey {
+        kind,
+        namespace: String::new(),
+        name: name.to_string(),
+    }
+}
+
+/// Every blocker item.
+pub(super) fn blockers(
+    snap: &Snapshot,
+    history: &History,
+    now: Timestamp,
+    out: &mut Vec<AttentionItem>,
+) {
+    let since = |key: &ObjectKey, created: Option<Timestamp>| {
+        created.or(history.first_seen(key)).unwrap_or(now)
+    };
+    for r in snap.deletion_requests() {
+        let key = notice_key(Kind::NodeDeletionRequest, &r.name);
+        let node = &r.node_name;
+        let mut why = format!(
+            "NodeDeletionRequest {}: node {node} is being removed; the controllers release it once its workloads are gone",
+            r.name
+        );
+        let says = removal_messages(snap, node);
+        if !says.is_empty() {
+            why.push_str(&format!("; its lock says {}", says.join(", ")));
+        }
+        out.push(AttentionItem {
+            kind: AttentionKind::NodeRemoval,
+            subject: machine_for_node(snap, node).unwrap_or_else(|| node.clone()),
+            node: Some(node.clone()),
+            why,
+            since: since(&key, r.created),
+            action: None,
+            key,
+        });
+    }
+    // A disabled machine: its Machine's `disable` flag [W], or LCM's
+    // NodeDisableNotification for its node. One item per machine.
+    struct Disabled {
+        subject: String,
+        node: Option<String>,
+        evidence: String,
+        key: ObjectKey,
+        created: Option<Timestamp>,
+    }
+    let mut disabled: Vec<Disabled> = Vec::new();
+    for pm in snap.provider_machines().filter(|pm| pm.disabled) {
+        // [I] The provider Machine is named like its LCMMachine.
+        let node = snap
+            .machines()
+            .find(|m| m.name == pm.name)
+            .and_then(|m| m.hostname.clone());
+        let key = Object::ProviderMachine(pm.clone()).key();
+        disabled.push(Disabled {
+            subject: pm.name.clone(),
+            node,
+            evidence: "Machine spec.providerSpec.value.disable is true".to_string(),
+            key,
+            created: None,
+        });
+    }
+    for n in snap.disable_notifications() {
+        let subject = machine_for_node(snap, &n.node_name).unwrap_or_else(|| n.node_name.clone());
+        let what = format!("NodeDisableNotification {} for its node", n.name);
+        if let Some(d) = disabled.iter_mut().find(|d| d.subject == subject) {
+            d.evidence.push_str(&format!("; {what}"));
+            d.created = n.created;
+            continue;
+        }
+        disabled.push(Disabled {
+            subject,
+            node: Some(n.node_name.clone()),
+            evidence: what,
+            key: notice_key(Kind::NodeDisableNotification, &n.name),
+            created: n.created,
+        });
+    }
+    for Disabled {
+        subject,
+        node,
+        evidence,
+        key,
+        created,
+    } in disabled
+    {
+        out.push(AttentionItem {
+            kind: AttentionKind::MachineDisabled,
+            subject,
+            node,
+            why: format!("{DISABLED_MEANS} ({evidence})"),
+            since: since(&key, created),
+            action: None,
+            key,
+        });
+    }
+    for m in snap.machines() {
+        let key = Object::Machine(m.clone()).key();
+        if m.operation_stuck {
+            out.push(AttentionItem {
+                kind: AttentionKind::OperationStuck,
+                subject: m.name.clone(),
+                node: m.hostname.clone(),
+                why: format!(
+                    "LCM reports an operation stuck on this machine (LCMMachine status.lcmOperationStuck) in state {}: read its cluster states and the lcm-controller log",
+                    m.state
+                ),
+                since: history.machine_state_since(&m.name).unwrap_or(now),
+                action: None,
+                key: key.clone(),
+            });
+        }
+        if let Some(err) = m.drain_error.as_deref().filter(|e| !e.trim().is_empty()) {
+            out.push(AttentionItem {
+                kind: AttentionKind::DrainError,
+                subject: m.name.clone(),
+                node: m.hostname.clone(),
+                why: format!(
+                    "the Kubernetes drain of its node failed (LCMMachine status.kubernetesCordonDrainError): {}",
+                    quote(err)
+                ),
+                since: history.machine_state_since(&m.name).unwrap_or(now),
+                action: None,
+                key,
+            });
+        }
+    }
+}
+
+/// The blocker items about one machine (by name) or its node, for the
+/// machine's detail.
+pub fn for_machine(snap: &Snapshot, machine: &str, node: Option<&str>) -> Vec<AttentionItem> {
+    let mut items = Vec::new();
+    // The detail shows no ages: any time will do.
+    blockers(snap, &History::new(), Timestamp::UNIX_EPOCH, &mut items);
+    items.retain(|i| {
+        i.subject == machine
+            || node.is_some_and(|n| i.node.as_deref().is_some_and(|x| same_node(x, n)))
+    });
+    items
+}
+
+#[cfg(test)]
+#[path = "blockers_tests.rs"]
+mod tests;

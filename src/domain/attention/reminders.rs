@@ -1,0 +1,51 @@
+//! The update guide's reminders as attention items (issue 8 item 10; the
+//! texts and their seeds are in `domain::reminders`). The console drops the
+//! ones the operator dismissed.
+
+use jiff::Timestamp;
+
+use super::{AttentionItem, AttentionKind};
+use crate::domain::history::History;
+use crate::domain::objects::{Kind, ObjectKey, Snapshot};
+use crate::domain::progress::human_duration;
+use crate::domain::reminders::{self, Reminder};
+
+/// Action id: dismiss the reminder for this session (not a write).
+pub const DISMISS_REMINDER: &str = "dismiss-reminder";
+
+/// The reminder items due now.
+pub(super) fn reminders(
+    snap: &Snapshot,
+    history: &History,
+    now: Timestamp,
+    out: &mut Vec<AttentionItem>,
+) {
+    for (r, since) in reminders::due(snap, history, now) {
+        let why = match r {
+            Reminder::HalfUpdated => format!(
+                "the update started {} ago; {}",
+                human_duration(now.duration_since(since) + reminders::HALF_UPDATED_AFTER),
+                r.text()
+            ),
+            _ => r.text().to_string(),
+        };
+        out.push(AttentionItem {
+            kind: AttentionKind::Reminder(r),
+            subject: r.name().to_string(),
+            node: None,
+            why,
+            since,
+            action: Some(DISMISS_REMINDER),
+            // Reminders are about no object; the key names the reminder.
+            key: ObjectKey {
+                kind: Kind::ClusterMaintenanceRequest,
+                namespace: "reminder".into(),
+                name: r.name().into(),
+            },
+        });
+    }
+}
+
+#[cfg(test)]
+#[path = "reminders_tests.rs"]
+mod tests;

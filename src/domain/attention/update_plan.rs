@@ -1,0 +1,139 @@
+//! Attention items from the update plan (issue 8 items 4 and 5): the plan
+//! auto-paused by alerts (always the queue's first item), a running step
+//! past its estimate, and the update waiting for a step's `commence`.
+
+use jiff::Timestamp;
+
+use super::{AttentionItem, AttentionKind};
+use crate::domain::history::History;
+use crate::domain::objects::{Kind, ObjectKey, Snapshot, UpdatePlan};
+use crate::domain::plan::{self, PlanState};
+use crate::domain::progress::human_duration;
+
+/// Action id: commence the next step of the update plan (registered by the
+/// update-plan view's action; the Overview shows its key when it exists).
+pub const COMMENCE_STEP: &str = "commence-step";
+
+fn plan_key(plan: &UpdatePlan) -> ObjectKey {
+    ObjectKey {
+        kind: Kind::ClusterUpdatePlan,
+        namespace: plan.namespace.clone(),
+        name: plan.name.clone(),
+    }
+}
+
+fn step_words(plan: &UpdatePlan, i: usize) -> String {
+    format!("step {} \"{}\"", i + 1, plan.steps[i].label())
+}
+
+/// The update plan's items: auto-paused, over its estimate, waiting for commence.
+pub(super) fn update_plan(
+    snap: &Snapshot,
+    history: &History,
+    now: Timestamp,
+    out: &mut Vec<AttentionItem>,
+) {
+    let Some(plan) = plan::active_plan(snap, None) else {
+        return;
+    };
+    let auto_pause = plan::auto_pause_for(snap, plan);
+    let key = plan_key(plan);
+    let state = plan::state(plan, auto_pause);
+    match &state {
+        PlanState::AutoPaused { step, alerts } => {
+            let pause_name = auto_pause.map_or(plan.cluster.as_str(), |a| a.name.as_str());
+            let pause_name = if pause_name.is_empty() {
+                "of the cluster"
+            } else {
+                pause_name
+            };
+            let at = step
+                .map(|i| format!(" in {}", step_words(plan, i)))
+                .unwrap_or_default();
+            let by = if alerts.is_empty() {
+                "no alert recorded in the UpdateAutoPause status".to_string()
+            } else {
+                format!("firing: {}", alerts.join(", "))
+            };
+            let again = step
+                .map(|i| format!("commence {} again", step_words(plan, i)))
+                .unwrap_or_else(|| "commence the paused step again".to_string());
+            // [I] The reference says the pause removes `commence` and nothing
+            // says it comes back: the operator sets it again (§2, resume).
+            out.push(AttentionItem {
+                kind: AttentionKind::AutoPaused,
+                subject: plan.name.clone(),
+                node: None,
+                why: format!(
+                    "update AUTO-PAUSED{at} by StackLight alerts ({by}); to resume: let the alerts clear (fix the cause, or remove the alert from spec.alerts of UpdateAutoPause {pause_name}), then {again}"
+                ),
+                // [I] When the pause began is not recorded: the plan was
+                // first seen paused no earlier than now.
+                since: now,
+                action: None,
+                key: key.clone(),
+            });
+        }
+        PlanState::PausedBefore { next } => {
+            let step = &plan.steps[*next];
+            let prev_done = plan.steps[..*next]
+                .iter()
+                .rev()
+                .find_map(|s| s.completed_at);
+            let impact = step
+                .impact_workloads
+                .as_ref()
+                .map(|i| format!("; impact on workloads {}", i.as_str()))
+                .unwrap_or_default();
+            let estimate = step
+                .estimated
+                .map(|e| format!(", estimated ~{}", human_duration(e)))
+                .unwrap_or_default();
+            out.push(AttentionItem {
+                kind: AttentionKind::WaitingForCommence,
+                subject: plan.name.clone(),
+                node: None,
+                why: format!(
+                    "the update is paused before {}: it waits for commence ({}{impact}{estimate})",
+                    step_words(plan, *next),
+                    step.name
+                ),
+                since: prev_done
+                    .or(history.first_seen(&key))
+                    .or(plan.created)
+                    .unwrap_or(now),
+                action: Some(COMMENCE_STEP),
+                key: key.clone(),
+            });
+        }
+        _ => {}
+    }
+    if let PlanState::Running { step: i } | PlanState::Failed { step: i } = state {
+        let step = &plan.steps[i];
+        if let (Some(over), Some(started), Some(estimated)) = (
+            plan::over_estimate(step, now),
+            step.started_at,
+            step.estimated,
+        ) {
+            out.push(AttentionItem {
+                kind: AttentionKind::StepOverEstimate,
+                subject: plan.name.clone(),
+                node: None,
+                why: format!(
+                    "{} runs {}, {} over its ~{} estimate",
+                    step_words(plan, i),
+                    human_duration(now.duration_since(started)),
+                    human_duration(over),
+                    human_duration(estimated)
+                ),
+                since: started.checked_add(estimated).unwrap_or(started),
+                action: None,
+                key,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "update_plan_tests.rs"]
+mod tests;
