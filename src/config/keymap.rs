@@ -201,9 +201,7 @@ impl KeyAction {
             KeyAction::RestartVrouter => "restart the node's outdated vRouter pod",
             KeyAction::RestartAllVrouters => "restart all outdated vRouter pods, one at a time",
             KeyAction::ToggleSelect => "select / unselect the row",
-            KeyAction::DismissReminder => {
-                "dismiss the first reminder (Overview queue, migration-mode dialog) for this session"
-            }
+            KeyAction::DismissReminder => "dismiss a reminder for this session",
         }
     }
 

@@ -156,8 +156,8 @@ fn quote(s: &str) -> String {
     format!("\u{201c}{}\u{201d}", s.trim())
 }
 
-/// The attention queue the console shows: [`attention`] and the update
-/// guide's reminders that were not dismissed, in the same order.
+/// The attention queue the console shows: [`attention`], then the update
+/// guide's reminders that were not dismissed.
 pub fn queue(
     snap: &Snapshot,
     history: &History,
@@ -171,11 +171,16 @@ pub fn queue(
     items
 }
 
-/// Oldest first; an auto-paused update goes first whatever its age.
+/// Oldest first; an auto-paused update goes first whatever its age, and
+/// the reminders after everything that needs a human to act.
 fn sort(items: &mut [AttentionItem]) {
+    let rank = |i: &AttentionItem| match i.kind {
+        AttentionKind::AutoPaused => 0,
+        AttentionKind::Reminder(_) => 2,
+        _ => 1,
+    };
     items.sort_by(|a, b| {
-        let first = |i: &AttentionItem| i.kind != AttentionKind::AutoPaused;
-        (first(a), a.since, a.kind, &a.subject).cmp(&(first(b), b.since, b.kind, &b.subject))
+        (rank(a), a.since, a.kind, &a.subject).cmp(&(rank(b), b.since, b.kind, &b.subject))
     });
 }
 
