@@ -1,6 +1,6 @@
 //! The Machines view: the joined table, and on Enter a detail panel for the
 //! selected machine (full lock messages, cluster states, maintenance
-//! request, vRouter pod, recent changes).
+//! request, what else blocks it, vRouter pod, recent changes).
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -13,6 +13,7 @@ use crate::app::tables::events::{change_text, kind_short};
 use crate::app::tables::machines::{mode_text, nmr_text};
 use crate::app::tables::{self, derived, selected_index, visible_rows};
 use crate::config::theme::Theme;
+use crate::domain::attention;
 use crate::domain::changes::Change;
 use crate::domain::history::History;
 use crate::domain::join::{MachineRow, NodeLink, pending};
@@ -165,6 +166,23 @@ pub(crate) fn detail_lines<'a>(
         },
         theme,
     )));
+
+    // What else blocks it: node removal, disabled, stuck operation, drain error.
+    let blockers =
+        attention::blockers_for_machine(&model.snapshot, r.name(), r.node_name.as_deref());
+    if !blockers.is_empty() {
+        out.push(heading("Also blocking", theme));
+        for b in &blockers {
+            // The disabled text starts with "disabled:" already.
+            let text = match b.kind {
+                attention::AttentionKind::MachineDisabled => b.why.clone(),
+                k => format!("{}: {}", k.label(), b.why),
+            };
+            for line in format::wrap_indented(&text, width, 2) {
+                out.push(Line::styled(line, theme.warn));
+            }
+        }
+    }
 
     out.push(heading("Locks", theme));
     if r.locks.is_empty() {

@@ -80,3 +80,52 @@ fn migration_error_and_deferral_are_read_too() {
         "{lines:#?}"
     );
 }
+
+/// What else blocks the machine shows in its detail, with the exact texts.
+#[test]
+fn blockers_show_under_their_heading() {
+    use crate::domain::fixtures::blockers::{node_notice, provider_machine};
+    let mut model = Model::new(
+        SessionInfo::default(),
+        Keymap::default_keymap(),
+        fixtures::mid_update_now(),
+    );
+    let mut snap = fixtures::mid_update();
+    let mut m = snap
+        .machines()
+        .find(|m| m.name == WORKER_4)
+        .cloned()
+        .expect("worker 4");
+    m.operation_stuck = true;
+    m.drain_error = Some("Error: error when evicting pods/\"patroni-13-2\" -n \"stacklight\": global timeout reached: 10m0s".into());
+    snap.apply(Object::Machine(m));
+    snap.apply(Object::ProviderMachine(provider_machine(
+        WORKER_4, false, true,
+    )));
+    snap.apply(Object::NodeDeletionRequest(node_notice(
+        "ndr-w4",
+        NODE_W4,
+        fixtures::at("09:40"),
+    )));
+    model.snapshot = snap;
+    let rows = machine_rows(&model.snapshot);
+    let row = rows.iter().find(|r| r.name() == WORKER_4).expect("row");
+    let theme = Theme::load("mono").expect("theme");
+    let lines: Vec<String> = detail_lines(row, &model, &History::new(), 100, &theme)
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+    let start = lines
+        .iter()
+        .position(|l| l == "Also blocking")
+        .unwrap_or_else(|| panic!("no heading: {lines:#?}"));
+    let end = lines.iter().position(|l| l == "Locks").expect("Locks");
+    insta::assert_snapshot!(lines[start..end].join("\n"));
+    // A machine with nothing else blocking it has no such heading.
+    let row = rows.iter().find(|r| r.name() == WORKER_1).expect("row");
+    let lines: Vec<String> = detail_lines(row, &model, &History::new(), 100, &theme)
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+    assert!(!lines.iter().any(|l| l == "Also blocking"), "{lines:#?}");
+}
