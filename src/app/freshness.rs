@@ -86,6 +86,8 @@ const UPDATE_KINDS: &[Kind] = &[
     Kind::ClusterMaintenanceRequest,
     Kind::NodeMaintenanceRequest,
     Kind::ClusterWorkloadLock,
+    Kind::ClusterUpdatePlan,
+    Kind::UpdateAutoPause,
 ];
 /// The kinds `domain::attention` reads.
 const ATTENTION_KINDS: &[Kind] = &[
@@ -96,6 +98,11 @@ const ATTENTION_KINDS: &[Kind] = &[
     Kind::NodeMaintenanceRequest,
     Kind::ClusterWorkloadLock,
     Kind::NodeWorkloadLock,
+    Kind::ClusterUpdatePlan,
+    Kind::UpdateAutoPause,
+    Kind::ProviderMachine,
+    Kind::NodeDeletionRequest,
+    Kind::NodeDisableNotification,
 ];
 /// The kinds a machine row is joined from (`domain::join`).
 const ROW_KINDS: &[Kind] = &[

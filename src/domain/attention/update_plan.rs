@@ -47,25 +47,26 @@ pub(super) fn update_plan(
             } else {
                 pause_name
             };
-            let at = step
-                .map(|i| format!(" in {}", step_words(plan, i)))
+            let paused = step
+                .map(|i| format!(" ({} paused)", step_words(plan, i)))
                 .unwrap_or_default();
             let by = if alerts.is_empty() {
-                "no alert recorded in the UpdateAutoPause status".to_string()
+                "no firing alert recorded in the UpdateAutoPause status now".to_string()
             } else {
-                format!("firing: {}", alerts.join(", "))
+                format!("alerts firing: {}", alerts.join(", "))
             };
             let again = step
                 .map(|i| format!("commence {} again", step_words(plan, i)))
                 .unwrap_or_else(|| "commence the paused step again".to_string());
             // [I] The reference says the pause removes `commence` and nothing
             // says it comes back: the operator sets it again (§2, resume).
+            // The alerts go first: the Overview shows one line of it.
             out.push(AttentionItem {
                 kind: AttentionKind::AutoPaused,
                 subject: plan.name.clone(),
                 node: None,
                 why: format!(
-                    "update AUTO-PAUSED{at} by StackLight alerts ({by}); to resume: let the alerts clear (fix the cause, or remove the alert from spec.alerts of UpdateAutoPause {pause_name}), then {again}"
+                    "{by}{paused}; to resume: let the alerts clear (fix the cause, or remove the alert from spec.alerts of UpdateAutoPause {pause_name}), then {again}"
                 ),
                 // [I] When the pause began is not recorded: the plan was
                 // first seen paused no earlier than now.

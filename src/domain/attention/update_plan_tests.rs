@@ -47,7 +47,7 @@ fn auto_pause_is_the_first_item_and_names_the_alerts_and_the_way_out() {
     assert_eq!(first.subject, PLAN);
     assert_eq!(
         first.why,
-        "update AUTO-PAUSED in step 4 \"k8s-workers\" by StackLight alerts (firing: CephClusterHealthCritical, KubeNodeNotReady); to resume: let the alerts clear (fix the cause, or remove the alert from spec.alerts of UpdateAutoPause child-cl), then commence step 4 \"k8s-workers\" again"
+        "alerts firing: CephClusterHealthCritical, KubeNodeNotReady (step 4 \"k8s-workers\" paused); to resume: let the alerts clear (fix the cause, or remove the alert from spec.alerts of UpdateAutoPause child-cl), then commence step 4 \"k8s-workers\" again"
     );
     assert_eq!(
         items
@@ -71,7 +71,7 @@ fn auto_pause_without_recorded_alerts_says_so() {
     assert!(
         items[0]
             .why
-            .contains("(no alert recorded in the UpdateAutoPause status)"),
+            .starts_with("no firing alert recorded in the UpdateAutoPause status now (step 4"),
         "{}",
         items[0].why
     );

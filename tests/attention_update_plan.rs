@@ -1,0 +1,192 @@
+//! The update plan in the attention queue and beside the phase, driven by
+//! watch events the way the cluster layer sends them: auto-paused by an
+//! alert (the queue's first item names it and says what resumes the
+//! update), the alert cleared (the pause stays until the step is commenced
+//! again), the step commenced (the item goes; the step is over its
+//! estimate). Screens are insta snapshots of the Overview's attention pane.
+
+mod ui_support;
+
+use mosk_console::app::model::{Model, View};
+use mosk_console::app::msg::Msg;
+use mosk_console::app::update::update;
+use mosk_console::cluster::events::ClusterEvent;
+use mosk_console::domain::attention::AttentionKind;
+use mosk_console::domain::fixtures::at;
+use mosk_console::domain::fixtures::blockers::{self, ALERT_CEPH, StepAt, completed};
+use mosk_console::domain::objects::{Object, StepStatus};
+use mosk_console::domain::phase::Phase;
+use ui_support::*;
+
+fn done() -> StepAt {
+    completed(at("08:00"), at("08:30"))
+}
+
+fn apply(model: &mut Model, obj: Object) {
+    update(model, Msg::Cluster(ClusterEvent::Applied(obj)));
+    model.refresh_derived();
+}
+
+/// The plan with step 4 ("k8s-workers", started 09:18) as given.
+fn plan(step4: StepAt, status: Option<StepStatus>) -> Object {
+    Object::UpdatePlan(blockers::update_plan(
+        [done(), done(), done(), step4],
+        status,
+    ))
+}
+
+/// The attention pane's rows of the Overview at 160x48 (its left column),
+/// without its empty rows.
+fn attention_pane(model: &Model) -> String {
+    let t = render(model, 160, 48);
+    let text = text_of(t.backend().buffer());
+    let rows: Vec<&str> = text.lines().collect();
+    let start = rows
+        .iter()
+        .position(|r| r.starts_with("┌ Attention"))
+        .unwrap_or_else(|| panic!("no attention pane:\n{text}"));
+    let end = start
+        + rows[start..]
+            .iter()
+            .position(|r| r.starts_with('└'))
+            .expect("pane bottom");
+    rows[start..=end]
+        .iter()
+        .map(|r| {
+            r.chars()
+                .take(88)
+                .collect::<String>()
+                .trim_end()
+                .to_string()
+        })
+        // The pane's empty rows say nothing.
+        .filter(|r| !r.trim_matches(|c: char| c == '│' || c == ' ').is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn kinds(model: &Model) -> Vec<AttentionKind> {
+    model.derived.attention.iter().map(|i| i.kind).collect()
+}
+
+#[test]
+fn auto_pause_appears_first_then_clears_with_the_commence() {
+    let mut model = with_view(View::Overview);
+    model.refresh_derived();
+    assert!(!kinds(&model).contains(&AttentionKind::AutoPaused));
+
+    // The alert fires: the plan is auto-paused in step 4, commence removed.
+    apply(
+        &mut model,
+        Object::UpdateAutoPause(blockers::auto_pause(&[ALERT_CEPH])),
+    );
+    apply(
+        &mut model,
+        plan(
+            (false, Some(StepStatus::AutoPaused), Some(at("09:18")), None),
+            Some(StepStatus::AutoPaused),
+        ),
+    );
+    assert_eq!(kinds(&model)[0], AttentionKind::AutoPaused);
+    let first = &model.derived.attention[0];
+    assert!(
+        first
+            .why
+            .starts_with("alerts firing: CephClusterHealthCritical (step 4"),
+        "{}",
+        first.why
+    );
+    assert!(
+        first.why.contains(
+            "remove the alert from spec.alerts of UpdateAutoPause child-cl), then commence step 4 \"k8s-workers\" again"
+        ),
+        "{}",
+        first.why
+    );
+    let phase = model.derived.phase.clone().expect("phase");
+    assert_eq!(phase.phase, Phase::Workers);
+    assert_eq!(
+        phase.step.as_deref(),
+        Some("step 4/4 \"k8s-workers\" AUTO-PAUSED (CephClusterHealthCritical)")
+    );
+    insta::assert_snapshot!("1_auto_paused", attention_pane(&model));
+
+    // The alert clears: the plan stays paused until the step is commenced.
+    apply(
+        &mut model,
+        Object::UpdateAutoPause(blockers::auto_pause(&[])),
+    );
+    assert_eq!(kinds(&model)[0], AttentionKind::AutoPaused);
+    assert!(
+        model.derived.attention[0]
+            .why
+            .contains("no firing alert recorded in the UpdateAutoPause status now"),
+        "{}",
+        model.derived.attention[0].why
+    );
+    insta::assert_snapshot!("2_alert_cleared", attention_pane(&model));
+
+    // Step 4 commenced again: running, no auto-pause item; it is now past
+    // its estimate (09:18 + 30m, now 10:30).
+    apply(
+        &mut model,
+        plan(
+            (true, Some(StepStatus::InProgress), Some(at("09:18")), None),
+            Some(StepStatus::InProgress),
+        ),
+    );
+    assert!(!kinds(&model).contains(&AttentionKind::AutoPaused));
+    let over: Vec<&str> = model
+        .derived
+        .attention
+        .iter()
+        .filter(|i| i.kind == AttentionKind::StepOverEstimate)
+        .map(|i| i.why.as_str())
+        .collect();
+    assert_eq!(
+        over,
+        vec!["step 4 \"k8s-workers\" runs 1h12m, 42m over its ~30m estimate"]
+    );
+    assert_eq!(
+        model.derived.phase.clone().expect("phase").step.as_deref(),
+        Some("step 4/4 \"k8s-workers\" running")
+    );
+    insta::assert_snapshot!("3_commenced", attention_pane(&model));
+}
+
+#[test]
+fn paused_before_a_step_is_an_item_waiting_for_commence() {
+    let mut model = with_view(View::Overview);
+    apply(
+        &mut model,
+        Object::UpdatePlan(blockers::update_plan(
+            [done(), done(), done(), blockers::WAITING],
+            None,
+        )),
+    );
+    let waiting: Vec<_> = model
+        .derived
+        .attention
+        .iter()
+        .filter(|i| i.kind == AttentionKind::WaitingForCommence)
+        .collect();
+    assert_eq!(waiting.len(), 1);
+    assert!(
+        waiting[0].why.starts_with(
+            "the update is paused before step 4 \"k8s-workers\": it waits for commence"
+        ),
+        "{}",
+        waiting[0].why
+    );
+    let phase = model.derived.phase.clone().expect("phase");
+    assert_eq!(phase.phase, Phase::Masters, "{phase:?}");
+    assert!(
+        phase
+            .reason
+            .starts_with("paused before step 4/4 \"k8s-workers\" (waiting for commence)"),
+        "{phase:?}"
+    );
+    let pane = attention_pane(&model);
+    assert!(pane.contains("waiting for commence"), "{pane}");
+    assert!(pane.contains(blockers::PLAN), "{pane}");
+}
