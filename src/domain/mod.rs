@@ -21,4 +21,5 @@ pub mod objects;
 pub mod phase;
 pub mod plan;
 pub mod progress;
+pub mod update_groups;
 pub mod vrouter;
