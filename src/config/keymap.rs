@@ -49,6 +49,7 @@ pub enum KeyAction {
     RestartVrouter,
     RestartAllVrouters,
     ToggleSelect,
+    GroupByUpdateGroup,
 }
 
 /// Help-overlay sections, in display order.
@@ -75,7 +76,7 @@ impl KeyGroup {
 
 impl KeyAction {
     /// Every action, in help-overlay order.
-    pub const ALL: [KeyAction; 37] = [
+    pub const ALL: [KeyAction; 38] = [
         KeyAction::Help,
         KeyAction::Filter,
         KeyAction::Command,
@@ -92,6 +93,7 @@ impl KeyAction {
         KeyAction::PreviousView,
         KeyAction::Sort,
         KeyAction::ReverseSort,
+        KeyAction::GroupByUpdateGroup,
         KeyAction::ViewOverview,
         KeyAction::ViewMachines,
         KeyAction::ViewStates,
@@ -155,6 +157,7 @@ impl KeyAction {
             KeyAction::RestartVrouter => "restart-vrouter",
             KeyAction::RestartAllVrouters => "restart-all-vrouters",
             KeyAction::ToggleSelect => "toggle-select",
+            KeyAction::GroupByUpdateGroup => "group-by-update-group",
         }
     }
 
@@ -198,6 +201,7 @@ impl KeyAction {
             KeyAction::RestartVrouter => "restart the node's outdated vRouter pod",
             KeyAction::RestartAllVrouters => "restart all outdated vRouter pods, one at a time",
             KeyAction::ToggleSelect => "select / unselect the row",
+            KeyAction::GroupByUpdateGroup => "Machines: group by update group (on / off)",
         }
     }
 
@@ -206,7 +210,7 @@ impl KeyAction {
         match self {
             Quit | Help | Filter | Command | Back | Open => KeyGroup::General,
             Down | Up | Top | Bottom | PageDown | PageUp | NextView | PreviousView | Sort
-            | ReverseSort => KeyGroup::Navigation,
+            | ReverseSort | GroupByUpdateGroup => KeyGroup::Navigation,
             ViewOverview | ViewMachines | ViewStates | ViewLocks | ViewRequests | ViewVrouter
             | ViewLogs | ViewEvents | ViewAudit => KeyGroup::Views,
             LogFollow | LogWrap | LogLevel | LogSearch | LogNextMatch | LogPreviousMatch

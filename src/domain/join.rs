@@ -345,6 +345,10 @@ pub fn machine_row_indexed(index: &JoinIndex<'_>, machine: &Machine) -> MachineR
     row
 }
 
+/// What the WAITING ON column says of a disabled machine: LCM leaves it
+/// alone, so the update does not wait for it (reference §5.3).
+pub const DISABLED_WAITING: &str = "disabled: out of LCM control";
+
 /// Every machine, masters first, then workers (then bastion and unassigned),
 /// each group by the `lcm.mirantis.com/index` annotation (unset last), then name.
 pub fn machine_rows(snap: &Snapshot) -> Vec<MachineRow> {
@@ -375,8 +379,12 @@ pub fn machine_rows(snap: &Snapshot) -> Vec<MachineRow> {
 /// request (with what its message says); a cluster state not yet reached
 /// ("cordon-drain attempt 4"); a maintenance request being deleted; a
 /// worker in Prepare without a maintenance request (not its turn yet); a
-/// missing node. `None` when nothing is known to hold it.
+/// missing node. `None` when nothing is known to hold it. A disabled
+/// machine says so and nothing else.
 pub fn waiting_on(row: &MachineRow) -> Option<String> {
+    if row.disabled {
+        return Some(DISABLED_WAITING.to_string());
+    }
     if let Some(l) = row.locks.iter().find(|l| l.lock.state == LockState::Failed) {
         return Some(match &l.message {
             Some(m) => format!("lock {} failed: {}", l.lock.controller, m.text),

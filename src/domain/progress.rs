@@ -265,6 +265,24 @@ fn eta_by_group(
     (eta, n)
 }
 
+/// What the ETA was computed from, for the screen: `from 4 machines`,
+/// `from 4 machines, by group`, `update plan estimates x1.3`.
+pub fn eta_basis(p: &Progress) -> String {
+    let machines = format!(
+        "from {} machine{}",
+        p.samples,
+        if p.samples == 1 { "" } else { "s" }
+    );
+    match &p.eta_source {
+        None | Some(EtaSource::Machines) => machines,
+        Some(EtaSource::UpdateGroups { .. }) => format!("{machines}, by group"),
+        Some(EtaSource::UpdatePlan { factor }) if (factor - 1.0).abs() < 0.05 => {
+            "update plan estimates".to_string()
+        }
+        Some(EtaSource::UpdatePlan { factor }) => format!("update plan estimates x{factor:.1}"),
+    }
+}
+
 /// The mean duration of the finished machines of `ty` (all types for
 /// `None`), from complete observations when there are any.
 fn mean_duration(finished: &[&FinishedMachine], ty: Option<MachineType>) -> Option<SignedDuration> {

@@ -226,6 +226,10 @@ fn rows_carry_their_update_group_and_disabled_flag() {
     assert_eq!(label(WORKER_2).as_deref(), Some("child-cl-rack-1 #2 x3"));
     assert_eq!(label(WORKER_4).as_deref(), Some("child-cl-default #1 x1"));
     assert!(row(&rows, WORKER_4).disabled);
+    assert_eq!(
+        row(&rows, WORKER_4).waiting_on.as_deref(),
+        Some(DISABLED_WAITING)
+    );
     assert!(!row(&rows, WORKER_3).disabled);
     // Without provider Machines or UpdateGroups nothing is known.
     let rows = machine_rows(&fixtures::mid_update());

@@ -187,3 +187,19 @@ mod by_group {
         assert_eq!(p.eta_source, Some(EtaSource::UpdateGroups { groups: 3 }));
     }
 }
+
+#[test]
+fn the_eta_says_what_it_is_based_on() {
+    let mut p = progress(
+        &fixtures::mid_update_scenario().snap,
+        &fixtures::mid_update_scenario().history,
+        fixtures::mid_update_now(),
+    );
+    assert_eq!(eta_basis(&p), "from 4 machines");
+    p.eta_source = Some(EtaSource::UpdateGroups { groups: 3 });
+    assert_eq!(eta_basis(&p), "from 4 machines, by group");
+    p.eta_source = Some(EtaSource::UpdatePlan { factor: 1.3 });
+    assert_eq!(eta_basis(&p), "update plan estimates x1.3");
+    p.eta_source = Some(EtaSource::UpdatePlan { factor: 1.0 });
+    assert_eq!(eta_basis(&p), "update plan estimates");
+}
