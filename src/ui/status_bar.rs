@@ -249,7 +249,7 @@ mod tests {
     fn the_watch_summary_counts_ok_starting_degraded_and_missing() {
         let now = crate::domain::fixtures::mid_update_now();
         let mut m = Model::new(Default::default(), Keymap::default_keymap(), now);
-        assert_eq!(watch_summary(&m), "watches 0/10 ok, 10 starting");
+        assert_eq!(watch_summary(&m), "watches 0/16 ok, 16 starting");
         for k in Kind::ALL {
             m.health.insert(
                 k,
