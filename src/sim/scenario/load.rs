@@ -4,7 +4,9 @@
 use std::fmt;
 use std::path::Path;
 
-use super::spec::{Dur, Role, ScenarioSpec, has_lock};
+use jiff::SignedDuration;
+
+use super::spec::{Dur, MessageFormat, Role, ScenarioSpec, has_lock};
 
 /// The scenarios built into the binary: (name, file name, TOML text).
 pub const BUILTIN: &[(&str, &str, &str)] = &[
@@ -32,6 +34,11 @@ pub const BUILTIN: &[(&str, &str, &str)] = &[
         "large",
         "large.toml",
         include_str!("../../../assets/scenarios/large.toml"),
+    ),
+    (
+        "plan",
+        "plan.toml",
+        include_str!("../../../assets/scenarios/plan.toml"),
     ),
 ];
 
@@ -120,7 +127,7 @@ impl fmt::Display for ScenarioError {
 impl std::error::Error for ScenarioError {}
 
 /// Loads a built-in scenario by name (`quick`, `standard`, `stuck-drain`,
-/// `legacy`, `large`) or a scenario file by path.
+/// `legacy`, `large`, `plan`) or a scenario file by path.
 pub fn load_scenario(name_or_path: &str) -> Result<ScenarioSpec, ScenarioError> {
     if let Some((_, file, text)) = BUILTIN.iter().find(|b| b.0 == name_or_path) {
         return parse_scenario(text, &format!("assets/scenarios/{file} (built-in)"));
@@ -394,6 +401,133 @@ impl ScenarioSpec {
                     &f("vrouter_never_ready"),
                     "only compute machines run a vRouter pod".into(),
                 ));
+            }
+            if o.no_collocated_roles && o.role != Role::Control {
+                return Err(bad(
+                    &f("no_collocated_roles"),
+                    "only `control` machines can be without collocated roles".into(),
+                ));
+            }
+            if o.disabled && o.role == Role::Control {
+                return Err(bad(
+                    &f("disabled"),
+                    "control-plane machines cannot be disabled".into(),
+                ));
+            }
+            if !o.server_tags.is_empty() {
+                if self.message_format != MessageFormat::New {
+                    return Err(bad(
+                        &f("server_tags"),
+                        "per-instance maintenance actions exist from MOSK 25.1 (message_format = \"new\")".into(),
+                    ));
+                }
+                let instances = o
+                    .instances
+                    .unwrap_or_else(|| self.group_instances(o.role, o.index));
+                if o.server_tags.len() as u32 > instances {
+                    return Err(bad(
+                        &f("server_tags"),
+                        format!(
+                            "{} entries but the node has only {instances} instances",
+                            o.server_tags.len()
+                        ),
+                    ));
+                }
+            }
+            if let Some(d) = o.drain_blocked {
+                check_dur(&bad, &f("drain_blocked"), d, 1)?;
+            }
+        }
+        self.validate_plan(&bad)?;
+        Ok(())
+    }
+
+    fn validate_plan(
+        &self,
+        bad: &impl Fn(&str, String) -> ScenarioError,
+    ) -> Result<(), ScenarioError> {
+        if let Some(plan) = &self.plan {
+            if plan.steps.is_empty() {
+                return Err(bad("plan.steps", "at least one step is needed".into()));
+            }
+            let mut stages = std::collections::HashSet::new();
+            let mut ids = std::collections::HashSet::new();
+            for (i, s) in plan.steps.iter().enumerate() {
+                let f = |n: &str| format!("plan.steps[{i}].{n}");
+                if s.id.trim().is_empty() || !ids.insert(s.id.as_str()) {
+                    return Err(bad(&f("id"), format!("{:?} is empty or used twice", s.id)));
+                }
+                if s.name.trim().is_empty() {
+                    return Err(bad(&f("name"), "must not be empty".into()));
+                }
+                if !stages.insert(s.stage) {
+                    return Err(bad(
+                        &f("stage"),
+                        format!("{:?} is gated by two steps", s.stage),
+                    ));
+                }
+                for d in [&s.duration.estimated, &s.duration.eta]
+                    .into_iter()
+                    .flatten()
+                {
+                    if d.parse::<SignedDuration>().is_err() {
+                        return Err(bad(
+                            &f("duration"),
+                            format!("{d:?} is not a duration like \"1h0m0s\""),
+                        ));
+                    }
+                }
+            }
+            // Steps run in flow order.
+            let order: Vec<_> = plan.steps.iter().map(|s| s.stage).collect();
+            if order.windows(2).any(|w| w[0] > w[1]) {
+                return Err(bad(
+                    "plan.steps",
+                    "steps must follow the flow: openstack, ceph, masters, workers, finalization"
+                        .into(),
+                ));
+            }
+        }
+        if let Some(ap) = &self.auto_pause {
+            if self.plan.is_none() {
+                return Err(bad(
+                    "auto_pause",
+                    "an UpdateAutoPause needs a ClusterUpdatePlan (`[plan]`)".into(),
+                ));
+            }
+            for (i, f) in ap.fires.iter().enumerate() {
+                check_dur(bad, &format!("auto_pause.fires[{i}].after"), f.after, 0)?;
+                check_dur(bad, &format!("auto_pause.fires[{i}].lasts"), f.lasts, 1)?;
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        for (i, g) in self.update_groups.iter().enumerate() {
+            let f = |n: &str| format!("update_groups[{i}].{n}");
+            if !is_dns_label(&format!("{}-{}", self.cluster, g.suffix)) || !seen.insert(&g.suffix) {
+                return Err(bad(
+                    &f("suffix"),
+                    format!("{:?} is not a valid, unique name part", g.suffix),
+                ));
+            }
+            if !(1..=100).contains(&g.concurrent_updates) {
+                return Err(bad(
+                    &f("concurrent_updates"),
+                    format!("{} is out of range 1..=100", g.concurrent_updates),
+                ));
+            }
+            for (j, m) in g.members.iter().enumerate() {
+                let count = self.count(m.role);
+                let end = m.first + m.count.unwrap_or(count.saturating_sub(m.first));
+                if m.first >= count || end > count {
+                    return Err(bad(
+                        &format!("update_groups[{i}].members[{j}]"),
+                        format!(
+                            "there are {count} `{}` machines; {}..{end} is out of range",
+                            m.role.as_str(),
+                            m.first
+                        ),
+                    ));
+                }
             }
         }
         Ok(())
