@@ -305,10 +305,10 @@ pub fn plan_help(spec: &ScenarioSpec) -> Vec<String> {
     if let Some(ap) = &spec.auto_pause {
         for f in &ap.fires {
             out.push(format!(
-                "Auto-pause: the alert {} fires {:#} into the {:?} stage and clears by itself after {:#}.",
+                "Auto-pause: the alert {} fires {:#} into the {} stage and clears by itself after {:#}.",
                 f.alert,
                 f.after.get(),
-                f.stage,
+                f.stage.as_str(),
                 f.lasts.get()
             ));
         }
@@ -326,4 +326,32 @@ pub fn plan_help(spec: &ScenarioSpec) -> Vec<String> {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::scenario::load_scenario;
+
+    #[test]
+    fn serve_tells_how_to_commence_and_clear_the_auto_pause() {
+        assert!(plan_help(&load_scenario("quick").unwrap()).is_empty());
+        let help = plan_help(&load_scenario("plan").unwrap()).join("\n");
+        assert!(
+            help.contains(r#"kubectl --context sim-mgmt -n child-ns patch clusterupdateplan child-cl-17.4.0 --type=json -p '[{"op":"test","path":"/spec/steps/0/id","value":"openstack"},{"op":"add","path":"/spec/steps/0/commence","value":true}]'"#),
+            "{help}"
+        );
+        assert!(
+            help.contains("/spec/steps/4/id\",\"value\":\"stacklight\""),
+            "{help}"
+        );
+        assert!(
+            help.contains("Auto-pause: the alert KubeDeploymentOutage fires 4m into the workers stage and clears by itself after 10m."),
+            "{help}"
+        );
+        assert!(
+            help.contains("kubectl --context sim-mgmt -n child-ns edit updateautopause child-cl"),
+            "{help}"
+        );
+    }
 }

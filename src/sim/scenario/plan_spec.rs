@@ -33,6 +33,16 @@ impl Stage {
         Stage::Workers,
         Stage::Finalization,
     ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Openstack => "openstack",
+            Stage::Ceph => "ceph",
+            Stage::Masters => "masters",
+            Stage::Workers => "workers",
+            Stage::Finalization => "finalization",
+        }
+    }
 }
 
 /// `spec.steps[].impact` values [C: D-CUP].
