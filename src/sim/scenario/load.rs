@@ -696,6 +696,60 @@ mod tests {
     }
 
     #[test]
+    fn plan_scenario_features_are_validated() {
+        let p = load_scenario("plan").unwrap();
+        assert_eq!(p.plan.as_ref().unwrap().steps.len(), 5);
+        assert_eq!(p.update_groups.len(), 5);
+        let compute = "[[machines]]\nrole = \"compute\"\ncount = 2\ninstances = 1\n";
+        let tags = "[[overrides]]\nrole = \"compute\"\nindex = 0\nserver_tags = [\"notify\"]\n";
+        let e = parse_scenario(
+            &format!("message_format = \"old\"\n{MIN}{compute}{tags}"),
+            "t.toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("overrides[0].server_tags") && e.contains("MOSK 25.1"),
+            "{e}"
+        );
+        assert!(parse_scenario(&format!("{MIN}{compute}{tags}"), "t.toml").is_ok());
+        let e = parse_scenario(&format!("{MIN}[auto_pause]\nalerts = [\"A\"]\n"), "t.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("field `auto_pause`"), "{e}");
+        let step = |id: &str, stage: &str| {
+            format!(
+                "[[plan.steps]]\nid = \"{id}\"\nname = \"n\"\nstage = \"{stage}\"\n\
+                 impact = {{ users = \"none\", workloads = \"none\" }}\ngranularity = \"cluster\"\n"
+            )
+        };
+        let e = parse_scenario(
+            &format!("{MIN}{}{}", step("a", "ceph"), step("b", "openstack")),
+            "t.toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("field `plan.steps`") && e.contains("follow the flow"),
+            "{e}"
+        );
+        let e = parse_scenario(
+            &format!("{MIN}{}{}", step("a", "ceph"), step("a", "masters")),
+            "t.toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("plan.steps[1].id"), "{e}");
+        let e = parse_scenario(
+            &format!("{MIN}[[overrides]]\nrole = \"control\"\nindex = 0\ndisabled = true\n"),
+            "t.toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("cannot be disabled"), "{e}");
+    }
+
+    #[test]
     fn missing_scenario_is_not_found() {
         let e = load_scenario("no-such-scenario").unwrap_err();
         assert!(matches!(e, ScenarioError::NotFound { .. }));
