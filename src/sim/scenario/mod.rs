@@ -34,6 +34,7 @@ pub mod spec;
 pub mod storage_net;
 pub mod text;
 pub mod topology;
+pub mod validate;
 pub mod vrouter;
 
 pub use engine::{HardReboot, UpdatePhase};
