@@ -3,8 +3,11 @@
 //! group-by key orders the rows by group while the cursor and the actions
 //! keep targeting the machine under the cursor; the Overview's ETA says
 //! whether it comes from the machines by update group or from the update
-//! plan's estimates, and that disabled machines are not counted.
+//! plan's estimates, and that disabled machines are not counted. Against
+//! the simulator's `plan` scenario, the machines the watchers bring in
+//! (kube-rs over HTTP) carry their groups.
 
+mod cluster_support;
 mod ui_support;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -263,4 +266,85 @@ fn groups_sort_by_index_as_a_number_then_by_name() {
             "-"
         ]
     );
+}
+
+/// The `plan` scenario served over HTTP, watched by the console's cluster
+/// layer; the machines joined from what the watchers received.
+#[tokio::test]
+async fn the_plan_scenario_machines_arrive_with_their_update_groups() {
+    use cluster_support::{Events, fast_watch, pair_of, serve_app};
+    use mosk_console::cluster::spawn_watchers;
+    use mosk_console::domain::join::machine_rows;
+    use mosk_console::domain::objects::Kind;
+    use mosk_console::sim::scenario::load::load_scenario;
+    use mosk_console::sim::world::{SimCluster, SimWorld};
+
+    let world = SimWorld::new(load_scenario("plan").unwrap(), 1);
+    let mgmt = serve_app(
+        world.mgmt_router(),
+        world.mgmt().clone(),
+        world.faults(SimCluster::Mgmt).clone(),
+    )
+    .await;
+    let mosk = serve_app(
+        world.mosk_router(),
+        world.mosk().clone(),
+        world.faults(SimCluster::Mosk).clone(),
+    )
+    .await;
+    let pair = pair_of(mgmt, mosk);
+    let clusters = pair.connect().await;
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let _tasks = spawn_watchers(&clusters, &fast_watch(), tx, cancel.clone());
+    let mut events = Events::new(rx);
+    events.synced(&Kind::ALL).await;
+    cancel.cancel();
+
+    let rows = machine_rows(&events.snapshot);
+    let groups: Vec<(String, String, bool)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r.name().to_string(),
+                mosk_console::app::tables::machines::group_text(r),
+                r.disabled,
+            )
+        })
+        .collect();
+    // The scenario's groups: control #1 x1 (masters), default #1 x1 (the
+    // storage worker), gateways #2 x1, computes-a #2 x2 (three computes),
+    // computes-b #3 x1 (the last two, the very last disabled).
+    let of_role = |role: &str| -> Vec<(String, bool)> {
+        groups
+            .iter()
+            .filter(|(name, ..)| name.contains(&format!("-child-cl-{role}-")))
+            .map(|(_, g, d)| (g.clone(), *d))
+            .collect()
+    };
+    let g = |s: &str, d: bool| (s.to_string(), d);
+    assert_eq!(
+        of_role("control"),
+        vec![g("control #1 x1", false); 3],
+        "{groups:#?}"
+    );
+    assert_eq!(of_role("storage-worker"), vec![g("default #1 x1", false)]);
+    assert_eq!(of_role("gateway"), vec![g("gateways #2 x1", false); 2]);
+    assert_eq!(
+        of_role("compute"),
+        vec![
+            g("computes-a #2 x2", false),
+            g("computes-a #2 x2", false),
+            g("computes-a #2 x2", false),
+            g("computes-b #3 x1", false),
+            g("computes-b #3 x1", true),
+        ]
+    );
+    // The disabled compute is left out of the machines counted.
+    let p = mosk_console::domain::progress::progress(
+        &events.snapshot,
+        &mosk_console::domain::history::History::new(),
+        world.now(),
+    );
+    assert_eq!((p.total, p.disabled), (10, 1));
 }
