@@ -75,6 +75,24 @@ fn machines_show_their_update_group_and_disabled_machines() {
 }
 
 #[test]
+fn the_detail_panel_names_the_update_group() {
+    let mut m = grouped(View::Machines);
+    m.detail_open = true;
+    m.cursors.insert(
+        View::Machines,
+        TableCursor {
+            selected_id: Some(WORKER_2.into()),
+            ..Default::default()
+        },
+    );
+    let text = text_of(render(&m, 160, 48).backend().buffer());
+    assert!(
+        text.contains("update group child-cl-rack-1 (index 2, up to 3 machines at once)"),
+        "{text}"
+    );
+}
+
+#[test]
 fn without_update_groups_there_is_no_group_column() {
     let text = text_of(
         render(&with_view(View::Machines), 160, 48)
