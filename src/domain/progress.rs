@@ -210,7 +210,11 @@ fn eta_by_type(
 /// longest of them counts), indexes one after another. Within a group, up
 /// to its `concurrentUpdates` machines at once: `ceil(left / concurrency)`
 /// machine durations when none has started. Returns the ETA and how many
-/// groups have machines left.
+/// groups have machines left. \[I\] Workers are taken to wait for the whole
+/// control plane (`dedicatedControlPlane: false`); with a dedicated control
+/// plane they start after the first master, so the ETA is then an upper
+/// bound. `concurrentUpdates` is an upper bound too (per-role limits may
+/// hold fewer at once, §3.4): the ETA may then be short.
 fn eta_by_group(
     groups: &GroupIndex,
     finished: &[&FinishedMachine],
