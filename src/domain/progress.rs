@@ -224,12 +224,19 @@ fn eta_by_group(
     // stage -> group name -> (lanes, machines running, machines waiting)
     type Jobs = (usize, Vec<SignedDuration>, Vec<SignedDuration>);
     let mut stages: BTreeMap<(u8, i64), BTreeMap<String, Jobs>> = BTreeMap::new();
+    let control_mean = mean_for(finished, MachineType::Control);
+    let worker_mean = mean_for(finished, MachineType::Worker);
     for l in left {
         let m = l.machine;
-        let Some(group) = groups.group_of(m) else {
+        let mean = if m.machine_type == MachineType::Control {
+            control_mean
+        } else {
+            worker_mean
+        };
+        let Some(mean) = mean else {
             continue;
         };
-        let Some(mean) = mean_for(finished, m.machine_type) else {
+        let Some(group) = groups.group_of(m) else {
             continue;
         };
         let control_plane = groups.control_plane(m);
@@ -238,10 +245,10 @@ fn eta_by_group(
         let name = if control_plane {
             String::new()
         } else {
-            group.name.clone()
+            group.name
         };
         let jobs = stages
-            .entry(update_groups::stage(control_plane, &group))
+            .entry(update_groups::stage(control_plane, group.index))
             .or_default()
             .entry(name)
             .or_insert_with(|| (lanes, Vec::new(), Vec::new()));

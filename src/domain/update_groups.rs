@@ -159,11 +159,11 @@ impl<'a> GroupIndex<'a> {
 /// Where a machine's group stands in the update order: the control plane
 /// first, then groups by index (unknown last), then by name. Groups with the
 /// same stage run together.
-pub fn stage(control_plane: bool, group: &GroupRef) -> (u8, i64) {
+pub fn stage(control_plane: bool, group_index: Option<i64>) -> (u8, i64) {
     if control_plane {
         (0, 0)
     } else {
-        (1, group.index.unwrap_or(i64::MAX))
+        (1, group_index.unwrap_or(i64::MAX))
     }
 }
 
