@@ -123,6 +123,9 @@ pub struct TableCursor {
     pub sort_reverse: bool,
     /// The applied filter (matches any text of a row).
     pub filter: String,
+    /// Rows are grouped by this column first (the Machines view's group-by
+    /// update group), then sorted by `sort_column` within each group.
+    pub group_column: Option<usize>,
 }
 
 /// An overlay drawn on top of the current view; it takes the keys first.

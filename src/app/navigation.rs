@@ -131,3 +131,41 @@ pub(crate) fn toggle_selected_node(model: &mut Model) {
     }
     move_selection(model, 1);
 }
+
+/// The group-by key: the Machines view sorts by update group first, or no
+/// longer. The cursor stays on the machine it was on.
+pub(crate) fn toggle_group_by_update_group(model: &mut Model) {
+    if model.view != View::Machines {
+        notify(
+            model,
+            NoticeLevel::Info,
+            "grouping by update group works in the Machines view",
+        );
+        return;
+    }
+    let known = crate::app::tables::derived(model)
+        .rows
+        .iter()
+        .any(|r| r.update_group.is_some());
+    let grouped = model.cursor(View::Machines).group_column.is_some();
+    if !known && !grouped {
+        notify(
+            model,
+            NoticeLevel::Info,
+            "no update groups known: no UpdateGroup or provider Machine seen",
+        );
+        return;
+    }
+    let current = selected_row(model).map(|r| r.id);
+    let c = model.cursor_mut(View::Machines);
+    c.group_column = if grouped {
+        None
+    } else {
+        Some(crate::app::tables::machines::GROUP)
+    };
+    c.selected_id = current.clone();
+    let (ids, _) = visible_ids(model, View::Machines);
+    if let Some(i) = current.and_then(|id| ids.iter().position(|x| *x == id)) {
+        model.cursor_mut(View::Machines).selected = i;
+    }
+}

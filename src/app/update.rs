@@ -413,6 +413,7 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
         LogsForMachine => logs_for_selected_machine(model),
         ToggleSelect => toggle_selected_node(model),
         DismissReminder => dismiss_queue_reminder(model),
+        GroupByUpdateGroup => crate::app::navigation::toggle_group_by_update_group(model),
         SetMigrationMode | AcknowledgeMigration | RestartVrouter | RestartAllVrouters => {
             if let Some(id) = ActionId::from_key(action) {
                 return actions::start(model, id);

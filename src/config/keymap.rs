@@ -50,6 +50,7 @@ pub enum KeyAction {
     RestartAllVrouters,
     ToggleSelect,
     DismissReminder,
+    GroupByUpdateGroup,
 }
 
 /// Help-overlay sections, in display order.
@@ -76,7 +77,7 @@ impl KeyGroup {
 
 impl KeyAction {
     /// Every action, in help-overlay order.
-    pub const ALL: [KeyAction; 38] = [
+    pub const ALL: [KeyAction; 39] = [
         KeyAction::Help,
         KeyAction::Filter,
         KeyAction::Command,
@@ -94,6 +95,7 @@ impl KeyAction {
         KeyAction::PreviousView,
         KeyAction::Sort,
         KeyAction::ReverseSort,
+        KeyAction::GroupByUpdateGroup,
         KeyAction::ViewOverview,
         KeyAction::ViewMachines,
         KeyAction::ViewStates,
@@ -158,6 +160,7 @@ impl KeyAction {
             KeyAction::RestartAllVrouters => "restart-all-vrouters",
             KeyAction::ToggleSelect => "toggle-select",
             KeyAction::DismissReminder => "dismiss-reminder",
+            KeyAction::GroupByUpdateGroup => "group-by-update-group",
         }
     }
 
@@ -202,6 +205,7 @@ impl KeyAction {
             KeyAction::RestartAllVrouters => "restart all outdated vRouter pods, one at a time",
             KeyAction::ToggleSelect => "select / unselect the row",
             KeyAction::DismissReminder => "dismiss a reminder for this session",
+            KeyAction::GroupByUpdateGroup => "Machines: group by update group (on / off)",
         }
     }
 
@@ -210,7 +214,7 @@ impl KeyAction {
         match self {
             Quit | Help | Filter | Command | Back | Open | DismissReminder => KeyGroup::General,
             Down | Up | Top | Bottom | PageDown | PageUp | NextView | PreviousView | Sort
-            | ReverseSort => KeyGroup::Navigation,
+            | ReverseSort | GroupByUpdateGroup => KeyGroup::Navigation,
             ViewOverview | ViewMachines | ViewStates | ViewLocks | ViewRequests | ViewVrouter
             | ViewLogs | ViewEvents | ViewAudit => KeyGroup::Views,
             LogFollow | LogWrap | LogLevel | LogSearch | LogNextMatch | LogPreviousMatch

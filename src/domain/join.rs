@@ -3,7 +3,9 @@
 //! LCMMachine (management cluster) -> its Node (the machine's `Hostname`
 //! address; \[I\] per the reference §7.1) -> the node's migration annotations ->
 //! its NodeMaintenanceRequest -> every NodeWorkloadLock on the node -> the
-//! LCMClusterStates whose `arg` is the machine -> the node's vRouter pods.
+//! LCMClusterStates whose `arg` is the machine -> the node's vRouter pods;
+//! and on the management side its provider Machine -> its UpdateGroup
+//! ([`super::update_groups`]).
 //! Machines whose node is unknown still get a row, flagged by [`NodeLink`],
 //! and are still joined by their hostname where the other objects name it.
 
@@ -16,6 +18,7 @@ use super::objects::{
     ClusterState, LockState, Machine, MachineType, MigrationMode, Node, NodeMaintenanceRequest,
     Snapshot, VrouterDaemonSet, VrouterPod, WorkloadLock,
 };
+use super::update_groups::{GroupIndex, GroupRef};
 use super::vrouter::{self, PodStatus};
 
 /// How a machine's Kubernetes node was found.
@@ -76,6 +79,12 @@ pub struct MachineRow {
     pub vrouter: Vec<PodStatus>,
     /// A short reason the machine is not moving, see [`waiting_on`].
     pub waiting_on: Option<String>,
+    /// The machine's update group; `None` when no provider Machine or
+    /// UpdateGroup is known.
+    pub update_group: Option<GroupRef>,
+    /// The provider Machine is disabled: out of LCM control, ignored in
+    /// progress and ETA (reference §5.3).
+    pub disabled: bool,
 }
 
 /// The default number of live-migration attempts per instance.
@@ -192,6 +201,7 @@ pub struct JoinIndex<'a> {
     states: HashMap<&'a str, Vec<&'a ClusterState>>,
     pods: HashMap<&'a str, Vec<&'a VrouterPod>>,
     daemonsets: HashMap<(&'a str, &'a str), &'a VrouterDaemonSet>,
+    groups: GroupIndex<'a>,
 }
 
 impl<'a> JoinIndex<'a> {
@@ -205,6 +215,7 @@ impl<'a> JoinIndex<'a> {
             states: HashMap::new(),
             pods: HashMap::new(),
             daemonsets: HashMap::new(),
+            groups: GroupIndex::new(snap),
         };
         for n in snap.nodes() {
             index.nodes.entry(short(&n.name)).or_insert(n);
@@ -327,10 +338,16 @@ pub fn machine_row_indexed(index: &JoinIndex<'_>, machine: &Machine) -> MachineR
         cluster_states,
         vrouter,
         waiting_on: None,
+        update_group: index.groups.group_of(machine),
+        disabled: index.groups.disabled(machine),
     };
     row.waiting_on = waiting_on(&row);
     row
 }
+
+/// What the WAITING ON column says of a disabled machine: LCM leaves it
+/// alone, so the update does not wait for it (reference §5.3).
+pub const DISABLED_WAITING: &str = "disabled: out of LCM control";
 
 /// Every machine, masters first, then workers (then bastion and unassigned),
 /// each group by the `lcm.mirantis.com/index` annotation (unset last), then name.
@@ -362,8 +379,12 @@ pub fn machine_rows(snap: &Snapshot) -> Vec<MachineRow> {
 /// request (with what its message says); a cluster state not yet reached
 /// ("cordon-drain attempt 4"); a maintenance request being deleted; a
 /// worker in Prepare without a maintenance request (not its turn yet); a
-/// missing node. `None` when nothing is known to hold it.
+/// missing node. `None` when nothing is known to hold it. A disabled
+/// machine says so and nothing else.
 pub fn waiting_on(row: &MachineRow) -> Option<String> {
+    if row.disabled {
+        return Some(DISABLED_WAITING.to_string());
+    }
     if let Some(l) = row.locks.iter().find(|l| l.lock.state == LockState::Failed) {
         return Some(match &l.message {
             Some(m) => format!("lock {} failed: {}", l.lock.controller, m.text),

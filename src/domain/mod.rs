@@ -22,4 +22,5 @@ pub mod phase;
 pub mod plan;
 pub mod progress;
 pub mod reminders;
+pub mod update_groups;
 pub mod vrouter;

@@ -1,9 +1,20 @@
 //! How far the update is, how long it has run and how long is left.
+//!
+//! The time left comes, in order of preference, from the update plan's
+//! estimates of the steps left (corrected by what the finished steps took,
+//! [`plan::estimate_factor`]); from the machines finished in this update,
+//! scheduled by update group when the cluster has UpdateGroups
+//! ([`super::update_groups`]); or from those machines and the concurrency
+//! seen so far. Disabled machines are left out of every count (reference §5.3).
+
+use std::collections::BTreeMap;
 
 use jiff::{SignedDuration, Timestamp};
 
 use super::history::{FinishedMachine, History, READY};
 use super::objects::{Machine, MachineType, Snapshot};
+use super::plan;
+use super::update_groups::{self, GroupIndex};
 
 /// Progress of the update (or the cluster's state when there is none).
 #[derive(Debug, Clone, PartialEq)]
@@ -23,6 +34,23 @@ pub struct Progress {
     pub eta: Option<SignedDuration>,
     /// Machines finished in this update that the estimate is based on.
     pub samples: usize,
+    /// What the ETA was computed from (`None` when there is no ETA).
+    pub eta_source: Option<EtaSource>,
+    /// Disabled machines, left out of `done`, `total` and the ETA.
+    pub disabled: usize,
+}
+
+/// What an ETA was computed from, for the screen to say.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EtaSource {
+    /// The machines finished in this update and the concurrency seen so far.
+    Machines,
+    /// The machines finished in this update, scheduled by update group:
+    /// `groups` groups have machines left.
+    UpdateGroups { groups: usize },
+    /// The update plan's estimates of the steps left, times `factor` (what
+    /// the finished steps took over their estimates; 1.0 when none has both).
+    UpdatePlan { factor: f64 },
 }
 
 impl Progress {
@@ -63,7 +91,10 @@ pub fn machine_done(snap: &Snapshot, history: &History, m: &Machine) -> bool {
 
 /// Computes the progress at `now`.
 pub fn progress(snap: &Snapshot, history: &History, now: Timestamp) -> Progress {
-    let machines: Vec<&Machine> = snap.machines().filter(|m| counted(m)).collect();
+    let groups = GroupIndex::new(snap);
+    let all: Vec<&Machine> = snap.machines().filter(|m| counted(m)).collect();
+    let disabled = all.iter().filter(|m| groups.disabled(m)).count();
+    let machines: Vec<&Machine> = all.into_iter().filter(|m| !groups.disabled(m)).collect();
     let total = machines.len();
     let cmr = snap.cluster_requests().min_by_key(|r| r.created);
     let updating = cmr.is_some();
@@ -85,30 +116,26 @@ pub fn progress(snap: &Snapshot, history: &History, now: Timestamp) -> Progress 
     } else {
         Vec::new()
     };
-    let eta = if finished.is_empty() {
-        None
-    } else {
-        let mut eta = SignedDuration::ZERO;
-        for ty in [MachineType::Control, MachineType::Worker] {
-            let Some(mean) = mean_duration(&finished, Some(ty)).or(mean_duration(&finished, None))
-            else {
-                continue;
-            };
-            let mut work = SignedDuration::ZERO;
-            for (m, done) in machines.iter().zip(&done_flags) {
-                if *done || m.machine_type != ty {
-                    continue;
-                }
-                let left = match history.turn_started(&m.name) {
-                    Some(t) => (mean - now.duration_since(t)).max(SignedDuration::ZERO),
-                    None => mean,
-                };
-                work += left;
-            }
-            let conc = history.max_concurrency(ty).max(1) as i32;
-            eta += work / conc;
+    let left: Vec<Left> = machines
+        .iter()
+        .zip(&done_flags)
+        .filter(|(_, done)| !**done)
+        .map(|(m, _)| Left {
+            machine: m,
+            turn: history.turn_started(&m.name),
+        })
+        .collect();
+    let (eta, eta_source) = match plan_eta(snap, now) {
+        Some((eta, factor)) => (Some(eta), Some(EtaSource::UpdatePlan { factor })),
+        None if finished.is_empty() => (None, None),
+        None if groups.has_groups() => {
+            let (eta, n) = eta_by_group(&groups, &finished, &left, now);
+            (Some(eta), Some(EtaSource::UpdateGroups { groups: n }))
         }
-        Some(eta)
+        None => (
+            Some(eta_by_type(history, &finished, &left, now)),
+            Some(EtaSource::Machines),
+        ),
     };
     Progress {
         updating,
@@ -117,6 +144,153 @@ pub fn progress(snap: &Snapshot, history: &History, now: Timestamp) -> Progress 
         elapsed,
         eta,
         samples: finished.len(),
+        eta_source,
+        disabled,
+    }
+}
+
+/// A machine not done yet, and when its turn started.
+struct Left<'a> {
+    machine: &'a Machine,
+    turn: Option<Timestamp>,
+}
+
+impl Left<'_> {
+    /// Its time left, if a machine of its kind takes `mean`.
+    fn time_left(&self, mean: SignedDuration, now: Timestamp) -> SignedDuration {
+        match self.turn {
+            Some(t) => (mean - now.duration_since(t)).max(SignedDuration::ZERO),
+            None => mean,
+        }
+    }
+}
+
+/// The time left by the update plan's estimates, and the correction factor
+/// applied: only while the plan is not done and every step left has an
+/// estimate.
+fn plan_eta(snap: &Snapshot, now: Timestamp) -> Option<(SignedDuration, f64)> {
+    let p = plan::active_plan(snap, None)?;
+    if plan::state(p, plan::auto_pause_for(snap, p)) == plan::PlanState::Done {
+        return None;
+    }
+    Some((plan::eta(p, now)?, plan::estimate_factor(p)))
+}
+
+/// The mean machine duration of `ty`, else of any type.
+fn mean_for(finished: &[&FinishedMachine], ty: MachineType) -> Option<SignedDuration> {
+    mean_duration(finished, Some(ty)).or(mean_duration(finished, None))
+}
+
+/// Without update groups: per machine type, the work left divided by the
+/// most machines of that type seen updating at once.
+fn eta_by_type(
+    history: &History,
+    finished: &[&FinishedMachine],
+    left: &[Left],
+    now: Timestamp,
+) -> SignedDuration {
+    let mut eta = SignedDuration::ZERO;
+    for ty in [MachineType::Control, MachineType::Worker] {
+        let Some(mean) = mean_for(finished, ty) else {
+            continue;
+        };
+        let work: SignedDuration = left
+            .iter()
+            .filter(|l| l.machine.machine_type == ty)
+            .map(|l| l.time_left(mean, now))
+            .sum();
+        let conc = history.max_concurrency(ty).max(1) as i32;
+        eta += work / conc;
+    }
+    eta
+}
+
+/// With update groups: the control plane first, one machine at a time;
+/// then the groups by index, groups of the same index together (the
+/// longest of them counts), indexes one after another. Within a group, up
+/// to its `concurrentUpdates` machines at once: `ceil(left / concurrency)`
+/// machine durations when none has started. Returns the ETA and how many
+/// groups have machines left. \[I\] Workers are taken to wait for the whole
+/// control plane (`dedicatedControlPlane: false`); with a dedicated control
+/// plane they start after the first master, so the ETA is then an upper
+/// bound. `concurrentUpdates` is an upper bound too (per-role limits may
+/// hold fewer at once, §3.4): the ETA may then be short.
+fn eta_by_group(
+    groups: &GroupIndex,
+    finished: &[&FinishedMachine],
+    left: &[Left],
+    now: Timestamp,
+) -> (SignedDuration, usize) {
+    // stage -> group name -> (lanes, machines running, machines waiting)
+    type Jobs = (usize, Vec<SignedDuration>, Vec<SignedDuration>);
+    let mut stages: BTreeMap<(u8, i64), BTreeMap<String, Jobs>> = BTreeMap::new();
+    let control_mean = mean_for(finished, MachineType::Control);
+    let worker_mean = mean_for(finished, MachineType::Worker);
+    for l in left {
+        let m = l.machine;
+        let mean = if m.machine_type == MachineType::Control {
+            control_mean
+        } else {
+            worker_mean
+        };
+        let Some(mean) = mean else {
+            continue;
+        };
+        let Some(group) = groups.group_of(m) else {
+            continue;
+        };
+        let control_plane = groups.control_plane(m);
+        // The control plane goes one by one [C: D-ORDER], whatever its group.
+        let lanes = if control_plane { 1 } else { group.lanes() };
+        let name = if control_plane {
+            String::new()
+        } else {
+            group.name
+        };
+        let jobs = stages
+            .entry(update_groups::stage(control_plane, group.index))
+            .or_default()
+            .entry(name)
+            .or_insert_with(|| (lanes, Vec::new(), Vec::new()));
+        let t = l.time_left(mean, now);
+        if l.turn.is_some() {
+            jobs.1.push(t);
+        } else {
+            jobs.2.push(t);
+        }
+    }
+    let mut eta = SignedDuration::ZERO;
+    let mut n = 0;
+    for by_group in stages.values() {
+        n += by_group.len();
+        eta += by_group
+            .values()
+            .map(|(lanes, running, waiting)| {
+                let mut jobs = running.clone();
+                jobs.extend(waiting);
+                update_groups::makespan(&jobs, *lanes)
+            })
+            .max()
+            .unwrap_or(SignedDuration::ZERO);
+    }
+    (eta, n)
+}
+
+/// What the ETA was computed from, for the screen: `from 4 machines`,
+/// `from 4 machines, by group`, `update plan estimates x1.3`.
+pub fn eta_basis(p: &Progress) -> String {
+    let machines = format!(
+        "from {} machine{}",
+        p.samples,
+        if p.samples == 1 { "" } else { "s" }
+    );
+    match &p.eta_source {
+        None | Some(EtaSource::Machines) => machines,
+        Some(EtaSource::UpdateGroups { .. }) => format!("{machines}, by group"),
+        Some(EtaSource::UpdatePlan { factor }) if (factor - 1.0).abs() < 0.05 => {
+            "update plan estimates".to_string()
+        }
+        Some(EtaSource::UpdatePlan { factor }) => format!("update plan estimates x{factor:.1}"),
     }
 }
 
@@ -157,70 +331,4 @@ pub fn human_duration(d: SignedDuration) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::domain::fixtures::{self, names::*};
-    use crate::domain::objects::Object;
-
-    #[test]
-    fn idle_cluster_is_all_done_without_eta() {
-        let p = progress(&fixtures::idle(), &History::new(), fixtures::at("10:00"));
-        assert!(!p.updating);
-        assert_eq!((p.done, p.total), (7, 7));
-        assert_eq!(p.eta, None);
-        assert_eq!(p.elapsed, None);
-        assert_eq!(p.ratio(), 1.0);
-    }
-
-    #[test]
-    fn mid_update_without_history_uses_release() {
-        // Started at 10:30 with no history: masters and worker-1 are Ready on
-        // the target release, so done; no machine finished under our eyes: no ETA.
-        let now = fixtures::mid_update_now();
-        let p = progress(&fixtures::mid_update(), &History::new(), now);
-        assert!(p.updating);
-        assert_eq!((p.done, p.total), (4, 7));
-        assert_eq!(p.eta, None);
-        // Elapsed from the request's creation time (08:05).
-        assert_eq!(p.elapsed, Some(SignedDuration::from_mins(145)));
-    }
-
-    #[test]
-    fn ready_on_old_release_is_not_done_during_update() {
-        let mut snap = fixtures::mid_update();
-        let mut m = fixtures::machine(
-            WORKER_4,
-            crate::domain::objects::MachineType::Worker,
-            "Ready",
-            Some(NODE_W4),
-            Some(6),
-        );
-        m.release = Some(CURRENT_RELEASE.into());
-        snap.apply(Object::Machine(m));
-        let p = progress(&snap, &History::new(), fixtures::mid_update_now());
-        assert_eq!(p.done, 4);
-    }
-
-    #[test]
-    fn eta_from_the_scenario() {
-        let sc = fixtures::mid_update_scenario();
-        let now = fixtures::mid_update_now();
-        let p = progress(&sc.snap, &sc.history, now);
-        assert_eq!((p.done, p.total), (4, 7));
-        assert_eq!(p.samples, 4);
-        // Workers: worker-1 took 25m (09:25 -> 09:50). Worker-2 (turn since
-        // 09:51) and worker-3 (since 10:00) are past 25m: 0 left each;
-        // worker-4 has 25m left. Two workers ran at once: 25m / 2.
-        assert_eq!(p.eta, Some(SignedDuration::from_secs(12 * 60 + 30)));
-        assert_eq!(p.elapsed, Some(SignedDuration::from_mins(145)));
-    }
-
-    #[test]
-    fn human_durations() {
-        assert_eq!(human_duration(SignedDuration::from_secs(45)), "45s");
-        assert_eq!(human_duration(SignedDuration::from_mins(12)), "12m");
-        assert_eq!(human_duration(SignedDuration::from_mins(125)), "2h05m");
-        assert_eq!(human_duration(SignedDuration::from_hours(76)), "3d04h");
-        assert_eq!(human_duration(SignedDuration::from_secs(-90)), "-1m");
-    }
-}
+mod tests;

@@ -88,6 +88,28 @@ fn kv<'a>(key: &'a str, value: String, theme: &Theme) -> Vec<Span<'a>> {
     ]
 }
 
+/// `child-cl-rack-1 (index 2, up to 3 machines at once)`.
+fn update_group_text(g: &crate::domain::update_groups::GroupRef) -> String {
+    if !g.found {
+        return format!("{} (no such UpdateGroup)", g.name);
+    }
+    let mut parts = Vec::new();
+    if let Some(i) = g.index {
+        parts.push(format!("index {i}"));
+    }
+    if let Some(c) = g.concurrency {
+        parts.push(format!(
+            "up to {c} machine{} at once",
+            if c == 1 { "" } else { "s" }
+        ));
+    }
+    if parts.is_empty() {
+        g.name.clone()
+    } else {
+        format!("{} ({})", g.name, parts.join(", "))
+    }
+}
+
 /// The lines of the detail panel for one machine, for `width` cells.
 pub(crate) fn detail_lines<'a>(
     r: &'a MachineRow,
@@ -115,6 +137,13 @@ pub(crate) fn detail_lines<'a>(
         first.extend(kv("release", rel.clone(), theme));
     }
     out.push(Line::from(first));
+    if let Some(g) = &r.update_group {
+        out.push(Line::from(vec![
+            Span::styled("update group", theme.muted),
+            Span::raw(" "),
+            Span::raw(update_group_text(g)),
+        ]));
+    }
     if let Some(w) = &r.waiting_on {
         out.push(Line::from(vec![
             Span::styled("waiting on", theme.muted),

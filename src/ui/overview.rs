@@ -87,7 +87,7 @@ fn update_text_lines(model: &Model) -> u16 {
 /// `(stale)` after a claim whose pane's data is stale.
 const STALE: &str = " (stale)";
 
-/// `loading: 7 of 10 lists; waiting for nodes, lcmmachines`.
+/// `loading: 13 of 16 lists; waiting for nodes, lcmmachines`.
 fn loading_text(model: &Model, listed: usize, total: usize) -> String {
     let waiting: Vec<&str> = crate::domain::objects::Kind::ALL
         .iter()
@@ -206,7 +206,15 @@ fn draw_update(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme:
     };
     let y = inner.y + text_height;
     let gauge_width = (inner.width / 3).clamp(20, 40);
-    let label = format!("{}/{} machines done{stale}", p.done, p.total);
+    let label = if p.disabled > 0 {
+        // Disabled machines are ignored in all calculations (reference §5.3).
+        format!(
+            "{}/{} done, {} disabled{stale}",
+            p.done, p.total, p.disabled
+        )
+    } else {
+        format!("{}/{} machines done{stale}", p.done, p.total)
+    };
     frame.render_widget(
         Gauge::default()
             .gauge_style(theme.gauge)
@@ -222,10 +230,9 @@ fn draw_update(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme:
     let eta = match (p.updating, p.eta) {
         (false, _) => String::new(),
         (true, Some(e)) => format!(
-            "  ETA {}{stale} (from {} machine{})",
+            "  ETA {}{stale} ({})",
             duration_secs(e.as_secs()),
-            p.samples,
-            if p.samples == 1 { "" } else { "s" }
+            crate::domain::progress::eta_basis(p)
         ),
         (true, None) => "  ETA not known yet".into(),
     };

@@ -256,11 +256,15 @@ pub(crate) fn draw_titled(
     }
     for &(i, _) in &layout {
         let c = &data.columns[i];
-        let t = if i == cursor.sort_column {
+        let mut t = if i == cursor.sort_column {
             format!("{}{sort_mark}", c.title)
         } else {
             c.title.to_string()
         };
+        if cursor.group_column == Some(i) {
+            // Grouped by this column (the group-by key).
+            t.push('≡');
+        }
         header_cells.push(Cell::from(t));
     }
     let header = Row::new(header_cells).style(theme.header);

@@ -12,11 +12,23 @@ use crate::fixture::*;
 const LCMMACHINES: &str = include_str!("../../assets/crds/lcm.mirantis.com_lcmmachines.yaml");
 const LCMCLUSTERSTATES: &str =
     include_str!("../../assets/crds/lcm.mirantis.com_lcmclusterstates.yaml");
+const MACHINES: &str = include_str!("../../assets/crds/derived-by-us_machines.yaml");
+const PLANS: &str = include_str!("../../assets/crds/derived-by-us_clusterupdateplans.yaml");
+const AUTOPAUSES: &str = include_str!("../../assets/crds/derived-by-us_updateautopauses.yaml");
+const UPDATEGROUPS: &str = include_str!("../../assets/crds/derived-by-us_updategroups.yaml");
 
 #[tokio::test]
 async fn a_missing_crd_is_reported_and_the_other_kinds_still_arrive() {
     // A management cluster without the LCMCluster CRD.
-    let mgmt = Registry::with_crds(&[LCMMACHINES, LCMCLUSTERSTATES]).unwrap();
+    let mgmt = Registry::with_crds(&[
+        LCMMACHINES,
+        LCMCLUSTERSTATES,
+        MACHINES,
+        PLANS,
+        AUTOPAUSES,
+        UPDATEGROUPS,
+    ])
+    .unwrap();
     let p = pair(mgmt, Registry::mosk()).await;
     p.mgmt
         .store

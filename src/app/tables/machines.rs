@@ -1,11 +1,15 @@
 //! The Machines view: one row per machine, joined across both clusters
-//! (`domain::join`).
+//! (`domain::join`). When the cluster has update groups (or provider
+//! Machines), a GROUP column names each machine's (`rack-1 #2 x3`: name,
+//! index, concurrency); the group-by key sorts by it first
+//! (`TableCursor::group_column`), rows still one per machine so the cursor
+//! and the actions keep targeting machines.
 
 use super::{
     Column, SortKind, TableData, TableRow, Tone, Width, col, derived, empty_text, malformed_rows,
     missing_lines,
 };
-use crate::app::model::Model;
+use crate::app::model::{Model, View};
 use crate::domain::history::History;
 use crate::domain::join::{MachineRow, NodeLink, pending};
 use crate::domain::objects::{ClusterId, Kind, LockState};
@@ -16,6 +20,9 @@ use super::locks::controller_short;
 const NAME: usize = 1;
 const NODE: usize = 4;
 const WAITING_ON: usize = 10;
+/// The GROUP column: last, so the other columns keep their index whether
+/// or not the cluster has update groups.
+pub const GROUP: usize = 11;
 
 /// `#` is the update order (masters first, then by the machine index): the
 /// default sort, dropped from narrow screens but still sortable.
@@ -32,6 +39,23 @@ const COLUMNS: [Column; 11] = [
     col("VROUTER", Width::Fixed(8), SortKind::Text, 2),
     col("WAITING ON", Width::Fill(36), SortKind::Text, 0),
 ];
+
+/// `rack-1 #2 x3`: sorted by the index, then the name.
+const GROUP_COLUMN: Column = col("GROUP", Width::Min(14), SortKind::Ranked, 2).keep_end();
+
+/// The GROUP cell: the group's label without the `<cluster>-` its name
+/// starts with (`rack-1 #2 x3`, `control #1 x1`), `-` when unknown.
+pub fn group_text(row: &MachineRow) -> String {
+    let Some(g) = &row.update_group else {
+        return "-".into();
+    };
+    let label = g.label();
+    let prefix = format!("{}-", row.machine.cluster_name);
+    match label.strip_prefix(&prefix) {
+        Some(short) if !short.is_empty() => short.to_string(),
+        _ => label,
+    }
+}
 
 /// `os:active ceph:inactive tf:inactive`.
 pub fn locks_short(row: &MachineRow) -> String {
@@ -113,6 +137,8 @@ fn tone(row: &MachineRow) -> Tone {
         || matches!(row.node, NodeLink::NotFound)
     {
         Tone::Error
+    } else if row.disabled {
+        Tone::Muted
     } else if row.servers_present().is_some() {
         Tone::Attention
     } else if row.waiting_on.is_some() {
@@ -126,6 +152,9 @@ fn tone(row: &MachineRow) -> Tone {
 
 fn search_text(row: &MachineRow) -> String {
     let mut parts: Vec<&str> = Vec::new();
+    if let Some(g) = &row.update_group {
+        parts.push(&g.name);
+    }
     if let Some(n) = &row.node_name {
         parts.push(n);
     }
@@ -146,8 +175,21 @@ fn search_text(row: &MachineRow) -> String {
 }
 
 /// The state, with how long the machine has been in it when the console
-/// saw it enter (`Deploy 35m12s`).
+/// saw it enter (`Deploy 35m12s`); `disabled (Ready)` for a disabled
+/// machine (how long it has been in its state does not matter then).
 pub fn state_text(row: &MachineRow, history: &History, model: &Model) -> String {
+    if row.disabled {
+        let state = if row.state().is_empty() {
+            "-"
+        } else {
+            row.state()
+        };
+        return format!("disabled ({state})");
+    }
+    lcm_state_text(row, history, model)
+}
+
+fn lcm_state_text(row: &MachineRow, history: &History, model: &Model) -> String {
     if row.state().is_empty() {
         return "-".into();
     }
@@ -160,21 +202,25 @@ pub fn state_text(row: &MachineRow, history: &History, model: &Model) -> String 
 }
 
 pub(super) fn row(order: usize, row: &MachineRow, history: &History, model: &Model) -> TableRow {
+    let mut cells = vec![
+        (order + 1).to_string(),
+        row.name().to_string(),
+        row.machine_type().as_str().to_string(),
+        state_text(row, history, model),
+        row.node_name.clone().unwrap_or_else(|| "-".into()),
+        mode_text(row),
+        nmr_text(row, model),
+        locks_short(row),
+        drain_text(row),
+        vrouter_text(row),
+        row.waiting_on.clone().unwrap_or_else(|| "-".into()),
+    ];
+    if row.update_group.is_some() {
+        cells.push(group_text(row));
+    }
     TableRow {
         id: row.name().to_string(),
-        cells: vec![
-            (order + 1).to_string(),
-            row.name().to_string(),
-            row.machine_type().as_str().to_string(),
-            state_text(row, history, model),
-            row.node_name.clone().unwrap_or_else(|| "-".into()),
-            mode_text(row),
-            nmr_text(row, model),
-            locks_short(row),
-            drain_text(row),
-            vrouter_text(row),
-            row.waiting_on.clone().unwrap_or_else(|| "-".into()),
-        ],
+        cells,
         search: search_text(row),
         tone: tone(row),
         node: row.node_name.clone(),
@@ -184,28 +230,44 @@ pub(super) fn row(order: usize, row: &MachineRow, history: &History, model: &Mod
 pub(super) fn table(model: &Model) -> TableData {
     let d = derived(model);
     let kinds = [Kind::LcmMachine];
+    let grouped = d.rows.iter().any(|r| r.update_group.is_some());
+    let mut columns = COLUMNS.to_vec();
+    if grouped {
+        let mut group = GROUP_COLUMN;
+        if model.cursor(View::Machines).group_column == Some(GROUP) {
+            // Grouped by it: never dropped from a narrow screen; WAITING ON
+            // gives up the room it takes at 80 columns.
+            group.priority = 0;
+            columns[WAITING_ON].width = Width::Fill(22);
+        }
+        columns.push(group);
+    }
     let mut rows: Vec<TableRow> = d
         .rows
         .iter()
         .enumerate()
         .map(|(i, r)| row(i, r, &model.history, model))
         .collect();
+    for r in &mut rows {
+        // A machine the join gave no group while others have one.
+        r.cells.resize(columns.len(), "-".into());
+    }
     rows.extend(malformed_rows(
         model,
         Kind::LcmMachine,
-        COLUMNS.len(),
+        columns.len(),
         NAME,
         WAITING_ON,
     ));
     rows.extend(malformed_rows(
         model,
         Kind::Node,
-        COLUMNS.len(),
+        columns.len(),
         NODE,
         WAITING_ON,
     ));
     TableData {
-        columns: COLUMNS.to_vec(),
+        columns,
         rows,
         missing: missing_lines(model, &[Kind::LcmMachine, Kind::Node]),
         empty: empty_text(model, "machines", &kinds),

@@ -42,6 +42,9 @@ pub enum SortKind {
     /// By the age written in the cell (`5s`, `4m12s`, `2h05m`): youngest first;
     /// cells without an age sort last.
     Age,
+    /// By the `#N` rank written in the cell (`rack-1 #2 x3` -> 2), then by
+    /// the text; cells without a rank sort last.
+    Ranked,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -133,7 +136,8 @@ pub fn table(model: &Model, view: View) -> TableData {
 ///
 /// Filter: case-insensitive; every whitespace-separated word must occur in
 /// the row's cells or its hidden search text. Sort: stable, by the cursor's
-/// column (numeric or by age when the column says so), reversed on request.
+/// column (numeric or by age when the column says so), reversed on request;
+/// when the cursor groups by a column, by that column first (never reversed).
 pub fn visible_rows<'a>(data: &'a TableData, cursor: &TableCursor) -> Vec<&'a TableRow> {
     let words: Vec<String> = cursor
         .filter
@@ -148,12 +152,7 @@ pub fn visible_rows<'a>(data: &'a TableData, cursor: &TableCursor) -> Vec<&'a Ta
     if let Some(column) = data.columns.get(cursor.sort_column) {
         let i = cursor.sort_column;
         rows.sort_by(|a, b| {
-            let (x, y) = (cell(a, i), cell(b, i));
-            let ord = match column.sort {
-                SortKind::Text => x.to_lowercase().cmp(&y.to_lowercase()),
-                SortKind::Number => cmp_missing_last(leading_number(x), leading_number(y)),
-                SortKind::Age => cmp_missing_last(parse_age(x), parse_age(y)),
-            };
+            let ord = compare(column.sort, cell(a, i), cell(b, i));
             if cursor.sort_reverse {
                 ord.reverse()
             } else {
@@ -161,7 +160,33 @@ pub fn visible_rows<'a>(data: &'a TableData, cursor: &TableCursor) -> Vec<&'a Ta
             }
         });
     }
+    if let Some(g) = cursor.group_column
+        && let Some(column) = data.columns.get(g)
+    {
+        rows.sort_by(|a, b| compare(column.sort, cell(a, g), cell(b, g)));
+    }
     rows
+}
+
+fn compare(kind: SortKind, x: &str, y: &str) -> Ordering {
+    match kind {
+        SortKind::Text => x.to_lowercase().cmp(&y.to_lowercase()),
+        SortKind::Number => cmp_missing_last(leading_number(x), leading_number(y)),
+        SortKind::Age => cmp_missing_last(parse_age(x), parse_age(y)),
+        SortKind::Ranked => {
+            cmp_missing_last(rank(x), rank(y)).then_with(|| x.to_lowercase().cmp(&y.to_lowercase()))
+        }
+    }
+}
+
+/// The number after the first ` #` of a cell (`rack-1 #2 x3` -> 2).
+fn rank(s: &str) -> Option<i64> {
+    let (_, after) = s.split_once(" #")?;
+    let end = after
+        .char_indices()
+        .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-')))
+        .map_or(after.len(), |(i, _)| i);
+    after[..end].parse().ok()
 }
 
 /// The index of the cursor's row among `rows`: the row with the cursor's id,

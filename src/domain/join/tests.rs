@@ -212,3 +212,26 @@ fn terminating_request_is_reported() {
         Some("maintenance request terminating")
     );
 }
+
+#[test]
+fn rows_carry_their_update_group_and_disabled_flag() {
+    use crate::domain::fixtures::update_groups as ug;
+    let mut snap = ug::grouped();
+    let mut p = ug::provider(WORKER_4, None);
+    p.disabled = true;
+    snap.apply(Object::ProviderMachine(p));
+    let rows = machine_rows(&snap);
+    let label = |name: &str| row(&rows, name).update_group.as_ref().map(|g| g.label());
+    assert_eq!(label(MASTER_1).as_deref(), Some("child-cl-control #1 x1"));
+    assert_eq!(label(WORKER_2).as_deref(), Some("child-cl-rack-1 #2 x3"));
+    assert_eq!(label(WORKER_4).as_deref(), Some("child-cl-default #1 x1"));
+    assert!(row(&rows, WORKER_4).disabled);
+    assert_eq!(
+        row(&rows, WORKER_4).waiting_on.as_deref(),
+        Some(DISABLED_WAITING)
+    );
+    assert!(!row(&rows, WORKER_3).disabled);
+    // Without provider Machines or UpdateGroups nothing is known.
+    let rows = machine_rows(&fixtures::mid_update());
+    assert!(rows.iter().all(|r| r.update_group.is_none() && !r.disabled));
+}

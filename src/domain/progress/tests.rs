@@ -1,0 +1,205 @@
+//! Tests of `progress`.
+use super::*;
+use crate::domain::fixtures::{self, names::*};
+use crate::domain::objects::Object;
+
+#[test]
+fn idle_cluster_is_all_done_without_eta() {
+    let p = progress(&fixtures::idle(), &History::new(), fixtures::at("10:00"));
+    assert!(!p.updating);
+    assert_eq!((p.done, p.total), (7, 7));
+    assert_eq!(p.eta, None);
+    assert_eq!(p.elapsed, None);
+    assert_eq!(p.ratio(), 1.0);
+}
+
+#[test]
+fn mid_update_without_history_uses_release() {
+    // Started at 10:30 with no history: masters and worker-1 are Ready on
+    // the target release, so done; no machine finished under our eyes: no ETA.
+    let now = fixtures::mid_update_now();
+    let p = progress(&fixtures::mid_update(), &History::new(), now);
+    assert!(p.updating);
+    assert_eq!((p.done, p.total), (4, 7));
+    assert_eq!(p.eta, None);
+    // Elapsed from the request's creation time (08:05).
+    assert_eq!(p.elapsed, Some(SignedDuration::from_mins(145)));
+}
+
+#[test]
+fn ready_on_old_release_is_not_done_during_update() {
+    let mut snap = fixtures::mid_update();
+    let mut m = fixtures::machine(
+        WORKER_4,
+        crate::domain::objects::MachineType::Worker,
+        "Ready",
+        Some(NODE_W4),
+        Some(6),
+    );
+    m.release = Some(CURRENT_RELEASE.into());
+    snap.apply(Object::Machine(m));
+    let p = progress(&snap, &History::new(), fixtures::mid_update_now());
+    assert_eq!(p.done, 4);
+}
+
+#[test]
+fn eta_from_the_scenario() {
+    let sc = fixtures::mid_update_scenario();
+    let now = fixtures::mid_update_now();
+    let p = progress(&sc.snap, &sc.history, now);
+    assert_eq!((p.done, p.total), (4, 7));
+    assert_eq!(p.samples, 4);
+    // Workers: worker-1 took 25m (09:25 -> 09:50). Worker-2 (turn since
+    // 09:51) and worker-3 (since 10:00) are past 25m: 0 left each;
+    // worker-4 has 25m left. Two workers ran at once: 25m / 2.
+    assert_eq!(p.eta, Some(SignedDuration::from_secs(12 * 60 + 30)));
+    assert_eq!(p.elapsed, Some(SignedDuration::from_mins(145)));
+}
+
+#[test]
+fn human_durations() {
+    assert_eq!(human_duration(SignedDuration::from_secs(45)), "45s");
+    assert_eq!(human_duration(SignedDuration::from_mins(12)), "12m");
+    assert_eq!(human_duration(SignedDuration::from_mins(125)), "2h05m");
+    assert_eq!(human_duration(SignedDuration::from_hours(76)), "3d04h");
+    assert_eq!(human_duration(SignedDuration::from_secs(-90)), "-1m");
+}
+
+mod by_group {
+    use super::*;
+    use crate::domain::fixtures::update_groups::{self as ug, RACK_1};
+    use crate::domain::objects::{PlanStep, StepStatus, UpdatePlan};
+
+    const MIN: fn(i64) -> SignedDuration = SignedDuration::from_mins;
+
+    fn eta_of(sc: &fixtures::Scenario) -> Progress {
+        progress(&sc.snap, &sc.history, fixtures::mid_update_now())
+    }
+
+    #[test]
+    fn groups_of_one_index_run_in_parallel_then_the_next_index() {
+        // Workers take 25m (worker-1). Index 2: rack-1 x3 has worker-2
+        // (past 25m: 0 left) and three waiting: one round of three, 25m;
+        // rack-2 x1 has worker-3 (0 left) and worker-4: 25m. Together: 25m
+        // (in sequence it would be 50m). Index 3: rack-3 x2, two waiting:
+        // 25m. Worker-8 (rack-2) is disabled: left out.
+        let p = eta_of(&ug::grouped_scenario());
+        assert_eq!(p.eta, Some(MIN(50)));
+        assert_eq!(p.eta_source, Some(EtaSource::UpdateGroups { groups: 3 }));
+        assert_eq!(p.samples, 4);
+        // 13 machines, one disabled; masters and worker-1 done.
+        assert_eq!((p.done, p.total, p.disabled), (4, 12, 1));
+    }
+
+    #[test]
+    fn concurrency_bounds_each_group() {
+        // rack-1 at one machine at a time: 0 + 3 x 25m = 75m for index 2.
+        let mut sc = ug::grouped_scenario();
+        sc.snap.apply(Object::UpdateGroup(ug::group(RACK_1, 2, 1)));
+        assert_eq!(eta_of(&sc).eta, Some(MIN(75 + 25)));
+        // Seven at once: everything of rack-1 in one round.
+        sc.snap.apply(Object::UpdateGroup(ug::group(RACK_1, 2, 7)));
+        assert_eq!(eta_of(&sc).eta, Some(MIN(25 + 25)));
+    }
+
+    #[test]
+    fn a_disabled_machine_is_left_out_until_enabled() {
+        let mut sc = ug::grouped_scenario();
+        let mut p = ug::provider("child-cl-compute-8", Some(ug::RACK_2));
+        p.disabled = false;
+        sc.snap.apply(Object::ProviderMachine(p));
+        // rack-2 x1: worker-3 (0), worker-4 and worker-8: 50m for index 2.
+        let p = eta_of(&sc);
+        assert_eq!(p.eta, Some(MIN(50 + 25)));
+        assert_eq!((p.done, p.total, p.disabled), (4, 13, 0));
+    }
+
+    #[test]
+    fn without_groups_the_eta_is_unchanged() {
+        let sc = fixtures::mid_update_scenario();
+        let p = eta_of(&sc);
+        assert_eq!(p.eta, Some(SignedDuration::from_secs(12 * 60 + 30)));
+        assert_eq!(p.eta_source, Some(EtaSource::Machines));
+        assert_eq!(p.disabled, 0);
+    }
+
+    fn step(index: usize, id: &str, estimated: i64, ran: Option<(&str, Option<&str>)>) -> PlanStep {
+        PlanStep {
+            index,
+            id: Some(id.into()),
+            name: id.into(),
+            estimated: Some(MIN(estimated)),
+            commence: ran.is_some(),
+            commence_present: true,
+            status: ran.map(|(_, end)| {
+                if end.is_some() {
+                    StepStatus::Completed
+                } else {
+                    StepStatus::InProgress
+                }
+            }),
+            started_at: ran.map(|(s, _)| fixtures::at(s)),
+            completed_at: ran.and_then(|(_, e)| e.map(fixtures::at)),
+            ..PlanStep::default()
+        }
+    }
+
+    fn plan(steps: Vec<PlanStep>) -> UpdatePlan {
+        UpdatePlan {
+            name: "child-cl-17.4.0".into(),
+            namespace: NAMESPACE.into(),
+            cluster: CLUSTER.into(),
+            steps,
+            ..UpdatePlan::default()
+        }
+    }
+
+    #[test]
+    fn the_update_plan_estimates_win_corrected_by_the_finished_steps() {
+        // openstack: 60m estimated, took 78m (08:05 -> 09:23): x1.3.
+        // ceph: 40m estimated, running since 10:00 (30m ago): 52m - 30m = 22m.
+        // k8s-workers: 60m estimated: 78m. Left: 100m.
+        let mut sc = ug::grouped_scenario();
+        sc.snap.apply(Object::UpdatePlan(plan(vec![
+            step(0, "openstack", 60, Some(("08:05", Some("09:23")))),
+            step(1, "ceph", 40, Some(("10:00", None))),
+            step(2, "k8s-workers", 60, None),
+        ])));
+        let p = eta_of(&sc);
+        assert_eq!(p.eta, Some(MIN(100)));
+        match p.eta_source {
+            Some(EtaSource::UpdatePlan { factor }) => assert!((factor - 1.3).abs() < 1e-9),
+            other => panic!("ETA from {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_step_without_estimate_falls_back_to_the_machines() {
+        let mut sc = ug::grouped_scenario();
+        let mut last = step(1, "k8s-workers", 60, None);
+        last.estimated = None;
+        sc.snap.apply(Object::UpdatePlan(plan(vec![
+            step(0, "openstack", 60, Some(("08:05", Some("09:23")))),
+            last,
+        ])));
+        let p = eta_of(&sc);
+        assert_eq!(p.eta, Some(MIN(50)));
+        assert_eq!(p.eta_source, Some(EtaSource::UpdateGroups { groups: 3 }));
+    }
+}
+
+#[test]
+fn the_eta_says_what_it_is_based_on() {
+    let mut p = progress(
+        &fixtures::mid_update_scenario().snap,
+        &fixtures::mid_update_scenario().history,
+        fixtures::mid_update_now(),
+    );
+    assert_eq!(eta_basis(&p), "from 4 machines");
+    p.eta_source = Some(EtaSource::UpdateGroups { groups: 3 });
+    assert_eq!(eta_basis(&p), "from 4 machines, by group");
+    p.eta_source = Some(EtaSource::UpdatePlan { factor: 1.3 });
+    assert_eq!(eta_basis(&p), "update plan estimates x1.3");
+    p.eta_source = Some(EtaSource::UpdatePlan { factor: 1.0 });
+    assert_eq!(eta_basis(&p), "update plan estimates");
+}
