@@ -190,9 +190,10 @@ fn confirms_unseen(model: &mut Model, key: &KeyEvent) -> bool {
     let Some(Dialog::Confirm(c)) = &mut model.actions.dialog else {
         return false;
     };
+    // With a name to type, letters go to the field and Enter confirms.
     let confirms = match key.code {
-        KeyCode::Char('y') | KeyCode::Char('Y') => true,
-        KeyCode::Enter => c.focus == ConfirmFocus::Confirm,
+        KeyCode::Char('y') | KeyCode::Char('Y') => c.typed_name.is_none(),
+        KeyCode::Enter => c.focus == ConfirmFocus::Confirm || c.typed_name.is_some(),
         _ => false,
     };
     if !confirms || seen == Some(c.plan.id) {
@@ -385,6 +386,7 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
         ViewLogs => switch_view(model, View::Logs),
         ViewEvents => switch_view(model, View::Events),
         ViewAudit => switch_view(model, View::Audit),
+        ViewUpdatePlan => switch_view(model, View::UpdatePlan),
         LogFollow => {
             model.logs.follow = !model.logs.follow;
             if model.logs.follow {
@@ -404,7 +406,8 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
         },
         LogsForMachine => logs_for_selected_machine(model),
         ToggleSelect => toggle_selected_node(model),
-        SetMigrationMode | AcknowledgeMigration | RestartVrouter | RestartAllVrouters => {
+        SetMigrationMode | AcknowledgeMigration | RestartVrouter | RestartAllVrouters
+        | CommenceStep => {
             if let Some(id) = ActionId::from_key(action) {
                 return actions::start(model, id);
             }

@@ -49,6 +49,8 @@ pub enum KeyAction {
     RestartVrouter,
     RestartAllVrouters,
     ToggleSelect,
+    ViewUpdatePlan,
+    CommenceStep,
 }
 
 /// Help-overlay sections, in display order.
@@ -75,7 +77,7 @@ impl KeyGroup {
 
 impl KeyAction {
     /// Every action, in help-overlay order.
-    pub const ALL: [KeyAction; 37] = [
+    pub const ALL: [KeyAction; 39] = [
         KeyAction::Help,
         KeyAction::Filter,
         KeyAction::Command,
@@ -101,6 +103,7 @@ impl KeyAction {
         KeyAction::ViewLogs,
         KeyAction::ViewEvents,
         KeyAction::ViewAudit,
+        KeyAction::ViewUpdatePlan,
         KeyAction::LogFollow,
         KeyAction::LogWrap,
         KeyAction::LogLevel,
@@ -112,6 +115,7 @@ impl KeyAction {
         KeyAction::AcknowledgeMigration,
         KeyAction::RestartVrouter,
         KeyAction::RestartAllVrouters,
+        KeyAction::CommenceStep,
         KeyAction::ToggleSelect,
     ];
 
@@ -155,6 +159,8 @@ impl KeyAction {
             KeyAction::RestartVrouter => "restart-vrouter",
             KeyAction::RestartAllVrouters => "restart-all-vrouters",
             KeyAction::ToggleSelect => "toggle-select",
+            KeyAction::ViewUpdatePlan => "view-update-plan",
+            KeyAction::CommenceStep => "commence-step",
         }
     }
 
@@ -198,6 +204,8 @@ impl KeyAction {
             KeyAction::RestartVrouter => "restart the node's outdated vRouter pod",
             KeyAction::RestartAllVrouters => "restart all outdated vRouter pods, one at a time",
             KeyAction::ToggleSelect => "select / unselect the row",
+            KeyAction::ViewUpdatePlan => "Update plan (ClusterUpdatePlan steps)",
+            KeyAction::CommenceStep => "commence the update plan's next step",
         }
     }
 
@@ -208,11 +216,11 @@ impl KeyAction {
             Down | Up | Top | Bottom | PageDown | PageUp | NextView | PreviousView | Sort
             | ReverseSort => KeyGroup::Navigation,
             ViewOverview | ViewMachines | ViewStates | ViewLocks | ViewRequests | ViewVrouter
-            | ViewLogs | ViewEvents | ViewAudit => KeyGroup::Views,
+            | ViewLogs | ViewEvents | ViewAudit | ViewUpdatePlan => KeyGroup::Views,
             LogFollow | LogWrap | LogLevel | LogSearch | LogNextMatch | LogPreviousMatch
             | LogsForMachine => KeyGroup::Logs,
             SetMigrationMode | AcknowledgeMigration | RestartVrouter | RestartAllVrouters
-            | ToggleSelect => KeyGroup::Actions,
+            | ToggleSelect | CommenceStep => KeyGroup::Actions,
         }
     }
 
