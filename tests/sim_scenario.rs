@@ -15,6 +15,8 @@ mod files;
 mod flow;
 #[path = "sim_scenario/migration.rs"]
 mod migration;
+#[path = "sim_scenario/plan.rs"]
+mod plan;
 #[path = "sim_scenario/vrouter.rs"]
 mod vrouter;
 

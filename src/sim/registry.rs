@@ -86,6 +86,10 @@ const CWL: &str = include_str!("../../assets/crds/lcm.mirantis.com_clusterworklo
 const NWL: &str = include_str!("../../assets/crds/lcm.mirantis.com_nodeworkloadlocks.yaml");
 const NDR: &str = include_str!("../../assets/crds/lcm.mirantis.com_nodedeletionrequests.yaml");
 const NDN: &str = include_str!("../../assets/crds/lcm.mirantis.com_nodedisablenotifications.yaml");
+const MACHINES: &str = include_str!("../../assets/crds/derived-by-us_machines.yaml");
+const PLANS: &str = include_str!("../../assets/crds/derived-by-us_clusterupdateplans.yaml");
+const AUTOPAUSES: &str = include_str!("../../assets/crds/derived-by-us_updateautopauses.yaml");
+const UPDATEGROUPS: &str = include_str!("../../assets/crds/derived-by-us_updategroups.yaml");
 
 fn strings(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
@@ -245,10 +249,20 @@ impl Registry {
         Ok(Registry { resources, crds })
     }
 
-    /// The management cluster: built-ins plus LCMMachine, LCMClusterState and LCMCluster.
+    /// The management cluster: built-ins plus LCMMachine, LCMClusterState,
+    /// LCMCluster, the provider Machine, ClusterUpdatePlan, UpdateAutoPause
+    /// and UpdateGroup.
     pub fn mgmt() -> Registry {
-        Registry::with_crds(&[LCMMACHINES, LCMCLUSTERSTATES, LCMCLUSTERS])
-            .expect("bundled management CRDs parse")
+        Registry::with_crds(&[
+            LCMMACHINES,
+            LCMCLUSTERSTATES,
+            LCMCLUSTERS,
+            MACHINES,
+            PLANS,
+            AUTOPAUSES,
+            UPDATEGROUPS,
+        ])
+        .expect("bundled management CRDs parse")
     }
 
     /// The MOSK cluster: built-ins plus the six Rockoon maintenance CRDs.
@@ -323,7 +337,30 @@ mod tests {
             r.by_plural("lcm.mirantis.com", "nodeworkloadlocks")
                 .is_none()
         );
-        assert_eq!(r.crds().len(), 3);
+        assert_eq!(r.crds().len(), 7);
+        for (group, plural, kind, status) in [
+            ("cluster.k8s.io", "machines", "Machine", true),
+            (
+                "kaas.mirantis.com",
+                "clusterupdateplans",
+                "ClusterUpdatePlan",
+                true,
+            ),
+            (
+                "kaas.mirantis.com",
+                "updateautopauses",
+                "UpdateAutoPause",
+                true,
+            ),
+            ("kaas.mirantis.com", "updategroups", "UpdateGroup", false),
+        ] {
+            let info = r.by_plural(group, plural).unwrap();
+            assert_eq!(info.kind, kind);
+            assert!(info.namespaced, "{plural}");
+            assert_eq!(info.has_status(), status, "{plural}");
+            // The reference gives no printer columns: kubectl prints NAME AGE.
+            assert!(info.printer_columns.is_empty(), "{plural}");
+        }
     }
 
     #[test]

@@ -44,7 +44,7 @@ pub const DRIVER_PERIOD: Duration = Duration::from_millis(200);
 /// What to serve and where.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServeOptions {
-    /// A built-in scenario name (`quick`, `standard`, `stuck-drain`, `legacy`, `large`) or a file path.
+    /// A built-in scenario name (`quick`, `standard`, `stuck-drain`, `legacy`, `large`, `plan`) or a file path.
     pub scenario: String,
     /// Simulated seconds per real second.
     pub speed: f64,
@@ -384,6 +384,13 @@ pub async fn run(opts: ServeOptions) -> Result<(), ServeError> {
     );
     println!("  kubectl --context sim-mosk get nodeworkloadlocks");
     println!();
+    let help = super::scenario::plan::plan_help(&spec);
+    if !help.is_empty() {
+        for line in help {
+            println!("{line}");
+        }
+        println!();
+    }
     println!("Simulated clock started at {} (now).", sim.world.now());
     let plan = sim.world.fault_plan();
     if plan.is_empty() {

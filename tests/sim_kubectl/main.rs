@@ -5,4 +5,5 @@
 
 mod fixture;
 mod get;
+mod plan;
 mod write;

@@ -210,6 +210,14 @@ pub fn validate_crd(schema: &Value, value: &Value, path: &str, errors: &mut Vec<
                     && ap.is_object()
                 {
                     validate_crd(ap, v, &format!("{path}.{k}"), errors);
+                } else if props.is_some()
+                    && !schema["x-kubernetes-preserve-unknown-fields"]
+                        .as_bool()
+                        .unwrap_or(false)
+                {
+                    // A structural schema prunes unknown fields: the apiserver
+                    // would silently drop it, so a client would never see it.
+                    errors.push(format!("{path}.{k}: not in the CRD (would be pruned)"));
                 }
             }
         }
@@ -280,5 +288,28 @@ mod tests {
         assert!(e.is_empty(), "{e:?}");
         validate_crd(&schema, &json!({"spec": {"n": "1"}}), "$", &mut e);
         assert_eq!(e.len(), 2, "{e:?}");
+    }
+
+    #[test]
+    fn fields_a_structural_schema_would_prune_are_reported() {
+        let schema = json!({"type": "object", "properties": {
+            "spec": {"type": "object", "properties": {"a": {"type": "string"}}},
+            "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+                       "properties": {"b": {"type": "string"}}}}});
+        let mut e = Vec::new();
+        validate_crd(
+            &schema,
+            &json!({"spec": {"a": "x"}, "status": {"b": "y", "c": 1}}),
+            "$",
+            &mut e,
+        );
+        assert!(e.is_empty(), "{e:?}");
+        validate_crd(
+            &schema,
+            &json!({"spec": {"a": "x", "z": true}}),
+            "$",
+            &mut e,
+        );
+        assert_eq!(e, ["$.spec.z: not in the CRD (would be pruned)"]);
     }
 }

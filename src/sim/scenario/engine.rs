@@ -14,6 +14,7 @@ use serde_json::Value;
 use super::lcmlog::{LcmLog, Level};
 use super::nova::Nova;
 use super::objects::KAAS_NS;
+use super::plan_spec::Stage;
 use super::spec::{Dur, ScenarioSpec};
 use super::text::rockoon_message;
 use super::topology::MachineInfo;
@@ -87,6 +88,12 @@ pub struct Facts {
     pub hard_reboots: Vec<HardReboot>,
     /// Notable events in order, for tests and debugging.
     pub timeline: Vec<(Timestamp, String)>,
+    /// Per stage (by `Stage as usize`): may it start, or start new machines?
+    /// Always open without a ClusterUpdatePlan; the plan controller closes
+    /// the gates of steps not commenced and of everything while an alert fires.
+    pub gates: [bool; 5],
+    /// Per stage: when it started and when it finished.
+    pub stages: [(Option<Timestamp>, Option<Timestamp>); 5],
 }
 
 impl Facts {
@@ -101,6 +108,30 @@ impl Facts {
             tf_rollout_done: false,
             hard_reboots: Vec::new(),
             timeline: Vec::new(),
+            gates: [true; 5],
+            stages: [(None, None); 5],
+        }
+    }
+
+    /// Whether `stage` may start (or start new machines).
+    pub fn gate(&self, stage: Stage) -> bool {
+        self.gates[stage as usize]
+    }
+
+    /// Records that `stage` started (the first time only).
+    pub fn begin(&mut self, stage: Stage, now: Timestamp) {
+        let s = &mut self.stages[stage as usize];
+        if s.0.is_none() {
+            s.0 = Some(now);
+        }
+    }
+
+    /// Records that `stage` finished (the first time only).
+    pub fn end(&mut self, stage: Stage, now: Timestamp) {
+        self.begin(stage, now);
+        let s = &mut self.stages[stage as usize];
+        if s.1.is_none() {
+            s.1 = Some(now);
         }
     }
 }

@@ -1,10 +1,10 @@
 //! Loading a scenario: built-in names or files, TOML errors located to a
-//! line and field, and range/consistency validation.
+//! line and field; the range and consistency checks are in `validate`.
 
 use std::fmt;
 use std::path::Path;
 
-use super::spec::{Dur, Role, ScenarioSpec, has_lock};
+use super::spec::ScenarioSpec;
 
 /// The scenarios built into the binary: (name, file name, TOML text).
 pub const BUILTIN: &[(&str, &str, &str)] = &[
@@ -33,26 +33,12 @@ pub const BUILTIN: &[(&str, &str, &str)] = &[
         "large.toml",
         include_str!("../../../assets/scenarios/large.toml"),
     ),
+    (
+        "plan",
+        "plan.toml",
+        include_str!("../../../assets/scenarios/plan.toml"),
+    ),
 ];
-
-/// Since MOSK 22.4 the update restarts vRouter pods itself (reference §5.2).
-const AUTOMATIC_VROUTER_RESTART: (u32, u32) = (22, 4);
-
-/// The MOSK `(year, minor)` of a cluster release name
-/// `mosk-<cluster major>-<minor>-<patch>-<year>-<minor>[-<patch>]`
-/// (`mosk-17-4-0-25-1`); `None` for other forms. [I] The name's layout is
-/// inferred from the Container Cloud release names, not documented.
-fn mosk_year_minor(release: &str) -> Option<(u32, u32)> {
-    let n: Vec<u32> = release
-        .strip_prefix("mosk-")?
-        .split('-')
-        .map(|t| t.parse().ok())
-        .collect::<Option<_>>()?;
-    match n.as_slice() {
-        [_, _, _, year, minor] | [_, _, _, year, minor, _] => Some((*year, *minor)),
-        _ => None,
-    }
-}
 
 /// Most machines a scenario may have.
 pub const MAX_MACHINES: u32 = 10_000;
@@ -120,7 +106,7 @@ impl fmt::Display for ScenarioError {
 impl std::error::Error for ScenarioError {}
 
 /// Loads a built-in scenario by name (`quick`, `standard`, `stuck-drain`,
-/// `legacy`, `large`) or a scenario file by path.
+/// `legacy`, `large`, `plan`) or a scenario file by path.
 pub fn load_scenario(name_or_path: &str) -> Result<ScenarioSpec, ScenarioError> {
     if let Some((_, file, text)) = BUILTIN.iter().find(|b| b.0 == name_or_path) {
         return parse_scenario(text, &format!("assets/scenarios/{file} (built-in)"));
@@ -188,265 +174,11 @@ fn locate(text: &str, offset: usize) -> (Option<usize>, Option<String>) {
     (Some(line_no), field)
 }
 
-impl ScenarioSpec {
-    pub(crate) fn validate(&self, file: &str) -> Result<(), ScenarioError> {
-        let bad = |field: &str, problem: String| ScenarioError::Invalid {
-            file: file.to_string(),
-            field: field.to_string(),
-            problem,
-        };
-        if self.name.trim().is_empty() {
-            return Err(bad("name", "must not be empty".into()));
-        }
-        for (field, value) in [("namespace", &self.namespace), ("cluster", &self.cluster)] {
-            if !is_dns_label(value) {
-                return Err(bad(
-                    field,
-                    format!(
-                        "{value:?} is not a valid name (lower-case letters, digits and '-', at most 63 characters)"
-                    ),
-                ));
-            }
-        }
-        let p = &self.machine_prefix;
-        if p.is_empty()
-            || p.len() > 12
-            || !p
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-        {
-            return Err(bad(
-                "machine_prefix",
-                format!("{p:?} must be 1 to 12 lower-case letters or digits"),
-            ));
-        }
-        if !(1..=100).contains(&self.worker_concurrency) {
-            return Err(bad(
-                "worker_concurrency",
-                format!("{} is out of range 1..=100", self.worker_concurrency),
-            ));
-        }
-        check_dur(&bad, "retry_interval", self.retry_interval, 1)?;
-        for (name, d) in self.durations.fields() {
-            let min = if name == "update_start" { 0 } else { 1 };
-            check_dur(&bad, &format!("durations.{name}"), d, min)?;
-        }
-        let r = &self.release;
-        for (name, v) in [
-            ("release.from", &r.from),
-            ("release.to", &r.to),
-            ("release.controller_from", &r.controller_from),
-            ("release.controller_to", &r.controller_to),
-            ("release.agent_from", &r.agent_from),
-            ("release.agent_to", &r.agent_to),
-        ] {
-            if v.trim().is_empty() {
-                return Err(bad(name, "must not be empty".into()));
-            }
-        }
-        match (mosk_year_minor(&r.to), self.vrouter_manual_restart) {
-            (Some(v), true) if v >= AUTOMATIC_VROUTER_RESTART => {
-                return Err(bad(
-                    "vrouter_manual_restart",
-                    format!(
-                        "the target {} is MOSK 22.4 or later, whose update restarts vRouter pods automatically",
-                        r.to
-                    ),
-                ));
-            }
-            (Some(v), false) if v < AUTOMATIC_VROUTER_RESTART => {
-                return Err(bad(
-                    "vrouter_manual_restart",
-                    format!(
-                        "the target {} is before MOSK 22.4, whose vRouter pods are restarted by hand: set it to true",
-                        r.to
-                    ),
-                ));
-            }
-            _ => {}
-        }
-        let os = &self.openstack;
-        if !(1..=10).contains(&os.instance_migrate_concurrency) {
-            return Err(bad(
-                "openstack.instance_migrate_concurrency",
-                format!("{} is out of range 1..=10", os.instance_migrate_concurrency),
-            ));
-        }
-        if !(1..=1000).contains(&os.nwl_parallel_max_compute) {
-            return Err(bad(
-                "openstack.nwl_parallel_max_compute",
-                format!("{} is out of range 1..=1000", os.nwl_parallel_max_compute),
-            ));
-        }
-        if self.machines.is_empty() {
-            return Err(bad(
-                "machines",
-                "at least one machine group is needed".into(),
-            ));
-        }
-        for (i, g) in self.machines.iter().enumerate() {
-            let f = |n: &str| format!("machines[{i}].{n}");
-            if g.count == 0 {
-                return Err(bad(&f("count"), "must be at least 1".into()));
-            }
-            if g.instances > 200 {
-                return Err(bad(
-                    &f("instances"),
-                    format!("{} is out of range 0..=200", g.instances),
-                ));
-            }
-            if g.instances > 0 && g.role != Role::Compute {
-                return Err(bad(
-                    &f("instances"),
-                    "only compute machines run instances".into(),
-                ));
-            }
-            check_attempts(&bad, &f("migration_attempts"), g.migration_attempts)?;
-        }
-        if self.count(Role::Control) == 0 {
-            return Err(bad(
-                "machines",
-                "at least one `control` machine is needed".into(),
-            ));
-        }
-        if self.count(Role::Control) > 9 {
-            return Err(bad(
-                "machines",
-                "at most 9 `control` machines are supported".into(),
-            ));
-        }
-        let total = self.total_machines();
-        if total > MAX_MACHINES {
-            return Err(bad(
-                "machines",
-                format!("{total} machines in all; at most {MAX_MACHINES}"),
-            ));
-        }
-        let mut seen = std::collections::HashSet::new();
-        for (i, o) in self.overrides.iter().enumerate() {
-            let f = |n: &str| format!("overrides[{i}].{n}");
-            let count = self.count(o.role);
-            if o.index >= count {
-                return Err(bad(
-                    &f("index"),
-                    format!(
-                        "there are {count} `{}` machines, so the index must be below {count}",
-                        o.role.as_str()
-                    ),
-                ));
-            }
-            if !seen.insert((o.role, o.index)) {
-                return Err(bad(
-                    &f("index"),
-                    format!(
-                        "`{}` machine {} is overridden twice",
-                        o.role.as_str(),
-                        o.index
-                    ),
-                ));
-            }
-            if let Some(n) = o.instances {
-                if n > 200 {
-                    return Err(bad(&f("instances"), format!("{n} is out of range 0..=200")));
-                }
-                if n > 0 && o.role != Role::Compute {
-                    return Err(bad(
-                        &f("instances"),
-                        "only compute machines run instances".into(),
-                    ));
-                }
-            }
-            check_attempts(&bad, &f("migration_attempts"), o.migration_attempts)?;
-            if !o.unmigratable.is_empty() {
-                if o.role != Role::Compute {
-                    return Err(bad(
-                        &f("unmigratable"),
-                        "only compute machines run instances".into(),
-                    ));
-                }
-                let instances = o
-                    .instances
-                    .unwrap_or_else(|| self.group_instances(o.role, o.index));
-                if o.unmigratable.len() as u32 > instances {
-                    return Err(bad(
-                        &f("unmigratable"),
-                        format!(
-                            "{} entries but the node has only {instances} instances",
-                            o.unmigratable.len()
-                        ),
-                    ));
-                }
-            }
-            if let Some(c) = o.stuck_lock
-                && !has_lock(o.role, c)
-            {
-                return Err(bad(
-                    &f("stuck_lock"),
-                    format!(
-                        "a `{}` machine has no {} lock",
-                        o.role.as_str(),
-                        c.controller_name()
-                    ),
-                ));
-            }
-            if o.vrouter_never_ready && o.role != Role::Compute {
-                return Err(bad(
-                    &f("vrouter_never_ready"),
-                    "only compute machines run a vRouter pod".into(),
-                ));
-            }
-        }
-        Ok(())
-    }
-}
-
-fn check_dur(
-    bad: &impl Fn(&str, String) -> ScenarioError,
-    field: &str,
-    d: Dur,
-    min_secs: i64,
-) -> Result<(), ScenarioError> {
-    let secs = d.0.as_secs();
-    if d.0.is_negative() || secs < min_secs {
-        return Err(bad(
-            field,
-            format!("{:#} is too short; the minimum is {min_secs}s", d.0),
-        ));
-    }
-    if secs > 7 * 24 * 3600 {
-        return Err(bad(
-            field,
-            format!("{:#} is too long; the maximum is 7 days", d.0),
-        ));
-    }
-    Ok(())
-}
-
-fn check_attempts(
-    bad: &impl Fn(&str, String) -> ScenarioError,
-    field: &str,
-    v: Option<u32>,
-) -> Result<(), ScenarioError> {
-    match v {
-        Some(n) if !(1..=100).contains(&n) => {
-            Err(bad(field, format!("{n} is out of range 1..=100")))
-        }
-        _ => Ok(()),
-    }
-}
-
-fn is_dns_label(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 63
-        && s.chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-        && !s.starts_with('-')
-        && !s.ends_with('-')
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::scenario::spec::Dur;
+    use crate::sim::scenario::validate::mosk_year_minor;
 
     const MIN: &str = "name = \"t\"\n[[machines]]\nrole = \"control\"\ncount = 1\n";
 
@@ -559,6 +291,60 @@ mod tests {
         let e = parse_scenario(text, "y.toml").unwrap_err().to_string();
         assert!(e.contains("line 2"), "{e}");
         assert!(e.contains("field `message_format`"), "{e}");
+    }
+
+    #[test]
+    fn plan_scenario_features_are_validated() {
+        let p = load_scenario("plan").unwrap();
+        assert_eq!(p.plan.as_ref().unwrap().steps.len(), 5);
+        assert_eq!(p.update_groups.len(), 5);
+        let compute = "[[machines]]\nrole = \"compute\"\ncount = 2\ninstances = 1\n";
+        let tags = "[[overrides]]\nrole = \"compute\"\nindex = 0\nserver_tags = [\"notify\"]\n";
+        let e = parse_scenario(
+            &format!("message_format = \"old\"\n{MIN}{compute}{tags}"),
+            "t.toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("overrides[0].server_tags") && e.contains("MOSK 25.1"),
+            "{e}"
+        );
+        assert!(parse_scenario(&format!("{MIN}{compute}{tags}"), "t.toml").is_ok());
+        let e = parse_scenario(&format!("{MIN}[auto_pause]\nalerts = [\"A\"]\n"), "t.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("field `auto_pause`"), "{e}");
+        let step = |id: &str, stage: &str| {
+            format!(
+                "[[plan.steps]]\nid = \"{id}\"\nname = \"n\"\nstage = \"{stage}\"\n\
+                 impact = {{ users = \"none\", workloads = \"none\" }}\ngranularity = \"cluster\"\n"
+            )
+        };
+        let e = parse_scenario(
+            &format!("{MIN}{}{}", step("a", "ceph"), step("b", "openstack")),
+            "t.toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("field `plan.steps`") && e.contains("follow the flow"),
+            "{e}"
+        );
+        let e = parse_scenario(
+            &format!("{MIN}{}{}", step("a", "ceph"), step("a", "masters")),
+            "t.toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("plan.steps[1].id"), "{e}");
+        let e = parse_scenario(
+            &format!("{MIN}[[overrides]]\nrole = \"control\"\nindex = 0\ndisabled = true\n"),
+            "t.toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("cannot be disabled"), "{e}");
     }
 
     #[test]

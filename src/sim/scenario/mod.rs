@@ -14,9 +14,11 @@
 //! - `lcm`: cluster phases and the per-machine flow;
 //! - `openstack`: the OpenStack controller (locks, instance migration);
 //! - `storage_net`: the Ceph and TF controllers;
-//! - `vrouter`: the vRouter DaemonSet.
+//! - `vrouter`: the vRouter DaemonSet;
+//! - `plan_spec`, `plan`: the ClusterUpdatePlan, UpdateGroups and UpdateAutoPause (MCC 2.27+).
 
 pub mod engine;
+pub mod kaas_objects;
 pub mod kube_events;
 pub mod lcm;
 pub mod lcmlog;
@@ -24,12 +26,15 @@ pub mod load;
 pub mod nova;
 pub mod objects;
 pub mod openstack;
+pub mod plan;
+pub mod plan_spec;
 pub mod run;
 pub mod seed;
 pub mod spec;
 pub mod storage_net;
 pub mod text;
 pub mod topology;
+pub mod validate;
 pub mod vrouter;
 
 pub use engine::{HardReboot, UpdatePhase};

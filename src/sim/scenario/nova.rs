@@ -3,8 +3,9 @@
 //!
 //! Only what the OpenStack controller's migration loop looks at is modelled
 //! (reference §4.3): server status, the host, whether a migration is in
-//! progress, and the per-instance migration action (node mode only; the
-//! per-instance tag is not modelled).
+//! progress, the per-instance maintenance action tag (MOSK 25.1, reference
+//! §4.1–4.2: a tag wins over the node's mode), and servers shut off by their
+//! owners.
 
 use std::collections::BTreeMap;
 
@@ -12,6 +13,7 @@ use jiff::Timestamp;
 use rand::Rng;
 use rand::rngs::SmallRng;
 
+use super::plan_spec::ServerTag;
 use super::spec::{LiveMigrationProblem, MigrationMode};
 
 /// Nova server status values the simulator uses.
@@ -27,9 +29,26 @@ pub struct Server {
     pub problem: Option<LiveMigrationProblem>,
     /// A live migration in progress: the target host and when it lands.
     pub migration: Option<(String, Timestamp)>,
+    /// Its maintenance action tag (`None`: untagged).
+    pub tag: Option<ServerTag>,
+    /// Shut off (by its owner); Rockoon's completion check ignores it.
+    pub stopped: bool,
+    /// When its owner shuts it off.
+    pub stop_at: Option<Timestamp>,
 }
 
 impl Server {
+    /// The action for this server on a node in `mode`: the tag wins, else
+    /// the node's mode (Rockoon's `compute_get_server_maintenance_action`).
+    pub fn action(&self, mode: MigrationMode) -> MaintenanceAction {
+        match self.tag {
+            Some(ServerTag::Poweroff) => MaintenanceAction::Poweroff,
+            Some(ServerTag::LiveMigrate) => MaintenanceAction::LiveMigrate,
+            Some(ServerTag::Notify) => MaintenanceAction::Notify,
+            Some(ServerTag::None) | None => effective_action(mode),
+        }
+    }
+
     pub fn status(&self) -> &'static str {
         if self.migration.is_some() {
             MIGRATING
@@ -47,8 +66,7 @@ pub enum MaintenanceAction {
     Poweroff,
 }
 
-/// The node mode translated to a per-instance action (no per-instance tags
-/// are modelled, so the node mode decides).
+/// The node mode translated to a per-instance action (for untagged servers).
 pub fn effective_action(mode: MigrationMode) -> MaintenanceAction {
     match mode {
         MigrationMode::Live => MaintenanceAction::LiveMigrate,
@@ -90,7 +108,13 @@ impl Nova {
         self.enabled.insert(host.to_string(), true);
     }
 
-    pub fn add_server(&mut self, id: &str, host: &str, problem: Option<LiveMigrationProblem>) {
+    pub fn add_server(
+        &mut self,
+        id: &str,
+        host: &str,
+        problem: Option<LiveMigrationProblem>,
+        tag: Option<ServerTag>,
+    ) {
         self.servers.insert(
             id.to_string(),
             Server {
@@ -98,8 +122,21 @@ impl Nova {
                 host: host.to_string(),
                 problem,
                 migration: None,
+                tag,
+                stopped: false,
+                stop_at: None,
             },
         );
+    }
+
+    /// The owner of a `notify`-tagged server shuts it off at `at` (once).
+    pub fn owner_stops(&mut self, id: &str, at: Timestamp) {
+        if let Some(s) = self.servers.get_mut(id)
+            && s.stop_at.is_none()
+            && !s.stopped
+        {
+            s.stop_at = Some(at);
+        }
     }
 
     /// Disables or enables scheduling to a compute (`nova-compute` service).
@@ -128,11 +165,12 @@ impl Nova {
 
     /// Live-migration candidates on a host for a node mode (ACTIVE, not migrating, action live_migrate).
     pub fn valid_for_live_migration(&self, host: &str, mode: MigrationMode) -> Vec<String> {
-        if effective_action(mode) != MaintenanceAction::LiveMigrate {
-            return Vec::new();
-        }
         self.on_host(host)
-            .filter(|s| s.migration.is_none())
+            .filter(|s| {
+                s.migration.is_none()
+                    && !s.stopped
+                    && s.action(mode) == MaintenanceAction::LiveMigrate
+            })
             .map(|s| s.id.clone())
             .collect()
     }
@@ -169,9 +207,13 @@ impl Nova {
         Ok(())
     }
 
-    /// Finishes migrations that landed by `now`.
+    /// Finishes migrations that landed by `now`; owners shut servers off.
     pub fn tick(&mut self, now: Timestamp) {
         for s in self.servers.values_mut() {
+            if s.stop_at.is_some_and(|t| t <= now) {
+                s.stopped = true;
+                s.stop_at = None;
+            }
             if let Some((target, lands)) = &s.migration
                 && *lands <= now
             {
@@ -192,8 +234,8 @@ mod tests {
         let mut n = Nova::default();
         n.add_host("a");
         n.add_host("b");
-        n.add_server("s1", "a", None);
-        n.add_server("s2", "a", Some(LiveMigrationProblem::CpuPinning));
+        n.add_server("s1", "a", None, None);
+        n.add_server("s2", "a", Some(LiveMigrationProblem::CpuPinning), None);
         let mut rng = SmallRng::seed_from_u64(1);
         let t0: Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
         let d = jiff::SignedDuration::from_secs(30);
@@ -217,10 +259,34 @@ mod tests {
     }
 
     #[test]
+    fn a_tag_wins_over_the_node_mode() {
+        let mut n = Nova::default();
+        n.add_host("a");
+        n.add_server("p", "a", None, Some(ServerTag::Poweroff));
+        n.add_server("l", "a", None, Some(ServerTag::LiveMigrate));
+        n.add_server("n", "a", None, Some(ServerTag::Notify));
+        n.add_server("u", "a", None, None);
+        assert_eq!(
+            n.valid_for_live_migration("a", MigrationMode::Live),
+            vec!["l".to_string(), "u".to_string()]
+        );
+        assert_eq!(
+            n.valid_for_live_migration("a", MigrationMode::Manual),
+            vec!["l".to_string()]
+        );
+        let t0: Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
+        n.owner_stops("n", t0 + jiff::SignedDuration::from_secs(60));
+        n.tick(t0);
+        assert!(!n.server("n").unwrap().stopped);
+        n.tick(t0 + jiff::SignedDuration::from_secs(60));
+        assert!(n.server("n").unwrap().stopped);
+    }
+
+    #[test]
     fn no_other_enabled_host_means_no_valid_host() {
         let mut n = Nova::default();
         n.add_host("a");
-        n.add_server("s1", "a", None);
+        n.add_server("s1", "a", None, None);
         let mut rng = SmallRng::seed_from_u64(1);
         let t0: Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
         let err = n

@@ -82,6 +82,10 @@ fn node_labels(m: &MachineInfo) -> Value {
     set("beta.kubernetes.io/os", "linux");
     set("beta.kubernetes.io/arch", "amd64");
     match m.role {
+        Role::Control if m.no_collocated_roles => {
+            set("node-role.kubernetes.io/master", "");
+            set("node-role.kubernetes.io/control-plane", "");
+        }
         Role::Control => {
             set("node-role.kubernetes.io/master", "");
             set("node-role.kubernetes.io/control-plane", "");
@@ -101,6 +105,11 @@ fn node_labels(m: &MachineInfo) -> Value {
         }
         Role::Storage => {
             set("ceph_role_osd", "true");
+        }
+        Role::Gateway => {
+            // The OpenStack gateway label is inferred from the compute one.
+            set("openstack-gateway", "enabled");
+            set("openvswitch", "enabled");
         }
         Role::Compute => {
             set("openstack-compute-node", "enabled");

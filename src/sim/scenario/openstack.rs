@@ -21,8 +21,9 @@ use super::engine::{
     CMR, CWL, Ctx, NMR, NWL, RequestState, check, set_annotation, set_lock, set_lock_message,
     set_status_str, update_lock,
 };
-use super::nova::{MaintenanceAction, effective_action};
+use super::nova::MaintenanceAction;
 use super::objects::{CWL_OPENSTACK, nwl_name};
+use super::plan_spec::{ServerTag, Stage};
 use super::spec::{Controller, MessageFormat, MigrationMode, Role};
 use super::text::{
     ANN_INNER_STATE, ANN_MIGRATION_ATTEMPTS, ANN_MIGRATION_MODE, E_HEALTH, ROCKOON_FINALIZER,
@@ -173,6 +174,7 @@ impl Openstack {
                     set_status_str(o, "errorMessage", None);
                 });
                 ctx.note("openstack: cluster lock inactive");
+                ctx.facts.end(Stage::Openstack, ctx.now);
                 self.cwl = ClusterLock::Inactive;
             }
             (
@@ -304,7 +306,9 @@ impl Openstack {
                 .filter(|(j, n)| *j != i && n.inner_active && ctx.machines[*j].role == role)
                 .count()
         };
+        // `nwl_parallel_max_gateway` defaults to 1 (reference §4.5).
         count(Role::Control) >= 1
+            || count(Role::Gateway) >= 1
             || count(Role::Compute) >= ctx.spec.openstack.nwl_parallel_max_compute as usize
     }
 
@@ -362,29 +366,52 @@ impl Openstack {
     /// Servers still on the host block the release (reference §4.3 step 2).
     fn completion_check(&mut self, ctx: &mut Ctx, i: usize, mode: MigrationMode) {
         let node = ctx.machines[i].node.clone();
-        let action = effective_action(mode);
-        let left: Vec<(String, String)> = if action == MaintenanceAction::Poweroff {
-            Vec::new()
-        } else {
-            ctx.nova
-                .on_host(&node)
-                .map(|s| (s.id.clone(), s.status().to_string()))
-                .collect()
-        };
+        // Servers left on the host, minus those shut off and those whose
+        // action is `poweroff` (the tag wins over the node's mode).
+        let left: Vec<(String, String, MaintenanceAction, bool)> = ctx
+            .nova
+            .on_host(&node)
+            .filter(|s| !s.stopped && s.action(mode) != MaintenanceAction::Poweroff)
+            .map(|s| {
+                let tagged_notify = s.tag == Some(ServerTag::Notify);
+                (
+                    s.id.clone(),
+                    s.status().to_string(),
+                    s.action(mode),
+                    tagged_notify,
+                )
+            })
+            .collect();
         if left.is_empty() {
             self.release(ctx, i);
             return;
         }
         let text = match ctx.spec.message_format {
             MessageFormat::New => {
-                let ids: Vec<String> = left.iter().map(|(id, _)| id.clone()).collect();
-                if action == MaintenanceAction::Notify {
-                    left_new(&ids, &[])
-                } else {
-                    left_new(&[], &ids)
+                let notify: Vec<String> = left
+                    .iter()
+                    .filter(|l| l.2 == MaintenanceAction::Notify)
+                    .map(|l| l.0.clone())
+                    .collect();
+                let other: Vec<String> = left
+                    .iter()
+                    .filter(|l| l.2 != MaintenanceAction::Notify)
+                    .map(|l| l.0.clone())
+                    .collect();
+                // Owners of servers they tagged `notify` react to the
+                // notification by shutting them off (inferred; untagged
+                // servers on a `manual` node wait for the operator).
+                let at = ctx.after(ctx.spec.durations.owner_reaction);
+                for l in left.iter().filter(|l| l.3) {
+                    ctx.nova.owner_stops(&l.0, at);
                 }
+                left_new(&notify, &other)
             }
-            MessageFormat::Old => left_old(&left, &node),
+            MessageFormat::Old => {
+                let pairs: Vec<(String, String)> =
+                    left.iter().map(|l| (l.0.clone(), l.1.clone())).collect();
+                left_old(&pairs, &node)
+            }
         };
         let msg = ctx.rockoon_msg(&text);
         set_lock_message(

@@ -10,6 +10,7 @@ use super::lcm::{Lcm, MachineStep};
 use super::lcmlog::{LcmLog, Level};
 use super::nova::Nova;
 use super::openstack::Openstack;
+use super::plan::Plan;
 use super::seed::seed;
 use super::spec::{Controller, ScenarioSpec};
 use super::storage_net::AppController;
@@ -32,6 +33,8 @@ pub struct ScenarioRun {
     ceph: AppController,
     tf: AppController,
     vrouter: Option<Vrouter>,
+    /// The ClusterUpdatePlan controller (MCC 2.27+ scenarios only).
+    plan: Option<Plan>,
     /// The MOSK store's resource version after our last step.
     mosk_rv: u64,
 }
@@ -65,9 +68,12 @@ impl ScenarioRun {
         );
         let n = machines.len();
         let start = spec.start.0;
+        let mut facts = Facts::new(n);
+        let plan = Plan::new(&spec, &mut facts.gates);
         ScenarioRun {
             log: LcmLog::new(seed, start),
-            facts: Facts::new(n),
+            facts,
+            plan,
             nova: Nova::default(),
             lcm: Lcm::new(n, start),
             openstack: Openstack::new(n),
@@ -119,6 +125,9 @@ impl ScenarioRun {
         self.tf.step(&mut ctx);
         if let Some(v) = self.vrouter.as_mut() {
             v.step(&mut ctx, pods_changed);
+        }
+        if let Some(p) = self.plan.as_mut() {
+            p.step(&mut ctx);
         }
         let names: Vec<&str> = ctx
             .machines

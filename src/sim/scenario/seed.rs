@@ -1,6 +1,7 @@
 //! The objects both clusters hold before the update starts.
 
 use super::engine::{CWL, Ctx, NWL, check};
+use super::kaas_objects::{self as kaas, AUTOPAUSES, MACHINES, NDN, PLANS, UPDATEGROUPS};
 use super::lcm::KERNEL_FROM;
 use super::objects;
 use super::spec::Controller;
@@ -46,6 +47,31 @@ pub fn seed(ctx: &mut Ctx, lcm_rs_hash: &str) {
                 .create("lcmmachines", objects::lcm_machine(spec, m, now)),
             "create LCMMachine",
         );
+        check(
+            ctx.mgmt.create(MACHINES, kaas::machine(spec, m, now)),
+            "create Machine",
+        );
+    }
+    for g in &spec.update_groups {
+        check(
+            ctx.mgmt
+                .create(UPDATEGROUPS, kaas::update_group(spec, g, now)),
+            "create UpdateGroup",
+        );
+    }
+    if let Some(plan) = &spec.plan {
+        check(
+            ctx.mgmt
+                .create(PLANS, kaas::cluster_update_plan(spec, plan, now)),
+            "create ClusterUpdatePlan",
+        );
+    }
+    if let Some(ap) = &spec.auto_pause {
+        check(
+            ctx.mgmt
+                .create(AUTOPAUSES, kaas::update_auto_pause(spec, &ap.alerts, now)),
+            "create UpdateAutoPause",
+        );
     }
     check(
         ctx.mgmt.create(
@@ -82,10 +108,17 @@ pub fn seed(ctx: &mut Ctx, lcm_rs_hash: &str) {
                 );
             }
         }
+        if m.disabled {
+            check(
+                ctx.mosk
+                    .create(NDN, kaas::node_disable_notification(m, now)),
+                "create NodeDisableNotification",
+            );
+        }
         if m.is_compute() {
             ctx.nova.add_host(&m.node);
             for s in &m.servers {
-                ctx.nova.add_server(&s.id, &m.node, s.problem);
+                ctx.nova.add_server(&s.id, &m.node, s.problem, s.tag);
             }
         }
     }

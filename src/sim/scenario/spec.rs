@@ -9,6 +9,8 @@
 use jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Deserializer};
 
+use super::plan_spec::{AutoPauseSpec, PlanSpec, ServerTag, UpdateGroupSpec};
+
 /// A duration written as text in the scenario file ("45s", "2m", "1h 30m").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Dur(pub SignedDuration);
@@ -68,17 +70,23 @@ pub enum Role {
     Control,
     /// Worker with Ceph OSDs.
     Storage,
+    /// Worker running the OpenStack networking gateway (OpenStack node lock
+    /// only; which locks a gateway has is inferred).
+    Gateway,
     /// Worker running OpenStack instances and the TF vRouter.
     Compute,
 }
 
 impl Role {
-    pub const ALL: [Role; 3] = [Role::Control, Role::Storage, Role::Compute];
+    /// Update order of the roles (a scenario without gateways keeps the
+    /// names and ids it had before gateways existed).
+    pub const ALL: [Role; 4] = [Role::Control, Role::Storage, Role::Gateway, Role::Compute];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Role::Control => "control",
             Role::Storage => "storage",
+            Role::Gateway => "gateway",
             Role::Compute => "compute",
         }
     }
@@ -197,6 +205,9 @@ pub struct Durations {
     pub finalization: Dur,
     /// A new vRouter pod going from Pending to Running and Ready.
     pub vrouter_pod_start: Dur,
+    /// The owner of a server tagged `notify` shutting it off once the
+    /// OpenStack controller lists it under "Notify owners" (inferred).
+    pub owner_reaction: Dur,
 }
 
 impl Default for Durations {
@@ -217,12 +228,13 @@ impl Default for Durations {
             reacquire: Dur::secs(20),
             finalization: Dur::secs(120),
             vrouter_pod_start: Dur::secs(20),
+            owner_reaction: Dur::secs(300),
         }
     }
 }
 
 impl Durations {
-    pub(crate) fn fields(&self) -> [(&'static str, Dur); 15] {
+    pub(crate) fn fields(&self) -> [(&'static str, Dur); 16] {
         [
             ("update_start", self.update_start),
             ("prepare", self.prepare),
@@ -239,6 +251,7 @@ impl Durations {
             ("reacquire", self.reacquire),
             ("finalization", self.finalization),
             ("vrouter_pod_start", self.vrouter_pod_start),
+            ("owner_reaction", self.owner_reaction),
         ]
     }
 }
@@ -300,6 +313,21 @@ pub struct NodeOverride {
     /// The replacement vRouter pod on this node never becomes Ready.
     #[serde(default)]
     pub vrouter_never_ready: bool,
+    /// A master without collocated OpenStack, Ceph or TF roles: no node
+    /// locks and no NodeMaintenanceRequest, only LCM's own drain.
+    #[serde(default)]
+    pub no_collocated_roles: bool,
+    /// A disabled worker: Machine `spec.providerSpec.value.disable: true`,
+    /// a NodeDisableNotification for its node; the update skips it.
+    #[serde(default)]
+    pub disabled: bool,
+    /// Per-instance maintenance action tags, one entry per instance (MOSK 25.1+).
+    #[serde(default)]
+    pub server_tags: Vec<ServerTag>,
+    /// The Kubernetes drain of this node cannot evict a pod for this long:
+    /// LCMMachine `status.kubernetesCordonDrainError`, then `lcmOperationStuck`.
+    #[serde(default)]
+    pub drain_blocked: Option<Dur>,
 }
 
 /// A whole scenario, as read from a file.
@@ -344,6 +372,15 @@ pub struct ScenarioSpec {
     pub machines: Vec<MachineGroup>,
     #[serde(default)]
     pub overrides: Vec<NodeOverride>,
+    /// MCC 2.27+: the ClusterUpdatePlan (absent: the update starts by itself).
+    #[serde(default)]
+    pub plan: Option<PlanSpec>,
+    /// MCC 2.27+: UpdateGroups (absent: masters one at a time, workers `worker_concurrency` at a time).
+    #[serde(default)]
+    pub update_groups: Vec<UpdateGroupSpec>,
+    /// MOSK 25.1+: the UpdateAutoPause object and the alerts that fire.
+    #[serde(default)]
+    pub auto_pause: Option<AutoPauseSpec>,
 }
 
 fn default_namespace() -> String {
@@ -406,6 +443,7 @@ pub fn has_lock(role: Role, c: Controller) -> bool {
     match role {
         Role::Control => true,
         Role::Storage => c == Controller::Ceph,
+        Role::Gateway => c == Controller::Openstack,
         Role::Compute => c != Controller::Ceph,
     }
 }

@@ -18,6 +18,7 @@ use super::engine::{
     CWL, Ctx, NWL, RequestState, lock_state, set_lock, set_status_str, update_lock,
 };
 use super::objects::{CWL_OPENSTACK, CWL_TF, cwl_ceph, nwl_name};
+use super::plan_spec::Stage;
 use super::spec::Controller;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,9 +104,11 @@ impl AppController {
             }
             ClusterLock::Waiting
                 if cmr
+                    && ctx.facts.gate(Stage::Ceph)
                     && lock_state(ctx.mosk, CWL, CWL_OPENSTACK).as_deref() == Some("inactive") =>
             {
                 ctx.note("ceph: updating the Ceph cluster");
+                ctx.facts.begin(Stage::Ceph, ctx.now);
                 self.cwl = ClusterLock::Updating {
                     until: ctx.after(ctx.spec.durations.ceph_update),
                 };
@@ -134,6 +137,9 @@ impl AppController {
                     "{}: cluster lock inactive",
                     which.controller_name()
                 ));
+                if which == Controller::Ceph {
+                    ctx.facts.end(Stage::Ceph, ctx.now);
+                }
                 self.cwl = ClusterLock::Inactive;
             }
             ClusterLock::Waiting | ClusterLock::Updating { .. } | ClusterLock::Inactive if !cmr => {

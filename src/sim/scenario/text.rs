@@ -128,6 +128,13 @@ pub fn cd_locks_active(active: &[(String, &str)]) -> String {
     )
 }
 
+/// A Kubernetes drain that could not evict a pod within kubectl's global
+/// timeout, as LCMMachine `status.kubernetesCordonDrainError` shows it
+/// (reference §7.1: the text seen in the field, MYRHA known issue 28134).
+pub fn drain_evict_timeout(pod: &str, ns: &str) -> String {
+    format!("Error: error when evicting pods/\"{pod}\" -n \"{ns}\": global timeout reached: 10m0s")
+}
+
 /// LCM swarm-drain message while the Kubernetes drain is not done.
 pub fn sd_waiting(node: &str) -> String {
     format!("Error: waiting for kubernetes node {node} to be drained first")
@@ -183,6 +190,14 @@ mod tests {
         assert_eq!(
             mig_wait(&[a.clone(), "b".into()]),
             "Waiting servers migration is completed: ['0ab4dd8f-ef0d-401d-9d5e-e9e97e077422', 'b']"
+        );
+    }
+
+    #[test]
+    fn drain_error_matches_the_reference() {
+        assert_eq!(
+            drain_evict_timeout("patroni-13-2", "stacklight"),
+            r#"Error: error when evicting pods/"patroni-13-2" -n "stacklight": global timeout reached: 10m0s"#
         );
     }
 

@@ -5,7 +5,10 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, RngCore};
 
-use super::spec::{Controller, LiveMigrationProblem, MigrationMode, Role, ScenarioSpec, has_lock};
+use super::plan_spec::ServerTag;
+use super::spec::{
+    Controller, Dur, LiveMigrationProblem, MigrationMode, Role, ScenarioSpec, has_lock,
+};
 
 /// Characters Kubernetes uses for generated name suffixes.
 const SUFFIX_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
@@ -32,6 +35,8 @@ pub fn seeded_uuid(rng: &mut SmallRng) -> String {
 pub struct ServerSeed {
     pub id: String,
     pub problem: Option<LiveMigrationProblem>,
+    /// Its `openstack.lcm.mirantis.com:maintenance_action` tag (`None`: untagged).
+    pub tag: Option<ServerTag>,
 }
 
 /// One machine (LCMMachine + Kubernetes node).
@@ -52,6 +57,14 @@ pub struct MachineInfo {
     pub servers: Vec<ServerSeed>,
     pub stuck_lock: Option<Controller>,
     pub vrouter_never_ready: bool,
+    /// A master without collocated OpenStack, Ceph or TF roles.
+    pub no_collocated_roles: bool,
+    /// Disabled (Machine `disable: true`): the update skips it.
+    pub disabled: bool,
+    /// The Kubernetes drain cannot evict a pod for this long.
+    pub drain_blocked: Option<Dur>,
+    /// The UpdateGroup it belongs to (the Machine label), when the scenario has groups.
+    pub update_group: Option<String>,
 }
 
 impl MachineInfo {
@@ -70,7 +83,14 @@ impl MachineInfo {
 
     /// Whether the controller keeps a node lock for this node.
     pub fn has_lock(&self, c: Controller) -> bool {
-        has_lock(self.role, c)
+        !self.no_collocated_roles && has_lock(self.role, c)
+    }
+
+    /// Whether any application controller keeps a node lock here.
+    pub fn has_any_lock(&self) -> bool {
+        [Controller::Openstack, Controller::Ceph, Controller::Tf]
+            .into_iter()
+            .any(|c| self.has_lock(c))
     }
 
     pub fn is_compute(&self) -> bool {
@@ -94,6 +114,7 @@ pub fn build(spec: &ScenarioSpec, rng: &mut SmallRng) -> Vec<MachineInfo> {
             let role_part = match role {
                 Role::Control => "control",
                 Role::Storage => "storage-worker",
+                Role::Gateway => "gateway",
                 Role::Compute => "compute",
             };
             let name = format!(
@@ -108,12 +129,24 @@ pub fn build(spec: &ScenarioSpec, rng: &mut SmallRng) -> Vec<MachineInfo> {
             let ip = format!("10.10.{}.{}", index / 200, index % 200 + 10);
             let instances = ov.and_then(|o| o.instances).unwrap_or(group.instances);
             let problems = ov.map(|o| o.unmigratable.clone()).unwrap_or_default();
+            let tags = ov.map(|o| o.server_tags.clone()).unwrap_or_default();
             let servers = (0..instances as usize)
                 .map(|i| ServerSeed {
                     id: seeded_uuid(rng),
                     problem: problems.get(i).copied(),
+                    tag: tags.get(i).copied().filter(|t| *t != ServerTag::None),
                 })
                 .collect();
+            let update_group = spec.update_groups.iter().find_map(|g| {
+                g.members
+                    .iter()
+                    .any(|m| {
+                        m.role == role
+                            && role_index >= m.first
+                            && m.count.is_none_or(|c| role_index < m.first + c)
+                    })
+                    .then(|| format!("{}-{}", spec.cluster, g.suffix))
+            });
             out.push(MachineInfo {
                 index,
                 role,
@@ -128,6 +161,10 @@ pub fn build(spec: &ScenarioSpec, rng: &mut SmallRng) -> Vec<MachineInfo> {
                 servers,
                 stuck_lock: ov.and_then(|o| o.stuck_lock),
                 vrouter_never_ready: ov.is_some_and(|o| o.vrouter_never_ready),
+                no_collocated_roles: ov.is_some_and(|o| o.no_collocated_roles),
+                disabled: ov.is_some_and(|o| o.disabled),
+                drain_blocked: ov.and_then(|o| o.drain_blocked),
+                update_group,
             });
         }
     }

@@ -16,6 +16,10 @@ pub enum PatchKind {
     Apply,
 }
 
+/// The message kube-apiserver gives for a JSON patch that cannot be applied.
+pub const JSON_PATCH_REFUSED: &str =
+    "the server rejected our request due to an error in our request";
+
 const ACCEPTED: &str =
     "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml";
 
@@ -105,11 +109,15 @@ pub fn apply_patch(
             let p: json_patch::Patch = serde_json::from_slice(body)
                 .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?;
             json_patch::patch(&mut doc, &p.0).map_err(|e| {
-                ApiError::new(
-                    422,
-                    "Invalid",
-                    format!("the server rejected our request due to an error in our request: {e}"),
-                )
+                // kube-apiserver (`jsonPatcher.applyJSPatch`) answers any
+                // failed operation, a failed `test` included, with
+                // `NewGenericServerResponse(422, …, err.Error(), 0, false)`:
+                // reason Invalid and this fixed message; the patch library's
+                // own text ("testing value … failed") is not sent back
+                // (kubectl prints "The request is invalid: the server
+                // rejected our request due to an error in our request").
+                tracing::debug!(target: "sim", "json patch refused: {e}");
+                ApiError::new(422, "Invalid", JSON_PATCH_REFUSED)
             })?;
         }
     }
@@ -156,6 +164,8 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(fail.code, 422);
+        assert_eq!(fail.reason, "Invalid");
+        assert_eq!(fail.message, JSON_PATCH_REFUSED);
         let bad = apply_patch(node, &obj, "application/json-patch+json", b"{not json").unwrap_err();
         assert_eq!(bad.code, 400);
         let ct = apply_patch(node, &obj, "text/plain", b"{}").unwrap_err();

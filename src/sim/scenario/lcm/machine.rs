@@ -7,28 +7,41 @@
 use serde_json::{Value, json};
 
 use super::super::engine::{Ctx, HardReboot, NMR, NWL, RequestState, check, set_status_str};
+use super::super::kaas_objects::{MACHINES, provider_status};
 use super::super::kube_events::{Source, record_node_event};
 use super::super::lcmlog::Level;
 use super::super::objects::{self, cluster_state_name, nwl_name, ready_condition};
 use super::super::spec::Controller;
-use super::super::text::{cd_locks_active, cd_word, k8s_time, sd_waiting};
+use super::super::text::{cd_locks_active, cd_word, drain_evict_timeout, k8s_time, sd_waiting};
 use super::{KERNEL_TO, LCMCLUSTERSTATES, LCMMACHINES, Lcm, MachineStep};
 
 impl Lcm {
     pub(super) fn start_maintenance(&mut self, ctx: &mut Ctx, i: usize) {
         let m = &ctx.machines[i];
         let spec = ctx.spec;
+        // A node without OpenStack, Ceph or TF has no workload locks and gets
+        // no NodeMaintenanceRequest: LCM only drains it (inferred from the
+        // update flow: requests exist for the application controllers).
+        if m.has_any_lock() {
+            check(
+                ctx.mosk
+                    .create(NMR, objects::node_maintenance_request(spec, m)),
+                "create NodeMaintenanceRequest",
+            );
+            ctx.facts.nmr[i] = RequestState::Present;
+            let scope = if spec.reboot { "os" } else { "drain" };
+            ctx.lcm(
+                Level::Info,
+                "Created NodeMaintenanceRequest",
+                &[("machine", &m.name), ("node", &m.node), ("scope", scope)],
+            );
+        }
+        let ns = spec.namespace.clone();
         check(
-            ctx.mosk
-                .create(NMR, objects::node_maintenance_request(spec, m)),
-            "create NodeMaintenanceRequest",
-        );
-        ctx.facts.nmr[i] = RequestState::Present;
-        let scope = if spec.reboot { "os" } else { "drain" };
-        ctx.lcm(
-            Level::Info,
-            "Created NodeMaintenanceRequest",
-            &[("machine", &m.name), ("node", &m.node), ("scope", scope)],
+            ctx.mgmt.update(MACHINES, Some(&ns), &m.name, |o| {
+                o["status"]["providerStatus"] = provider_status(false, true);
+            }),
+            "update Machine",
         );
         let cd_msg = self.locks_message(ctx, i).unwrap_or_default();
         check(
@@ -127,8 +140,16 @@ impl Lcm {
                         "All NodeWorkloadLocks are inactive, cordoning and draining node",
                         &[("machine", name), ("node", node)],
                     );
+                    // A pod that cannot be evicted holds the drain (reference §7.1).
+                    let blocked = m
+                        .drain_blocked
+                        .map_or(jiff::SignedDuration::ZERO, |b| b.get());
+                    self.drain_started[i] = Some(ctx.now);
                     self.steps[i] = MachineStep::Draining {
-                        until: ctx.after(d.drain),
+                        until: ctx
+                            .after(d.drain)
+                            .saturating_add(blocked)
+                            .unwrap_or(ctx.now),
                     };
                 }
                 Some(msg) => {
@@ -167,7 +188,16 @@ impl Lcm {
                     }
                 }
             },
+            MachineStep::Draining { until } if ctx.now < until && m.drain_blocked.is_some() => {
+                self.drain_trouble(ctx, i);
+            }
             MachineStep::Draining { until } if ctx.now >= until => {
+                if m.drain_blocked.is_some() {
+                    Self::update_machine(ctx, i, |o| {
+                        set_status_str(o, "kubernetesCordonDrainError", None);
+                        o["status"]["lcmOperationStuck"] = false.into();
+                    });
+                }
                 Self::set_cluster_state(ctx, "cd", name, |o| {
                     set_status_str(o, "value", Some("true"))
                 });
@@ -274,10 +304,41 @@ impl Lcm {
         }
     }
 
+    /// A drain that cannot evict a pod: after kubectl's global timeout (10m)
+    /// the error is written; after two timeouts LCM marks the operation
+    /// stuck (when LCM sets `lcmOperationStuck` is not documented: inferred).
+    fn drain_trouble(&mut self, ctx: &mut Ctx, i: usize) {
+        let Some(since) = self.drain_started[i] else {
+            return;
+        };
+        let ran = ctx.now.duration_since(since);
+        let timeout = jiff::SignedDuration::from_mins(10);
+        if ran >= timeout && !self.drain_error_written[i] {
+            self.drain_error_written[i] = true;
+            let text = drain_evict_timeout("patroni-13-2", "stacklight");
+            Self::update_machine(ctx, i, |o| {
+                set_status_str(o, "kubernetesCordonDrainError", Some(&text))
+            });
+            let (name, node) = (ctx.machines[i].name.clone(), ctx.machines[i].node.clone());
+            ctx.lcm(Level::Error, &text, &[("machine", &name), ("node", &node)]);
+            ctx.note(format!("drain error: {name}"));
+        }
+        if ran >= timeout * 2 && !self.stuck_written[i] {
+            self.stuck_written[i] = true;
+            Self::update_machine(ctx, i, |o| o["status"]["lcmOperationStuck"] = true.into());
+            ctx.note(format!("LCM operation stuck: {}", ctx.machines[i].name));
+        }
+    }
+
     /// Servers still on the node when it reboots go down with it.
     fn record_hard_reboot(&mut self, ctx: &mut Ctx, i: usize) {
         let m = &ctx.machines[i];
-        let servers: Vec<String> = ctx.nova.on_host(&m.node).map(|s| s.id.clone()).collect();
+        let servers: Vec<String> = ctx
+            .nova
+            .on_host(&m.node)
+            .filter(|s| !s.stopped)
+            .map(|s| s.id.clone())
+            .collect();
         if servers.is_empty() {
             return;
         }
@@ -321,15 +382,29 @@ impl Lcm {
             );
         }
         check(
-            ctx.mosk.delete(NMR, None, &m.node, &Value::Null, false),
-            "delete NodeMaintenanceRequest",
+            ctx.mgmt.update(MACHINES, Some(&ns), &m.name, |o| {
+                o["status"]["providerStatus"] = provider_status(true, false);
+            }),
+            "update Machine",
         );
-        ctx.facts.nmr[i] = RequestState::Deleting;
-        ctx.lcm(
-            Level::Info,
-            "Machine is updated, removed NodeMaintenanceRequest",
-            &[("machine", &m.name), ("node", &m.node)],
-        );
+        if ctx.facts.nmr[i] == RequestState::Present {
+            check(
+                ctx.mosk.delete(NMR, None, &m.node, &Value::Null, false),
+                "delete NodeMaintenanceRequest",
+            );
+            ctx.facts.nmr[i] = RequestState::Deleting;
+            ctx.lcm(
+                Level::Info,
+                "Machine is updated, removed NodeMaintenanceRequest",
+                &[("machine", &m.name), ("node", &m.node)],
+            );
+        } else {
+            ctx.lcm(
+                Level::Info,
+                "Machine is updated",
+                &[("machine", &m.name), ("node", &m.node)],
+            );
+        }
         ctx.note(format!("machine updated: {}", m.name));
         self.steps[i] = MachineStep::Done;
     }

@@ -18,6 +18,7 @@ use serde_json::Value;
 use super::engine::{CMR, CWL, Ctx, RequestState, UpdatePhase, check, set_status_str};
 use super::lcmlog::Level;
 use super::objects;
+use super::plan_spec::Stage;
 use super::spec::Role;
 
 const LCMMACHINES: &str = "lcmmachines";
@@ -82,6 +83,10 @@ pub struct Lcm {
     finalization_until: Option<Timestamp>,
     cmr_deleted: bool,
     ready_written: Option<usize>,
+    /// When each machine's drain started (for drain errors).
+    drain_started: Vec<Option<Timestamp>>,
+    drain_error_written: Vec<bool>,
+    stuck_written: Vec<bool>,
 }
 
 impl Lcm {
@@ -93,6 +98,9 @@ impl Lcm {
             finalization_until: None,
             cmr_deleted: false,
             ready_written: None,
+            drain_started: vec![None; machines],
+            drain_error_written: vec![false; machines],
+            stuck_written: vec![false; machines],
         }
     }
 
@@ -107,7 +115,8 @@ impl Lcm {
                 let at = start
                     .saturating_add(ctx.spec.durations.update_start.get())
                     .unwrap_or(start);
-                if ctx.now >= at {
+                // With a ClusterUpdatePlan, nothing starts before its first step is commenced.
+                if ctx.now >= at && ctx.facts.gate(Stage::Openstack) {
                     self.trigger(ctx);
                 }
             }
@@ -160,8 +169,13 @@ impl Lcm {
             &[("lcmcluster", &key), ("name", cl)],
         );
         ctx.note("update triggered: ClusterMaintenanceRequest created");
+        ctx.facts.begin(Stage::Openstack, ctx.now);
         let prepare = spec.durations.prepare.get();
         for (i, m) in ctx.machines.iter().enumerate() {
+            if m.disabled {
+                // A disabled machine is out of LCM's hands (reference §5.3).
+                continue;
+            }
             // Downloads finish at slightly different times (inferred).
             let spread = prepare.as_secs().max(4) / 4;
             let extra =
@@ -227,6 +241,10 @@ impl Lcm {
             .collect();
         let key = format!("{}/{}", ctx.spec.namespace, ctx.spec.cluster);
         if active.is_empty() {
+            if !ctx.facts.gate(Stage::Masters) {
+                return;
+            }
+            ctx.facts.begin(Stage::Masters, ctx.now);
             ctx.lcm(
                 Level::Info,
                 "All ClusterWorkloadLocks are inactive, proceeding with machines update",
@@ -244,46 +262,115 @@ impl Lcm {
         }
     }
 
-    /// Masters (`masters = true`) one at a time, or workers `worker_concurrency` at a time.
+    /// Masters (`masters = true`) one at a time, or workers
+    /// `worker_concurrency` at a time (by UpdateGroup when the scenario has
+    /// groups). Disabled machines are skipped. New machines start only while
+    /// the stage's gate is open (a machine-granularity plan step pauses
+    /// between machines).
     fn run_group(&mut self, ctx: &mut Ctx, masters: bool) {
         let in_group = |r: Role| (r == Role::Control) == masters;
         let members: Vec<usize> = (0..self.steps.len())
-            .filter(|&i| in_group(ctx.machines[i].role))
+            .filter(|&i| in_group(ctx.machines[i].role) && !ctx.machines[i].disabled)
             .collect();
         for &i in &members {
             if self.steps[i].in_flight() {
                 self.advance_machine(ctx, i);
             }
         }
-        let limit = if masters {
-            1
+        let stage = if masters {
+            Stage::Masters
         } else {
-            ctx.spec.worker_concurrency as usize
+            Stage::Workers
         };
+        let all_done = members.iter().all(|&i| self.steps[i] == MachineStep::Done);
+        if ctx.facts.gate(stage) && !all_done {
+            ctx.facts.begin(stage, ctx.now);
+            if masters || ctx.spec.update_groups.is_empty() {
+                let limit = if masters {
+                    1
+                } else {
+                    ctx.spec.worker_concurrency as usize
+                };
+                self.start_in_order(ctx, &members, limit, masters);
+            } else {
+                self.start_by_groups(ctx, &members);
+            }
+        }
+        if !all_done {
+            return;
+        }
+        if masters {
+            ctx.facts.end(Stage::Masters, ctx.now);
+            ctx.note("all masters updated");
+            ctx.facts.phase = UpdatePhase::Workers;
+        } else {
+            ctx.facts.end(Stage::Workers, ctx.now);
+            if ctx.facts.gate(Stage::Finalization) {
+                ctx.note("all workers updated; finalization");
+                ctx.facts.begin(Stage::Finalization, ctx.now);
+                self.start_finalization(ctx);
+            }
+        }
+    }
+
+    /// Starts Prepared machines of `members` in order while fewer than `limit` are in flight.
+    fn start_in_order(&mut self, ctx: &mut Ctx, members: &[usize], limit: usize, strict: bool) {
         let mut running = members
             .iter()
             .filter(|&&i| self.steps[i].in_flight())
             .count();
-        for &i in &members {
+        for &i in members {
             if running >= limit {
                 break;
             }
             if self.steps[i] == MachineStep::Prepared {
                 self.start_maintenance(ctx, i);
                 running += 1;
-            } else if masters && matches!(self.steps[i], MachineStep::Preparing { .. }) {
+            } else if strict && matches!(self.steps[i], MachineStep::Preparing { .. }) {
                 // Masters go strictly in order.
                 break;
             }
         }
-        if members.iter().all(|&i| self.steps[i] == MachineStep::Done) {
-            if masters {
-                ctx.note("all masters updated");
-                ctx.facts.phase = UpdatePhase::Workers;
-            } else {
-                ctx.note("all workers updated; finalization");
-                self.start_finalization(ctx);
+    }
+
+    /// UpdateGroups (reference §3.4): the groups of the lowest index that
+    /// still has machines to update run together, each with at most
+    /// `concurrentUpdates` machines in flight, in upgrade-index order.
+    /// Workers without a group are in the default group, index 1 [I].
+    fn start_by_groups(&mut self, ctx: &mut Ctx, members: &[usize]) {
+        let group_of = |i: usize| -> (u32, usize, String) {
+            let name = ctx.machines[i].update_group.clone().unwrap_or_default();
+            let g = ctx
+                .spec
+                .update_groups
+                .iter()
+                .find(|g| format!("{}-{}", ctx.spec.cluster, g.suffix) == name);
+            match g {
+                Some(g) => (g.index, g.concurrent_updates as usize, name),
+                None => (1, ctx.spec.worker_concurrency as usize, name),
             }
+        };
+        let Some(index) = members
+            .iter()
+            .filter(|&&i| self.steps[i] != MachineStep::Done)
+            .map(|&i| group_of(i).0)
+            .min()
+        else {
+            return;
+        };
+        let mut groups: Vec<(String, usize, Vec<usize>)> = Vec::new();
+        for &i in members {
+            let (gi, limit, name) = group_of(i);
+            if gi != index {
+                continue;
+            }
+            match groups.iter_mut().find(|g| g.0 == name) {
+                Some(g) => g.2.push(i),
+                None => groups.push((name, limit, vec![i])),
+            }
+        }
+        for (_, limit, machines) in groups {
+            self.start_in_order(ctx, &machines, limit, false);
         }
     }
 
@@ -336,6 +423,7 @@ impl Lcm {
                 &[("lcmcluster", &key), ("release", &release)],
             );
             ctx.note("update complete");
+            ctx.facts.end(Stage::Finalization, ctx.now);
             ctx.facts.phase = UpdatePhase::Done;
         }
     }
