@@ -12,7 +12,7 @@ use crate::cluster_support::inproc::{InSim, clusters};
 use crate::cluster_support::*;
 
 /// Kinds served by both default registries.
-pub const ALL_KINDS: [Kind; 10] = Kind::ALL;
+pub const ALL_KINDS: [Kind; Kind::ALL.len()] = Kind::ALL;
 
 pub struct Running {
     pub pair: Pair,

@@ -103,14 +103,14 @@ pub struct ConfirmDialog {
     pub error: Option<String>,
     /// The name the operator must type before the plan can be confirmed
     /// (commencing a step with a major impact on workloads), and the field.
-    pub typed_name: Option<TypedName>,
+    pub typed_name: Option<Box<TypedName>>,
 }
 
 impl ConfirmDialog {
     pub fn new(plan: ActionPlan) -> ConfirmDialog {
         let typed_name = crate::app::actions::commence::commence_step(&plan)
             .filter(|c| c.needs_typed_name())
-            .map(|c| TypedName::new(&c.name));
+            .map(|c| Box::new(TypedName::new(&c.name)));
         ConfirmDialog {
             plan,
             focus: ConfirmFocus::Cancel,
@@ -123,7 +123,7 @@ impl ConfirmDialog {
     /// Whether the dialog may be confirmed as far as the typed name goes:
     /// no name is asked, or the field holds exactly the name asked for.
     pub fn name_typed(&self) -> bool {
-        self.typed_name.as_ref().is_none_or(TypedName::matches)
+        self.typed_name.as_ref().is_none_or(|t| t.matches())
     }
 }
 
