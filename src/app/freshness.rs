@@ -169,7 +169,7 @@ pub fn is_loading(model: &Model, pane: Pane) -> bool {
 
 /// The mark a pane's border carries, if any:
 /// `STALE: mosk API unreachable for 45s, data as of 12:41:03, retrying in 8s`,
-/// or `loading: 7 of 10 lists`.
+/// or `loading: 13 of 16 lists`.
 pub fn mark(model: &Model, pane: Pane) -> Option<String> {
     let bad = unhealthy(model, pane.kinds());
     if bad.is_empty() {
