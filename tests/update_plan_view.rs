@@ -286,6 +286,21 @@ fn commence_dialog_major_step_needs_the_name() {
 }
 
 #[test]
+fn the_first_visit_selects_the_step_that_runs_or_waits() {
+    let mut m = with_plan(View::Overview, up::paused_before(2));
+    key(&mut m, KeyCode::Char('0'));
+    assert_eq!(m.view, View::UpdatePlan);
+    let s = screen(&m, 80, 24);
+    assert!(s.contains("Step 3: k8s-controllers"), "{s}");
+    let mut m = with_plan(View::Overview, up::running(1, now()));
+    key(&mut m, KeyCode::Char(':'));
+    type_text(&mut m, "plan");
+    key(&mut m, KeyCode::Enter);
+    assert_eq!(m.view, View::UpdatePlan);
+    assert!(screen(&m, 80, 24).contains("Step 2: ceph"));
+}
+
+#[test]
 fn commence_is_offered_only_where_the_step_is_shown() {
     let mut m = with_plan(View::Machines, up::paused_before(1));
     key(&mut m, KeyCode::Char('c'));

@@ -317,6 +317,13 @@ fn run_command(model: &mut Model, text: &str) {
 pub(crate) fn switch_view(model: &mut Model, view: View) {
     model.view = view;
     model.overlay = None;
+    if view == View::UpdatePlan && model.cursor(view).selected_id.is_none() {
+        // The first visit selects the step that runs, else the one waiting.
+        let step = crate::app::tables::update_plan::focus_step(model);
+        if let Some(i) = step {
+            model.cursor_mut(view).selected_id = Some(crate::app::tables::update_plan::row_id(i));
+        }
+    }
 }
 
 fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {

@@ -158,6 +158,13 @@ fn tone(step: &PlanStep, running: Option<usize>, waiting: Option<usize>, now: Ti
     }
 }
 
+/// The step the view selects first: the one that runs, else the one that
+/// waits for commence.
+pub fn focus_step(model: &Model) -> Option<usize> {
+    let p = shown_plan(model)?;
+    running_index(&plan_state(model, p)).or_else(|| plan::next_to_commence(p).map(|s| s.index))
+}
+
 /// The row id of step `index` (the cursor follows it).
 pub fn row_id(index: usize) -> String {
     format!("step/{index}")
