@@ -227,7 +227,8 @@ async fn a_stale_step_is_refused_by_the_server_and_said_so() {
     );
     let rec = h.audit().pop().unwrap();
     assert_eq!(rec.phase, AuditPhase::Result);
-    assert_eq!(rec.outcome, AuditOutcome::Conflict);
+    assert_eq!(rec.outcome, AuditOutcome::Refused);
+    assert_eq!(rec.outcome.as_str(), "refused");
     assert!(
         rec.message
             .as_deref()

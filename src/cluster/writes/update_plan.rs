@@ -80,7 +80,7 @@ fn changed_text(step: &CommenceStep, now: Option<&DynamicObject>) -> String {
 impl Writer {
     /// Commences `step` of the ClusterUpdatePlan `namespace/name` (management
     /// cluster). A failed `test` (422) is explained from the plan as the
-    /// server holds it now, as a conflict.
+    /// server holds it now, as refused.
     pub async fn commence_step(
         &self,
         namespace: &str,
@@ -100,7 +100,7 @@ impl Writer {
             Ok(_) => Ok(()),
             Err(kube::Error::Api(s)) if s.code == 422 => {
                 let now = api.get(name).await.ok();
-                Err(WriteError::Conflict(changed_text(step, now.as_ref())))
+                Err(WriteError::Refused(changed_text(step, now.as_ref())))
             }
             Err(e) => Err(errors::explain(
                 e,
