@@ -12,11 +12,20 @@ use crate::fixture::*;
 const LCMMACHINES: &str = include_str!("../../assets/crds/lcm.mirantis.com_lcmmachines.yaml");
 const LCMCLUSTERSTATES: &str =
     include_str!("../../assets/crds/lcm.mirantis.com_lcmclusterstates.yaml");
+/// The MCC 2.27+ kinds, served so that only LCMCluster is missing.
+const KAAS_CRDS: [&str; 4] = [
+    include_str!("../../assets/crds/derived-by-us_machines.yaml"),
+    include_str!("../../assets/crds/derived-by-us_clusterupdateplans.yaml"),
+    include_str!("../../assets/crds/derived-by-us_updateautopauses.yaml"),
+    include_str!("../../assets/crds/derived-by-us_updategroups.yaml"),
+];
 
 #[tokio::test]
 async fn a_missing_crd_is_reported_and_the_other_kinds_still_arrive() {
     // A management cluster without the LCMCluster CRD.
-    let mgmt = Registry::with_crds(&[LCMMACHINES, LCMCLUSTERSTATES]).unwrap();
+    let mut crds = vec![LCMMACHINES, LCMCLUSTERSTATES];
+    crds.extend(KAAS_CRDS);
+    let mgmt = Registry::with_crds(&crds).unwrap();
     let p = pair(mgmt, Registry::mosk()).await;
     p.mgmt
         .store
