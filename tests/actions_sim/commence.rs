@@ -353,3 +353,102 @@ async fn a_major_step_needs_its_name_typed() {
     assert_eq!(body[0]["value"], "k8s-workers");
     assert_eq!(commence_of(&h, 3), Some(true));
 }
+
+/// Where the console reads the plan now (from what the watches would show).
+fn console_state(h: &Harness) -> mosk_console::domain::plan::PlanState {
+    let p = mosk_console::app::tables::update_plan::shown_plan(&h.model).expect("a plan");
+    mosk_console::app::tables::update_plan::plan_state(&h.model, p)
+}
+
+/// Acknowledges manual migration on every node whose OpenStack lock says
+/// servers are still present, through the keys.
+async fn acknowledge_waiting_nodes(h: &mut Harness) {
+    use mosk_console::app::actions::plan::acknowledge_offer;
+    let nodes: Vec<String> = h
+        .model
+        .snapshot
+        .nodes()
+        .filter(|n| n.migration_mode.as_ref().map(|m| m.as_str()) != Some("skip"))
+        .map(|n| n.name.clone())
+        .filter(|n| acknowledge_offer(&h.model.snapshot, n).is_ok())
+        .collect();
+    for node in nodes {
+        h.tick_and_settle().await;
+        h.select(&[&node]);
+        h.press('a');
+        h.press('y');
+        let outcome = h.run_to_end(false).await;
+        assert!(
+            matches!(outcome, RunOutcome::Completed { .. }),
+            "{outcome:?}"
+        );
+        h.close();
+        h.model.selected_nodes.clear();
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_plan_scenario_runs_to_the_end_when_each_step_is_commenced() {
+    use mosk_console::domain::plan::PlanState;
+    let (mut h, seen) = plan_harness(WriteMode::Live);
+    h.tick_and_settle().await;
+    let mut commenced: Vec<String> = Vec::new();
+    let mut auto_paused = false;
+    for _ in 0..5000 {
+        h.refresh();
+        match console_state(&h) {
+            PlanState::Done => break,
+            // The worker step waits for the operator on nodes whose servers
+            // cannot leave by themselves: acknowledge them (mode -> skip).
+            PlanState::Running { .. } => acknowledge_waiting_nodes(&mut h).await,
+            PlanState::AutoPaused { alerts, .. } if !alerts.is_empty() => auto_paused = true,
+            // Waiting for commence (or auto-paused with the alert cleared):
+            // commence through the keys, typing the name when asked.
+            _ => {
+                h.tick_and_settle().await;
+                h.press('c');
+                let Some(Dialog::Confirm(c)) = &h.model.actions.dialog else {
+                    panic!("no dialog: {:?}", h.model.notice)
+                };
+                let step = mosk_console::app::actions::commence::commence_step(&c.plan)
+                    .unwrap()
+                    .clone();
+                match c.typed_name.as_ref().map(|t| t.expected.clone()) {
+                    Some(name) => {
+                        for ch in name.chars() {
+                            h.press(ch);
+                        }
+                        h.key(KeyCode::Enter, KeyModifiers::NONE);
+                    }
+                    None => h.press('y'),
+                }
+                let outcome = h.run_to_end(false).await;
+                assert!(
+                    matches!(outcome, RunOutcome::Completed { .. }),
+                    "{outcome:?}"
+                );
+                h.close();
+                commenced.push(step.id.clone().unwrap_or(step.name));
+            }
+        }
+        h.world.step(jiff::SignedDuration::from_secs(30));
+    }
+    assert_eq!(console_state(&h), PlanState::Done, "{commenced:?}");
+    assert!(auto_paused, "the alert fired during the worker step");
+    assert_eq!(
+        commenced,
+        [
+            "openstack",
+            "ceph",
+            "k8s-controllers",
+            "k8s-workers",
+            "k8s-workers",
+            "stacklight"
+        ],
+        "each step once, the worker step again after the auto-pause"
+    );
+    assert_eq!(patches(&seen).len(), commenced.len());
+    let s = screen(&h);
+    assert!(s.contains("update plan: done"), "{s}");
+    assert!(!s.contains("c: commence"), "nothing left to commence:\n{s}");
+}
