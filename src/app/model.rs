@@ -30,10 +30,12 @@ pub enum View {
     Logs,
     Events,
     Audit,
+    /// The ClusterUpdatePlan of the cluster: its steps, and commence.
+    UpdatePlan,
 }
 
 impl View {
-    pub const ALL: [View; 9] = [
+    pub const ALL: [View; 10] = [
         View::Overview,
         View::Machines,
         View::States,
@@ -43,6 +45,7 @@ impl View {
         View::Logs,
         View::Events,
         View::Audit,
+        View::UpdatePlan,
     ];
 
     /// The name typed after `:` to switch to the view.
@@ -57,6 +60,7 @@ impl View {
             View::Logs => "logs",
             View::Events => "events",
             View::Audit => "audit",
+            View::UpdatePlan => "plan",
         }
     }
 
@@ -72,6 +76,7 @@ impl View {
             View::Logs => "Logs",
             View::Events => "Events",
             View::Audit => "Audit",
+            View::UpdatePlan => "Update plan",
         }
     }
 
@@ -89,6 +94,9 @@ impl View {
             "nmr" | "cmr" | "request" | "maintenance" => Some(View::Requests),
             "log" => Some(View::Logs),
             "tf" | "vr" => Some(View::Vrouter),
+            "updateplan" | "update-plan" | "cup" | "clusterupdateplan" | "clusterupdateplans" => {
+                Some(View::UpdatePlan)
+            }
             _ => None,
         };
         if alias.is_some() {

@@ -50,6 +50,8 @@ pub enum KeyAction {
     RestartAllVrouters,
     ToggleSelect,
     GroupByUpdateGroup,
+    ViewUpdatePlan,
+    CommenceStep,
 }
 
 /// Help-overlay sections, in display order.
@@ -76,7 +78,7 @@ impl KeyGroup {
 
 impl KeyAction {
     /// Every action, in help-overlay order.
-    pub const ALL: [KeyAction; 38] = [
+    pub const ALL: [KeyAction; 40] = [
         KeyAction::Help,
         KeyAction::Filter,
         KeyAction::Command,
@@ -103,6 +105,7 @@ impl KeyAction {
         KeyAction::ViewLogs,
         KeyAction::ViewEvents,
         KeyAction::ViewAudit,
+        KeyAction::ViewUpdatePlan,
         KeyAction::LogFollow,
         KeyAction::LogWrap,
         KeyAction::LogLevel,
@@ -114,6 +117,7 @@ impl KeyAction {
         KeyAction::AcknowledgeMigration,
         KeyAction::RestartVrouter,
         KeyAction::RestartAllVrouters,
+        KeyAction::CommenceStep,
         KeyAction::ToggleSelect,
     ];
 
@@ -158,6 +162,8 @@ impl KeyAction {
             KeyAction::RestartAllVrouters => "restart-all-vrouters",
             KeyAction::ToggleSelect => "toggle-select",
             KeyAction::GroupByUpdateGroup => "group-by-update-group",
+            KeyAction::ViewUpdatePlan => "view-update-plan",
+            KeyAction::CommenceStep => "commence-step",
         }
     }
 
@@ -202,6 +208,8 @@ impl KeyAction {
             KeyAction::RestartAllVrouters => "restart all outdated vRouter pods, one at a time",
             KeyAction::ToggleSelect => "select / unselect the row",
             KeyAction::GroupByUpdateGroup => "Machines: group by update group (on / off)",
+            KeyAction::ViewUpdatePlan => "Update plan (ClusterUpdatePlan steps)",
+            KeyAction::CommenceStep => "commence the update plan's next step",
         }
     }
 
@@ -212,11 +220,11 @@ impl KeyAction {
             Down | Up | Top | Bottom | PageDown | PageUp | NextView | PreviousView | Sort
             | ReverseSort | GroupByUpdateGroup => KeyGroup::Navigation,
             ViewOverview | ViewMachines | ViewStates | ViewLocks | ViewRequests | ViewVrouter
-            | ViewLogs | ViewEvents | ViewAudit => KeyGroup::Views,
+            | ViewLogs | ViewEvents | ViewAudit | ViewUpdatePlan => KeyGroup::Views,
             LogFollow | LogWrap | LogLevel | LogSearch | LogNextMatch | LogPreviousMatch
             | LogsForMachine => KeyGroup::Logs,
             SetMigrationMode | AcknowledgeMigration | RestartVrouter | RestartAllVrouters
-            | ToggleSelect => KeyGroup::Actions,
+            | ToggleSelect | CommenceStep => KeyGroup::Actions,
         }
     }
 
