@@ -47,6 +47,10 @@ pub enum AuditOutcome {
     /// The console quit (or hung up) before the answer came: the request
     /// was sent, and the server may or may not have applied it.
     Interrupted,
+    /// The server refused the change because what it tests no longer held
+    /// (a JSON patch `test` op failed: the object changed since the screen
+    /// showed it); nothing was changed.
+    Refused,
 }
 
 impl AuditOutcome {
@@ -61,6 +65,7 @@ impl AuditOutcome {
             AuditOutcome::Failed => "failed",
             AuditOutcome::Cancelled => "cancelled",
             AuditOutcome::Interrupted => "interrupted",
+            AuditOutcome::Refused => "refused",
         }
     }
 }

@@ -79,7 +79,8 @@ pub enum Pane {
 }
 
 /// The kinds the phase and progress are computed from (`domain::phase`,
-/// `domain::progress`), plus the LCMCluster for the release line.
+/// `domain::progress`), plus the LCMCluster for the release line and the
+/// ClusterUpdatePlan (with its UpdateAutoPause) for the update plan line.
 const UPDATE_KINDS: &[Kind] = &[
     Kind::LcmCluster,
     Kind::LcmMachine,
@@ -129,6 +130,7 @@ impl Pane {
             ],
             Pane::View(View::Vrouter) => &[Kind::VrouterPod, Kind::VrouterDaemonSet, Kind::Node],
             Pane::View(View::Events) => &Kind::ALL,
+            Pane::View(View::UpdatePlan) => &[Kind::ClusterUpdatePlan, Kind::UpdateAutoPause],
             // The log follower has its own status line; the Audit view is
             // this session's own records; the Overview's panes are above.
             Pane::View(View::Logs | View::Audit | View::Overview) => &[],

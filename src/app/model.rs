@@ -31,10 +31,12 @@ pub enum View {
     Logs,
     Events,
     Audit,
+    /// The ClusterUpdatePlan of the cluster: its steps, and commence.
+    UpdatePlan,
 }
 
 impl View {
-    pub const ALL: [View; 9] = [
+    pub const ALL: [View; 10] = [
         View::Overview,
         View::Machines,
         View::States,
@@ -44,6 +46,7 @@ impl View {
         View::Logs,
         View::Events,
         View::Audit,
+        View::UpdatePlan,
     ];
 
     /// The name typed after `:` to switch to the view.
@@ -58,6 +61,7 @@ impl View {
             View::Logs => "logs",
             View::Events => "events",
             View::Audit => "audit",
+            View::UpdatePlan => "plan",
         }
     }
 
@@ -73,6 +77,7 @@ impl View {
             View::Logs => "Logs",
             View::Events => "Events",
             View::Audit => "Audit",
+            View::UpdatePlan => "Update plan",
         }
     }
 
@@ -90,6 +95,9 @@ impl View {
             "nmr" | "cmr" | "request" | "maintenance" => Some(View::Requests),
             "log" => Some(View::Logs),
             "tf" | "vr" => Some(View::Vrouter),
+            "updateplan" | "update-plan" | "cup" | "clusterupdateplan" | "clusterupdateplans" => {
+                Some(View::UpdatePlan)
+            }
             _ => None,
         };
         if alias.is_some() {

@@ -198,9 +198,10 @@ fn confirms_unseen(model: &mut Model, key: &KeyEvent) -> bool {
     let Some(Dialog::Confirm(c)) = &mut model.actions.dialog else {
         return false;
     };
+    // With a name to type, letters go to the field and Enter confirms.
     let confirms = match key.code {
-        KeyCode::Char('y') | KeyCode::Char('Y') => true,
-        KeyCode::Enter => c.focus == ConfirmFocus::Confirm,
+        KeyCode::Char('y') | KeyCode::Char('Y') => c.typed_name.is_none(),
+        KeyCode::Enter => c.focus == ConfirmFocus::Confirm || c.typed_name.is_some(),
         _ => false,
     };
     if !confirms || seen == Some(c.plan.id) {
@@ -324,6 +325,13 @@ fn run_command(model: &mut Model, text: &str) {
 pub(crate) fn switch_view(model: &mut Model, view: View) {
     model.view = view;
     model.overlay = None;
+    if view == View::UpdatePlan && model.cursor(view).selected_id.is_none() {
+        // The first visit selects the step that runs, else the one waiting.
+        let step = crate::app::tables::update_plan::focus_step(model);
+        if let Some(i) = step {
+            model.cursor_mut(view).selected_id = Some(crate::app::tables::update_plan::row_id(i));
+        }
+    }
 }
 
 fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
@@ -393,6 +401,7 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
         ViewLogs => switch_view(model, View::Logs),
         ViewEvents => switch_view(model, View::Events),
         ViewAudit => switch_view(model, View::Audit),
+        ViewUpdatePlan => switch_view(model, View::UpdatePlan),
         LogFollow => {
             model.logs.follow = !model.logs.follow;
             if model.logs.follow {
@@ -414,7 +423,8 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
         ToggleSelect => toggle_selected_node(model),
         DismissReminder => dismiss_queue_reminder(model),
         GroupByUpdateGroup => crate::app::navigation::toggle_group_by_update_group(model),
-        SetMigrationMode | AcknowledgeMigration | RestartVrouter | RestartAllVrouters => {
+        SetMigrationMode | AcknowledgeMigration | RestartVrouter | RestartAllVrouters
+        | CommenceStep => {
             if let Some(id) = ActionId::from_key(action) {
                 return actions::start(model, id);
             }

@@ -51,6 +51,8 @@ pub enum KeyAction {
     ToggleSelect,
     DismissReminder,
     GroupByUpdateGroup,
+    ViewUpdatePlan,
+    CommenceStep,
 }
 
 /// Help-overlay sections, in display order.
@@ -77,7 +79,7 @@ impl KeyGroup {
 
 impl KeyAction {
     /// Every action, in help-overlay order.
-    pub const ALL: [KeyAction; 39] = [
+    pub const ALL: [KeyAction; 41] = [
         KeyAction::Help,
         KeyAction::Filter,
         KeyAction::Command,
@@ -105,6 +107,7 @@ impl KeyAction {
         KeyAction::ViewLogs,
         KeyAction::ViewEvents,
         KeyAction::ViewAudit,
+        KeyAction::ViewUpdatePlan,
         KeyAction::LogFollow,
         KeyAction::LogWrap,
         KeyAction::LogLevel,
@@ -116,6 +119,7 @@ impl KeyAction {
         KeyAction::AcknowledgeMigration,
         KeyAction::RestartVrouter,
         KeyAction::RestartAllVrouters,
+        KeyAction::CommenceStep,
         KeyAction::ToggleSelect,
     ];
 
@@ -161,6 +165,8 @@ impl KeyAction {
             KeyAction::ToggleSelect => "toggle-select",
             KeyAction::DismissReminder => "dismiss-reminder",
             KeyAction::GroupByUpdateGroup => "group-by-update-group",
+            KeyAction::ViewUpdatePlan => "view-update-plan",
+            KeyAction::CommenceStep => "commence-step",
         }
     }
 
@@ -206,6 +212,8 @@ impl KeyAction {
             KeyAction::ToggleSelect => "select / unselect the row",
             KeyAction::DismissReminder => "dismiss a reminder for this session",
             KeyAction::GroupByUpdateGroup => "Machines: group by update group (on / off)",
+            KeyAction::ViewUpdatePlan => "Update plan (ClusterUpdatePlan steps)",
+            KeyAction::CommenceStep => "commence the update plan's next step",
         }
     }
 
@@ -216,11 +224,11 @@ impl KeyAction {
             Down | Up | Top | Bottom | PageDown | PageUp | NextView | PreviousView | Sort
             | ReverseSort | GroupByUpdateGroup => KeyGroup::Navigation,
             ViewOverview | ViewMachines | ViewStates | ViewLocks | ViewRequests | ViewVrouter
-            | ViewLogs | ViewEvents | ViewAudit => KeyGroup::Views,
+            | ViewLogs | ViewEvents | ViewAudit | ViewUpdatePlan => KeyGroup::Views,
             LogFollow | LogWrap | LogLevel | LogSearch | LogNextMatch | LogPreviousMatch
             | LogsForMachine => KeyGroup::Logs,
             SetMigrationMode | AcknowledgeMigration | RestartVrouter | RestartAllVrouters
-            | ToggleSelect => KeyGroup::Actions,
+            | ToggleSelect | CommenceStep => KeyGroup::Actions,
         }
     }
 

@@ -18,6 +18,7 @@ pub mod blockers;
 mod lockmsgs;
 mod scenario;
 pub mod update_groups;
+pub mod update_plan;
 pub use lockmsgs::{SERVER_D, both_lists_lock_message, unset_only_lock_message};
 pub use scenario::{Scenario, mid_update_scenario};
 

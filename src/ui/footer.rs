@@ -16,12 +16,21 @@ pub(crate) fn hint_actions(model: &Model) -> Vec<(KeyAction, &'static str)> {
     use KeyAction::*;
     let mut out: Vec<(KeyAction, &'static str)> = vec![(Help, "help")];
     match model.view {
-        View::Overview => out.extend([
-            (AcknowledgeMigration, "ack migration"),
-            (ViewMachines, "machines"),
-            (ViewLogs, "logs"),
-            (Command, "view"),
-        ]),
+        View::Overview => {
+            out.push((AcknowledgeMigration, "ack migration"));
+            // Only when there is an update plan with a step to commence.
+            if crate::app::tables::update_plan::shown_plan(model)
+                .and_then(crate::domain::plan::next_to_commence)
+                .is_some()
+            {
+                out.push((CommenceStep, "commence step"));
+            }
+            out.extend([
+                (ViewMachines, "machines"),
+                (ViewLogs, "logs"),
+                (Command, "view"),
+            ])
+        }
         View::Machines => {
             if model.detail_open {
                 out.push((Back, "close details"));
@@ -51,6 +60,12 @@ pub(crate) fn hint_actions(model: &Model) -> Vec<(KeyAction, &'static str)> {
             (LogNextMatch, "next"),
             (LogLevel, "level"),
             (LogWrap, "wrap"),
+            (Command, "view"),
+        ]),
+        View::UpdatePlan => out.extend([
+            (CommenceStep, "commence next step"),
+            (Down, "step"),
+            (ViewOverview, "overview"),
             (Command, "view"),
         ]),
         View::States | View::Locks | View::Requests | View::Events | View::Audit => out.extend([

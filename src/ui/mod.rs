@@ -14,6 +14,7 @@ mod overview;
 mod status_bar;
 mod table;
 mod tabs;
+mod update_plan;
 mod vrouter;
 
 use ratatui::Frame;
@@ -97,6 +98,7 @@ fn draw_view(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
         View::Overview => overview::draw(frame, area, model, theme),
         View::Machines => detail::draw_machines(frame, area, model, theme),
         View::Vrouter => vrouter::draw(frame, area, model, theme),
+        View::UpdatePlan => update_plan::draw(frame, area, model, theme),
         View::Logs => logs::draw(frame, area, model, theme),
         View::States | View::Locks | View::Requests | View::Events | View::Audit => {
             let data = tables::table(model, model.view);

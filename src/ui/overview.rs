@@ -11,12 +11,14 @@ use ratatui::widgets::{Gauge, Paragraph};
 use crate::app::freshness::{self, Pane};
 use crate::app::model::Model;
 use crate::app::tables::machines::state_text;
+use crate::app::tables::update_plan::{plan_state, shown_plan};
 use crate::app::tables::{Derived, derived};
 use crate::config::keymap::KeyAction;
 use crate::config::theme::Theme;
 use crate::domain::attention::AttentionItem;
 use crate::domain::join::MachineRow;
 use crate::domain::objects::LockState;
+use crate::domain::plan::{self, PlanState};
 use crate::ui::format::{self, duration_secs};
 use crate::ui::{fresh_pane, logs, pane};
 
@@ -81,7 +83,36 @@ fn working_on(d: &Derived) -> Vec<&MachineRow> {
 /// How many text lines the update pane has (the gauge line comes after
 /// them): release, phase, one per cluster lock (at least one).
 fn update_text_lines(model: &Model) -> u16 {
-    2 + model.snapshot.cluster_locks().count().max(1) as u16
+    let plan_line = u16::from(shown_plan(model).is_some());
+    2 + plan_line + model.snapshot.cluster_locks().count().max(1) as u16
+}
+
+/// The update plan's one line (`update plan: paused before step 2 "ceph"
+/// (waiting for commence)`), with the commence key when a step waits.
+fn plan_line(model: &Model, stale: &str, width: usize, theme: &Theme) -> Option<Line<'static>> {
+    let p = shown_plan(model)?;
+    let state = plan_state(model, p);
+    let style = match &state {
+        PlanState::AutoPaused { .. } | PlanState::Failed { .. } => theme.error,
+        PlanState::NotStarted | PlanState::PausedBefore { .. } => theme.attention,
+        PlanState::Done => theme.ok,
+        PlanState::Running { .. } => theme.phase,
+    };
+    let text = format!("{}{stale}", plan::summary(p, &state));
+    let key = model.keymap.first_key(KeyAction::CommenceStep);
+    let hint = match (&state, key) {
+        (PlanState::NotStarted | PlanState::PausedBefore { .. }, Some(k))
+            if !model.session.read_only =>
+        {
+            format!("  {k}: commence")
+        }
+        _ => String::new(),
+    };
+    let room = width.saturating_sub(hint.chars().count());
+    Some(Line::from(vec![
+        Span::styled(format::truncate(&text, room), style),
+        Span::styled(hint, theme.key_hint),
+    ]))
 }
 
 /// `(stale)` after a claim whose pane's data is stale.
@@ -166,6 +197,8 @@ fn draw_update(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme:
             ])
         }
     });
+
+    lines.extend(plan_line(model, stale, inner.width as usize, theme));
 
     let mut locks: Vec<_> = model.snapshot.cluster_locks().collect();
     locks.sort_by(|a, b| a.controller.cmp(&b.controller));

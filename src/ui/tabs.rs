@@ -21,6 +21,7 @@ pub(crate) fn view_action(view: View) -> KeyAction {
         View::Logs => KeyAction::ViewLogs,
         View::Events => KeyAction::ViewEvents,
         View::Audit => KeyAction::ViewAudit,
+        View::UpdatePlan => KeyAction::ViewUpdatePlan,
     }
 }
 

@@ -252,8 +252,20 @@ mod tests {
     }
 
     #[test]
-    fn all_keys_cover_nodes_and_pods() {
+    fn all_keys_cover_nodes_pods_and_update_plans() {
         let keys: Vec<String> = all_keys().iter().map(AccessKey::describe).collect();
-        assert_eq!(keys, vec!["patch nodes", "delete pods in tf"]);
+        assert_eq!(
+            keys,
+            vec![
+                "patch nodes",
+                "delete pods in tf",
+                "patch clusterupdateplans.kaas.mirantis.com"
+            ]
+        );
+        assert_eq!(
+            AccessKey::for_action(ActionId::CommenceStep).cluster,
+            ClusterId::Mgmt,
+            "the plan lives in the management cluster"
+        );
     }
 }

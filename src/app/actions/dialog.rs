@@ -101,16 +101,63 @@ pub struct ConfirmDialog {
     pub scroll: u16,
     /// Why the last confirmation was refused (access not known yet, …).
     pub error: Option<String>,
+    /// The name the operator must type before the plan can be confirmed
+    /// (commencing a step with a major impact on workloads), and the field.
+    pub typed_name: Option<Box<TypedName>>,
 }
 
 impl ConfirmDialog {
     pub fn new(plan: ActionPlan) -> ConfirmDialog {
+        let typed_name = crate::app::actions::commence::commence_step(&plan)
+            .filter(|c| c.needs_typed_name())
+            .map(|c| Box::new(TypedName::new(&c.name)));
         ConfirmDialog {
             plan,
             focus: ConfirmFocus::Cancel,
             scroll: 0,
             error: None,
+            typed_name,
         }
+    }
+
+    /// Whether the dialog may be confirmed as far as the typed name goes:
+    /// no name is asked, or the field holds exactly the name asked for.
+    pub fn name_typed(&self) -> bool {
+        self.typed_name.as_ref().is_none_or(|t| t.matches())
+    }
+}
+
+/// The field where the operator types a step's name to confirm it.
+#[derive(Debug, Clone)]
+pub struct TypedName {
+    /// What must be typed.
+    pub expected: String,
+    pub field: TextArea<'static>,
+}
+
+impl TypedName {
+    pub fn new(expected: &str) -> TypedName {
+        let mut field = TextArea::default();
+        field.set_placeholder_text("type the step's name");
+        TypedName {
+            expected: expected.to_string(),
+            field,
+        }
+    }
+
+    /// The field's text (one line).
+    pub fn text(&self) -> String {
+        self.field.lines().join("")
+    }
+
+    pub fn matches(&self) -> bool {
+        self.text() == self.expected
+    }
+}
+
+impl PartialEq for TypedName {
+    fn eq(&self, other: &TypedName) -> bool {
+        self.expected == other.expected && self.text() == other.text()
     }
 }
 

@@ -114,6 +114,9 @@ fn submit_picker(model: &mut Model, mut picker: Box<MigrationPicker>) -> Vec<Com
 }
 
 fn on_confirm_key(model: &mut Model, mut confirm: ConfirmDialog, key: KeyEvent) -> Vec<Command> {
+    if confirm.typed_name.is_some() {
+        return on_typed_name_key(model, confirm, key);
+    }
     match key.code {
         KeyCode::Esc | KeyCode::Char('n') | KeyCode::Char('N') => {
             notify(
@@ -154,7 +157,55 @@ fn on_confirm_key(model: &mut Model, mut confirm: ConfirmDialog, key: KeyEvent) 
     Vec::new()
 }
 
+/// A dialog that asks for the step's name: letters go to the field (so `y`
+/// is typed, not a confirmation), Enter confirms once the name is typed,
+/// Esc cancels, Up/Down scroll.
+fn on_typed_name_key(model: &mut Model, mut confirm: ConfirmDialog, key: KeyEvent) -> Vec<Command> {
+    match key.code {
+        KeyCode::Esc => {
+            notify(
+                model,
+                NoticeLevel::Info,
+                format!("{}: cancelled, nothing sent", confirm.plan.action.label()),
+            );
+            return Vec::new();
+        }
+        KeyCode::Enter if confirm.name_typed() => return confirm_plan(model, confirm),
+        KeyCode::Enter => {
+            let expected = confirm
+                .typed_name
+                .as_ref()
+                .map(|t| t.expected.clone())
+                .unwrap_or_default();
+            confirm.error = Some(format!(
+                "not confirmed: type the step's name \"{expected}\" exactly, then Enter; nothing was sent"
+            ));
+        }
+        KeyCode::Down => confirm.scroll = confirm.scroll.saturating_add(1),
+        KeyCode::Up => confirm.scroll = confirm.scroll.saturating_sub(1),
+        _ => {
+            let newline = key.modifiers.contains(KeyModifiers::CONTROL)
+                && matches!(key.code, KeyCode::Char('m') | KeyCode::Char('j'));
+            if let Some(t) = confirm.typed_name.as_mut() {
+                let full = matches!(key.code, KeyCode::Char(_)) && t.text().chars().count() >= 200;
+                if !newline && !full {
+                    t.field.input(key);
+                }
+            }
+            confirm.error = None;
+        }
+    }
+    model.actions.dialog = Some(Dialog::Confirm(confirm));
+    Vec::new()
+}
+
 fn confirm_plan(model: &mut Model, mut confirm: ConfirmDialog) -> Vec<Command> {
+    if !confirm.name_typed() {
+        confirm.error =
+            Some("not confirmed: the step's name is not typed; nothing was sent".into());
+        model.actions.dialog = Some(Dialog::Confirm(confirm));
+        return Vec::new();
+    }
     let action = confirm.plan.action;
     if model.actions.busy() {
         confirm.error = Some("an action is already running; wait for it to finish".into());

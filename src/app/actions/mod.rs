@@ -9,6 +9,7 @@
 //! pure: everything here only changes the model and returns commands.
 
 pub mod access;
+pub mod commence;
 pub mod dialog;
 pub mod events;
 pub mod keys;
@@ -200,6 +201,7 @@ pub fn start(model: &mut Model, action: ActionId) -> Vec<Command> {
         }
         ActionId::RestartVrouter => plan::plan_restart(&model.snapshot, &ctx, &target_nodes(model)),
         ActionId::RestartAllVrouters => plan::plan_restart_all(&model.snapshot, &ctx),
+        ActionId::CommenceStep => commence::plan_commence(model),
     };
     match planned {
         Ok(plan) => {

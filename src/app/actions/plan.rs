@@ -70,6 +70,9 @@ pub enum Change {
         /// The DaemonSet's generation now: what the replacement must run.
         current_generation: Option<i64>,
     },
+    /// Set `commence: true` on a step of a ClusterUpdatePlan (JSON patch
+    /// with `test` ops on the step's id/name and current `commence`).
+    Commence(crate::app::actions::commence::CommenceStep),
 }
 
 impl Change {
@@ -90,6 +93,7 @@ impl Change {
                 gen_text(*running_generation),
                 gen_text(*current_generation)
             ),
+            Change::Commence(c) => c.describe(),
         }
     }
 }

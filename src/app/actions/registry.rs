@@ -13,6 +13,7 @@ pub enum ActionId {
     AcknowledgeMigration,
     RestartVrouter,
     RestartAllVrouters,
+    CommenceStep,
 }
 
 /// What an action needs the user's RBAC to allow on its cluster.
@@ -63,8 +64,18 @@ const DELETE_VROUTER_PODS: Permission = Permission {
     namespace: Some(VROUTER_NAMESPACE),
 };
 
+/// Patch ClusterUpdatePlans (management cluster). Asked for all namespaces:
+/// the permission table is static, and the plan's namespace is the
+/// session's project.
+const PATCH_UPDATE_PLANS: Permission = Permission {
+    verb: "patch",
+    group: "kaas.mirantis.com",
+    resource: "clusterupdateplans",
+    namespace: None,
+};
+
 /// The registry, in help-overlay order.
-pub const ACTIONS: [ActionSpec; 4] = [
+pub const ACTIONS: [ActionSpec; 5] = [
     ActionSpec {
         id: ActionId::SetMigrationMode,
         name: "set-migration-mode",
@@ -106,14 +117,26 @@ pub const ACTIONS: [ActionSpec; 4] = [
         destructive: true,
         permission: DELETE_VROUTER_PODS,
     },
+    ActionSpec {
+        id: ActionId::CommenceStep,
+        name: "commence-step",
+        key: KeyAction::CommenceStep,
+        label: "Commence update plan step",
+        cluster: ClusterId::Mgmt,
+        touches: &[Kind::ClusterUpdatePlan],
+        // A step may have a major impact on workloads (the dialog says which).
+        destructive: true,
+        permission: PATCH_UPDATE_PLANS,
+    },
 ];
 
 impl ActionId {
-    pub const ALL: [ActionId; 4] = [
+    pub const ALL: [ActionId; 5] = [
         ActionId::SetMigrationMode,
         ActionId::AcknowledgeMigration,
         ActionId::RestartVrouter,
         ActionId::RestartAllVrouters,
+        ActionId::CommenceStep,
     ];
 
     pub fn spec(self) -> &'static ActionSpec {

@@ -10,6 +10,7 @@ mod locks;
 pub mod machines;
 mod requests;
 mod states;
+pub mod update_plan;
 mod vrouter;
 
 use std::cmp::Ordering;
@@ -128,6 +129,7 @@ pub fn table(model: &Model, view: View) -> TableData {
         View::Vrouter => vrouter::table(model),
         View::Events => events::table(model),
         View::Audit => audit::table(model),
+        View::UpdatePlan => update_plan::table(model),
         View::Overview | View::Logs => TableData::default(),
     }
 }

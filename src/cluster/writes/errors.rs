@@ -24,6 +24,9 @@ pub enum WriteError {
     AuditLog(String),
     /// Anything else (422, 5xx, network).
     Failed(String),
+    /// The server refused the change: a `test` of the JSON patch no longer
+    /// held (the object changed since it was drawn). Nothing changed.
+    Refused(String),
 }
 
 impl WriteError {
@@ -35,6 +38,7 @@ impl WriteError {
             WriteError::Conflict(_) => AuditOutcome::Conflict,
             WriteError::Timeout(_) => AuditOutcome::Timeout,
             WriteError::Failed(_) => AuditOutcome::Failed,
+            WriteError::Refused(_) => AuditOutcome::Refused,
         }
     }
 
@@ -46,7 +50,8 @@ impl WriteError {
             | WriteError::NotFound(m)
             | WriteError::Conflict(m)
             | WriteError::Timeout(m)
-            | WriteError::Failed(m) => m.clone(),
+            | WriteError::Failed(m)
+            | WriteError::Refused(m) => m.clone(),
             WriteError::AuditLog(m) => {
                 format!("the audit log could not be written, so nothing was sent: {m}")
             }

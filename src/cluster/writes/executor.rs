@@ -446,6 +446,18 @@ async fn execute_step(
                 now.join(", ")
             })
         }
+        Change::Commence(c) => {
+            let t = &step.target;
+            w.commence_step(&t.namespace, &t.name, c).await?;
+            Ok(if dry {
+                format!(
+                    "dry run: the server accepted commencing {}; nothing changed",
+                    c.label()
+                )
+            } else {
+                format!("{} commenced", c.label())
+            })
+        }
         Change::RestartPod {
             node, daemonset, ..
         } => {

@@ -11,6 +11,7 @@ pub mod errors;
 pub mod executor;
 pub mod exit;
 pub mod review;
+pub mod update_plan;
 pub mod vrouter;
 
 use k8s_openapi::api::core::v1::Node;

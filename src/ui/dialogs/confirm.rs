@@ -9,7 +9,9 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::{context_line, dry_run_line, frame_box, hints, title};
 use crate::app::actions::access::Availability;
+use crate::app::actions::commence::{CommenceStep, commence_step};
 use crate::app::actions::dialog::{ConfirmDialog, ConfirmFocus};
+use crate::app::actions::plan::ActionPlan;
 use crate::app::actions::{availability, registry::ActionId};
 use crate::app::model::Model;
 use crate::config::theme::Theme;
@@ -29,14 +31,19 @@ pub(super) fn draw(
         body.push(dry_run_line(theme));
     }
     let n = plan.steps.len();
-    body.push(Line::from(match plan.action {
-        ActionId::RestartVrouter | ActionId::RestartAllVrouters if n > 1 => {
-            format!("{n} pods, restarted one at a time in this order:")
-        }
-        _ if n == 1 => "1 object:".to_string(),
-        _ => format!("{n} objects:"),
-    }));
-    for (i, step) in plan.steps.iter().enumerate() {
+    let commence = commence_step(plan);
+    if let Some(step) = commence {
+        body.extend(commence_lines(plan, step, theme));
+    } else {
+        body.push(Line::from(match plan.action {
+            ActionId::RestartVrouter | ActionId::RestartAllVrouters if n > 1 => {
+                format!("{n} pods, restarted one at a time in this order:")
+            }
+            _ if n == 1 => "1 object:".to_string(),
+            _ => format!("{n} objects:"),
+        }));
+    }
+    for (i, step) in plan.steps.iter().enumerate().filter(|_| commence.is_none()) {
         body.push(Line::from(vec![
             Span::raw(format!("{:>2}. ", i + 1)),
             Span::styled(step.target.display(), theme.title),
@@ -83,21 +90,42 @@ pub(super) fn draw(
         .iter()
         .map(|l| (l.width() as u16).div_ceil(inner_w).max(1))
         .sum();
+    let field_rows = if c.typed_name.is_some() { 1 } else { 0 };
     let inner = frame_box(
         frame,
         area,
         width,
-        rows + 4,
+        rows + 4 + field_rows,
         title(plan.action.label(), plan.dry_run, theme),
         theme,
     );
-    let [body_area, _, buttons_area, hints_area] = Layout::vertical([
+    let [body_area, _, field_area, buttons_area, hints_area] = Layout::vertical([
         Constraint::Fill(1),
-        Constraint::Length(if inner.height > rows + 2 { 1 } else { 0 }),
+        Constraint::Length(if inner.height > rows + 2 + field_rows {
+            1
+        } else {
+            0
+        }),
+        Constraint::Length(field_rows),
         Constraint::Length(1),
         Constraint::Length(1),
     ])
     .areas(inner);
+    if let Some(t) = &c.typed_name {
+        let label = "Type the step's name to confirm: ";
+        let [label_area, input_area] =
+            Layout::horizontal([Constraint::Length(label.len() as u16), Constraint::Fill(1)])
+                .areas(field_area);
+        frame.render_widget(
+            Paragraph::new(Span::styled(label, theme.key_hint)),
+            label_area,
+        );
+        let mut field = t.field.clone();
+        field.set_style(theme.row_selected);
+        field.set_cursor_line_style(theme.row_selected);
+        field.set_placeholder_style(theme.muted);
+        frame.render_widget(&field, input_area);
+    }
     let body_in_full = c.scroll == 0 && wrapped_height(&body, body_area.width) <= body_area.height;
     frame.render_widget(
         Paragraph::new(body)
@@ -107,6 +135,7 @@ pub(super) fn draw(
     );
     let confirm_label = match access {
         Availability::Unavailable(_) => "unavailable",
+        _ if !c.name_typed() => "type the name first",
         _ if plan.dry_run => "Send dry run",
         _ => "Confirm",
     };
@@ -117,10 +146,19 @@ pub(super) fn draw(
             Span::raw(format!("[  {label}  ]"))
         }
     };
+    // With a name to type, Enter confirms once it is typed: the Confirm
+    // button lights up then (there is no focus to move).
+    let (cancel_on, confirm_on) = match &c.typed_name {
+        Some(_) => (false, c.name_typed()),
+        None => (
+            c.focus == ConfirmFocus::Cancel,
+            c.focus == ConfirmFocus::Confirm,
+        ),
+    };
     let buttons = Line::from(vec![
-        button("Cancel", c.focus == ConfirmFocus::Cancel),
+        button("Cancel", cancel_on),
         Span::raw("    "),
-        button(confirm_label, c.focus == ConfirmFocus::Confirm),
+        button(confirm_label, confirm_on),
     ]);
     let buttons_in_full =
         buttons_area.height >= 1 && buttons.width() <= buttons_area.width as usize;
@@ -128,20 +166,89 @@ pub(super) fn draw(
         Paragraph::new(buttons).alignment(Alignment::Center),
         buttons_area,
     );
-    frame.render_widget(
-        Paragraph::new(hints(
-            &[
-                ("y", "confirm"),
-                ("n/Esc", "cancel"),
-                ("Enter", "focused button"),
-                ("Tab", "switch"),
-                ("j/k", "scroll"),
-            ],
-            theme,
-        )),
-        hints_area,
-    );
+    let hint_pairs: &[(&str, &str)] = if c.typed_name.is_some() {
+        &[
+            ("Enter", "confirm (once the name is typed)"),
+            ("Esc", "cancel"),
+            ("Up/Down", "scroll"),
+        ]
+    } else {
+        &[
+            ("y", "confirm"),
+            ("n/Esc", "cancel"),
+            ("Enter", "focused button"),
+            ("Tab", "switch"),
+            ("j/k", "scroll"),
+        ]
+    };
+    frame.render_widget(Paragraph::new(hints(hint_pairs, theme)), hints_area);
     body_in_full && buttons_in_full
+}
+
+/// What commencing the step means: the plan, the step (index, id, name),
+/// its impact on users and workloads, its estimated duration, the change.
+fn commence_lines<'a>(plan: &'a ActionPlan, s: &'a CommenceStep, theme: &Theme) -> Vec<Line<'a>> {
+    let target = plan.steps.first().map(|p| &p.target);
+    let impact_style = |i: &str| match i {
+        "major" => theme.error,
+        "minor" => theme.warn,
+        _ => theme.base,
+    };
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled("update plan ", theme.muted),
+            Span::styled(target.map(|t| t.display()).unwrap_or_default(), theme.title),
+        ]),
+        Line::from(vec![
+            Span::styled("release ", theme.muted),
+            Span::raw(s.releases.as_str()),
+        ]),
+        Line::from(vec![
+            Span::styled("commence ", theme.muted),
+            Span::styled(
+                format!(
+                    "step {} (id {}): {}",
+                    s.index + 1,
+                    s.id.as_deref().unwrap_or("none"),
+                    s.name
+                ),
+                theme.title,
+            ),
+        ]),
+        Line::from(vec![
+            Span::styled("impact   ", theme.muted),
+            Span::raw("users "),
+            Span::styled(s.impact_users.as_str(), impact_style(&s.impact_users)),
+            Span::raw(", workloads "),
+            Span::styled(
+                s.impact_workloads.as_str(),
+                impact_style(&s.impact_workloads),
+            ),
+        ]),
+    ];
+    for info in &s.impact_info {
+        lines.push(Line::styled(format!("         {info}"), theme.muted));
+    }
+    lines.push(Line::from(vec![
+        Span::styled("estimate ", theme.muted),
+        Span::raw(s.estimate.as_str()),
+        Span::styled(
+            format!(
+                "  granularity {}",
+                s.granularity.as_deref().unwrap_or("not given")
+            ),
+            theme.muted,
+        ),
+    ]));
+    lines.push(Line::from(vec![
+        Span::styled("change   ", theme.muted),
+        Span::raw(s.describe()),
+    ]));
+    lines.push(Line::styled(
+        "the patch tests the step's id and commence first: if the plan changed, nothing changes",
+        theme.muted,
+    ));
+    lines
 }
 
 /// How many rows `lines` take when wrapped to `width` (drawn off screen, so

@@ -1,0 +1,177 @@
+//! Commence the next step of the cluster's ClusterUpdatePlan: set the
+//! step's `commence` to true (reference `mosk-update-plan.md` §1.3). Only the
+//! step the update waits at ([`plan::next_to_commence`]) is offered, only
+//! from a view that shows it (the update plan view, the Overview), and never
+//! "cancel" (an update that has started cannot be cancelled \[I\]).
+//!
+//! The write is a JSON patch whose `test` ops pin the step's `id` (or `name`)
+//! and its current `commence: false`, so a plan that changed under the
+//! screen is refused by the server instead of commencing another step
+//! (`crate::cluster::writes::update_plan`).
+
+use serde::Serialize;
+
+use crate::app::actions::plan::{ActionPlan, Change, ObjectRef, PlanError, PlannedStep};
+use crate::app::actions::registry::ActionId;
+use crate::app::model::{Model, View};
+use crate::app::tables::update_plan::{estimate_text, shown_plan};
+use crate::domain::objects::{ClusterId, Impact, Kind, PlanStep, UpdatePlan};
+use crate::domain::plan::{self, PlanState};
+
+/// The step to commence, as the screen showed it: what the patch tests and
+/// what the confirmation dialog names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CommenceStep {
+    /// Position in `spec.steps` (the patch path).
+    pub index: usize,
+    /// The step's `id`; `None` on plans before MCC 2.28 (the patch then tests `name`).
+    pub id: Option<String>,
+    pub name: String,
+    /// Whether `commence` is present (`false`) or was removed by auto-pause.
+    pub commence_present: bool,
+    pub impact_users: String,
+    pub impact_workloads: String,
+    pub impact_info: Vec<String>,
+    /// `~1h00m`, the raw text, or `no estimate`.
+    pub estimate: String,
+    pub granularity: Option<String>,
+    /// Source -> target of the plan, for the dialog.
+    pub releases: String,
+}
+
+impl CommenceStep {
+    fn of(plan: &UpdatePlan, s: &PlanStep) -> CommenceStep {
+        let impact =
+            |i: &Option<Impact>| i.as_ref().map_or("not given", Impact::as_str).to_string();
+        CommenceStep {
+            index: s.index,
+            id: s.id.clone(),
+            name: s.name.clone(),
+            commence_present: s.commence_present,
+            impact_users: impact(&s.impact_users),
+            impact_workloads: impact(&s.impact_workloads),
+            impact_info: s.impact_info.clone(),
+            estimate: estimate_text(s),
+            granularity: s.granularity.clone(),
+            releases: format!(
+                "{} -> {}",
+                plan.source.as_deref().unwrap_or("?"),
+                plan.target.as_deref().unwrap_or("?")
+            ),
+        }
+    }
+
+    /// `step 2 "ceph"` (the id, else the name).
+    pub fn label(&self) -> String {
+        format!(
+            "step {} \"{}\"",
+            self.index + 1,
+            self.id.as_deref().unwrap_or(&self.name)
+        )
+    }
+
+    /// A major impact on workloads: the dialog asks for the step's name.
+    pub fn needs_typed_name(&self) -> bool {
+        self.impact_workloads == Impact::Major.as_str()
+    }
+
+    /// One line for the audit log and the dialog: what changes.
+    pub fn describe(&self) -> String {
+        let old = if self.commence_present {
+            "false"
+        } else {
+            "(removed)"
+        };
+        format!(
+            "spec.steps[{}].commence: {old} -> true ({})",
+            self.index,
+            self.label()
+        )
+    }
+}
+
+/// Plans commencing the next step of the cluster's update plan, or says why not.
+pub fn plan_commence(model: &Model) -> Result<ActionPlan, PlanError> {
+    if !matches!(model.view, View::UpdatePlan | View::Overview) {
+        return Err(PlanError(
+            "commence is offered in the update plan view (:plan) and on the Overview, where the step is shown".into(),
+        ));
+    }
+    let Some(p) = shown_plan(model) else {
+        return Err(PlanError(format!(
+            "no ClusterUpdatePlan for {} is shown: nothing to commence",
+            model.session.cluster_name
+        )));
+    };
+    let state = plan::state(p, plan::auto_pause_for(&model.snapshot, p));
+    if state == PlanState::Done {
+        return Err(PlanError(
+            "the update plan is done: nothing to commence".into(),
+        ));
+    }
+    let Some(next) = plan::next_to_commence(p) else {
+        return Err(PlanError(
+            "every step of the update plan is already commenced".into(),
+        ));
+    };
+    let step = CommenceStep::of(p, next);
+    let mut warnings = Vec::new();
+    match &state {
+        PlanState::AutoPaused { alerts, .. } if !alerts.is_empty() => warnings.push(format!(
+            "the update is AUTO-PAUSED by {}: commencing now resumes it while the alerts still fire",
+            alerts.join(", ")
+        )),
+        PlanState::AutoPaused { .. } => warnings.push(
+            "the update is AUTO-PAUSED: check the alerts are resolved before resuming".into(),
+        ),
+        PlanState::Failed { step: i } => warnings.push(format!(
+            "step {} failed: commencing the next step does not repair it",
+            i + 1
+        )),
+        PlanState::Running { step: i } if *i != next.index => warnings.push(format!(
+            "step {} still runs: the update goes on to {} without pausing",
+            i + 1,
+            step.label()
+        )),
+        _ => {}
+    }
+    if step.impact_workloads == Impact::Major.as_str() {
+        warnings.push(format!(
+            "major impact on workloads: type the step's name \"{}\" to confirm",
+            step.name
+        ));
+    }
+    // The plan's uid is not kept by the domain; the patch's test ops pin
+    // the step instead.
+    let uid = String::new();
+    Ok(ActionPlan {
+        id: 0,
+        action: ActionId::CommenceStep,
+        cluster: ClusterId::Mgmt,
+        context: model.session.mgmt_context.clone(),
+        dry_run: model.session.dry_run,
+        steps: vec![PlannedStep {
+            target: ObjectRef {
+                cluster: ClusterId::Mgmt,
+                kind: Kind::ClusterUpdatePlan,
+                namespace: p.namespace.clone(),
+                name: p.name.clone(),
+                uid,
+            },
+            change: Change::Commence(step),
+            node: String::new(),
+            servers: Vec::new(),
+            acknowledge: Vec::new(),
+        }],
+        warnings,
+        notes: Vec::new(),
+    })
+}
+
+/// The step of a commence plan, if `plan` is one.
+pub fn commence_step(plan: &ActionPlan) -> Option<&CommenceStep> {
+    plan.steps.iter().find_map(|s| match &s.change {
+        Change::Commence(c) => Some(c),
+        _ => None,
+    })
+}

@@ -1,0 +1,239 @@
+//! The update plan view's table: one row per step of the cluster's
+//! ClusterUpdatePlan, in plan order. The step that runs is marked `▶`, the
+//! step the update waits at for `commence` is marked `◇`; the STATUS column
+//! says the same in words. The texts here (estimate, commence, status) are
+//! also used by the step's detail and the commence dialog.
+
+use jiff::{SignedDuration, Timestamp};
+
+use super::{
+    Column, SortKind, TableData, TableRow, Tone, Width, col, empty_text, malformed_rows,
+    missing_lines,
+};
+use crate::app::model::Model;
+use crate::domain::objects::{Impact, Kind, PlanStep, StepStatus, UpdatePlan};
+use crate::domain::plan::{self, PlanState};
+
+const COLUMNS: [Column; 7] = [
+    col("#", Width::Fixed(3), SortKind::Number, 0),
+    col("STEP", Width::Min(15), SortKind::Text, 0),
+    col("NAME", Width::Fill(30), SortKind::Text, 3),
+    col("IMPACT U/W", Width::Fixed(11), SortKind::Text, 1),
+    col("EST.", Width::Min(6), SortKind::Text, 2),
+    col("COMMENCE", Width::Fixed(8), SortKind::Text, 1),
+    col("STATUS", Width::Fill(30), SortKind::Text, 0),
+];
+
+/// The plan the view shows: the active plan of the session's cluster.
+pub fn shown_plan(model: &Model) -> Option<&UpdatePlan> {
+    plan::active_plan(&model.snapshot, Some(&model.session.cluster_name))
+}
+
+/// The plan's state (with the cluster's UpdateAutoPause).
+pub fn plan_state(model: &Model, p: &UpdatePlan) -> PlanState {
+    plan::state(p, plan::auto_pause_for(&model.snapshot, p))
+}
+
+/// A duration written short: `45s`, `42m`, `1h05m`, `2d03h`.
+pub fn short_duration(d: SignedDuration) -> String {
+    let s = d.as_secs().max(0);
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m", s / 60),
+        3600..86_400 => format!("{}h{:02}m", s / 3600, (s / 60) % 60),
+        _ => format!("{}d{:02}h", s / 86_400, (s / 3600) % 24),
+    }
+}
+
+/// `~1h00m`; the raw text when it could not be read; `no estimate`.
+pub fn estimate_text(step: &PlanStep) -> String {
+    match (&step.estimated, &step.estimated_raw) {
+        (Some(d), _) => format!("~{}", short_duration(*d)),
+        (None, Some(raw)) => format!("{raw} (unread)"),
+        (None, None) => "no estimate".into(),
+    }
+}
+
+/// `yes`, `no`, or `removed` when the key is missing (auto-pause removes it).
+pub fn commence_text(step: &PlanStep) -> &'static str {
+    match (step.commence_present, step.commence) {
+        (false, _) => "removed",
+        (true, true) => "yes",
+        (true, false) => "no",
+    }
+}
+
+/// `minor/major` (users/workloads); `?` where the plan does not say.
+pub fn impact_text(step: &PlanStep) -> String {
+    let one = |i: &Option<Impact>| i.as_ref().map_or("?", Impact::as_str).to_string();
+    format!(
+        "{}/{}",
+        one(&step.impact_users),
+        one(&step.impact_workloads)
+    )
+}
+
+/// How long the step has run, against its estimate:
+/// `running 42m of ~30m est. (+12m over)`.
+fn ran_text(step: &PlanStep, now: Timestamp) -> String {
+    let Some(started) = step.started_at else {
+        return "(start time not reported)".into();
+    };
+    let ran = now.duration_since(started).max(SignedDuration::ZERO);
+    let mut text = match step.estimated {
+        Some(est) => format!("{} of ~{} est.", short_duration(ran), short_duration(est)),
+        None => format!("{} (no estimate)", short_duration(ran)),
+    };
+    if let Some(over) = plan::over_estimate(step, now) {
+        text.push_str(&format!(" (+{} over)", short_duration(over)));
+    }
+    text
+}
+
+/// The step's status in words, from the plan's status (unknown values raw).
+pub fn status_text(p: &UpdatePlan, step: &PlanStep, now: Timestamp) -> String {
+    let waiting = plan::next_to_commence(p).is_some_and(|n| n.index == step.index);
+    match &step.status {
+        Some(StepStatus::Completed) => match (step.started_at, step.completed_at) {
+            (Some(a), Some(b)) => {
+                let took = short_duration(b.duration_since(a));
+                match step.estimated {
+                    Some(e) => format!("done in {took} (est. {})", short_duration(e)),
+                    None => format!("done in {took}"),
+                }
+            }
+            _ => "done".into(),
+        },
+        Some(StepStatus::InProgress) => format!("running {}", ran_text(step, now)),
+        Some(StepStatus::AutoPaused) => format!("AUTO-PAUSED after {}", ran_text(step, now)),
+        Some(StepStatus::Failed) => match step.message.as_deref().filter(|m| !m.is_empty()) {
+            Some(m) => format!("FAILED: {m}"),
+            None => "FAILED".into(),
+        },
+        Some(StepStatus::Other(raw)) => raw.clone(),
+        Some(StepStatus::NotStarted) | None if waiting => "waits for commence".into(),
+        Some(StepStatus::NotStarted) | None if step.commence => {
+            match plan::current_step(p).map(|c| c.index) {
+                Some(c) if c == step.index && step.started_at.is_some() => {
+                    format!("running {}", ran_text(step, now))
+                }
+                Some(c) if c == step.index => "commenced, not started yet".into(),
+                _ => "commenced, runs after the steps before it".into(),
+            }
+        }
+        Some(StepStatus::NotStarted) | None => "not commenced".into(),
+    }
+}
+
+/// Which step the view marks as running (`▶`): the state's step.
+pub fn running_index(state: &PlanState) -> Option<usize> {
+    match state {
+        PlanState::Running { step } | PlanState::Failed { step } => Some(*step),
+        PlanState::AutoPaused { step, .. } => *step,
+        _ => None,
+    }
+}
+
+/// `1 ▶`, `2 ◇`, `3`.
+fn number_cell(step: &PlanStep, running: Option<usize>, waiting: Option<usize>) -> String {
+    let n = step.index + 1;
+    if running == Some(step.index) {
+        format!("{n} ▶")
+    } else if waiting == Some(step.index) {
+        format!("{n} ◇")
+    } else {
+        n.to_string()
+    }
+}
+
+fn tone(step: &PlanStep, running: Option<usize>, waiting: Option<usize>, now: Timestamp) -> Tone {
+    match &step.status {
+        Some(StepStatus::Failed) => Tone::Error,
+        Some(StepStatus::AutoPaused) => Tone::Warn,
+        Some(StepStatus::Completed) => Tone::Ok,
+        _ if running == Some(step.index) && plan::over_estimate(step, now).is_some() => Tone::Warn,
+        _ if running == Some(step.index) => Tone::Normal,
+        _ if waiting == Some(step.index) => Tone::Attention,
+        _ => Tone::Muted,
+    }
+}
+
+/// The step the view selects first: the one that runs, else the one that
+/// waits for commence.
+pub fn focus_step(model: &Model) -> Option<usize> {
+    let p = shown_plan(model)?;
+    running_index(&plan_state(model, p)).or_else(|| plan::next_to_commence(p).map(|s| s.index))
+}
+
+/// The row id of step `index` (the cursor follows it).
+pub fn row_id(index: usize) -> String {
+    format!("step/{index}")
+}
+
+pub(super) fn table(model: &Model) -> TableData {
+    let kinds = [Kind::ClusterUpdatePlan];
+    let now = model.now;
+    let mut rows: Vec<TableRow> = Vec::new();
+    if let Some(p) = shown_plan(model) {
+        let state = plan_state(model, p);
+        let running = running_index(&state);
+        let waiting = plan::next_to_commence(p).map(|s| s.index);
+        rows = p
+            .steps
+            .iter()
+            .map(|s| TableRow {
+                id: row_id(s.index),
+                cells: vec![
+                    number_cell(s, running, waiting),
+                    s.id.clone().unwrap_or_else(|| "(no id)".into()),
+                    s.name.clone(),
+                    impact_text(s),
+                    estimate_text(s),
+                    commence_text(s).into(),
+                    status_text(p, s, now),
+                ],
+                search: [
+                    s.description.join(" "),
+                    s.granularity.clone().unwrap_or_default(),
+                ]
+                .join(" "),
+                tone: tone(s, running, waiting, now),
+                node: None,
+            })
+            .collect();
+    }
+    rows.extend(malformed_rows(
+        model,
+        Kind::ClusterUpdatePlan,
+        COLUMNS.len(),
+        1,
+        6,
+    ));
+    let listed = model
+        .freshness
+        .get(&Kind::ClusterUpdatePlan)
+        .is_some_and(|f| f.listed);
+    let empty = if listed && shown_plan(model).is_none() {
+        no_plan_text(model)
+    } else if shown_plan(model).is_some() {
+        "the update plan has no steps".into()
+    } else {
+        empty_text(model, "ClusterUpdatePlan", &kinds)
+    };
+    TableData {
+        columns: COLUMNS.to_vec(),
+        rows,
+        missing: missing_lines(model, &kinds),
+        empty,
+    }
+}
+
+/// What the view says when the cluster has no ClusterUpdatePlan: possible
+/// reasons, not a verdict.
+pub fn no_plan_text(model: &Model) -> String {
+    format!(
+        "no ClusterUpdatePlan for {}: the management cluster's MCC may predate 2.27 \
+         (no update plans), or no update may be available for the cluster",
+        model.session.cluster_name
+    )
+}
