@@ -188,5 +188,7 @@ fn paused_before_a_step_is_an_item_waiting_for_commence() {
     );
     let pane = attention_pane(&model);
     assert!(pane.contains("waiting for commence"), "{pane}");
+    // The item offers the update plan view's commence action by its key.
+    assert!(pane.contains("[c: commence step]"), "{pane}");
     assert!(pane.contains(blockers::PLAN), "{pane}");
 }
