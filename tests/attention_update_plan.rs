@@ -192,3 +192,135 @@ fn paused_before_a_step_is_an_item_waiting_for_commence() {
     assert!(pane.contains("[c: commence step]"), "{pane}");
     assert!(pane.contains(blockers::PLAN), "{pane}");
 }
+
+mod against_the_simulator {
+    //! The `plan` scenario served by the simulator: the plan and the
+    //! UpdateAutoPause converted the way the watchers convert them; steps
+    //! commenced by a JSON patch over HTTP; the auto-pause item appears when
+    //! the alert fires in the worker step, stays (saying no alert fires now)
+    //! when the alert clears, and goes once the step is commenced again.
+
+    use jiff::SignedDuration;
+    use kube::api::DynamicObject;
+    use mosk_console::cluster::convert::{convert, is_wanted};
+    use mosk_console::domain::attention::{AttentionItem, AttentionKind, attention};
+    use mosk_console::domain::history::History;
+    use mosk_console::domain::objects::{ClusterId, Kind, Snapshot};
+    use mosk_console::domain::plan::{self, PlanState};
+    use mosk_console::sim::scenario::load::load_scenario;
+    use mosk_console::sim::world::SimWorld;
+    use serde_json::json;
+
+    fn snapshot(world: &SimWorld) -> Snapshot {
+        let mut snap = Snapshot::default();
+        for kind in Kind::ALL {
+            let store = match kind.cluster() {
+                ClusterId::Mgmt => world.mgmt(),
+                ClusterId::Mosk => world.mosk(),
+            };
+            for v in store.list(kind.plural(), None) {
+                let obj: DynamicObject = serde_json::from_value(v).unwrap();
+                if is_wanted(kind, &obj, None) {
+                    snap.apply(convert(kind, &obj));
+                }
+            }
+        }
+        snap
+    }
+
+    async fn commence(world: &SimWorld, snap: &Snapshot, step: usize) {
+        use tower::ServiceExt;
+        let p = plan::active_plan(snap, None).expect("plan");
+        let path = format!(
+            "/apis/kaas.mirantis.com/v1alpha1/namespaces/{}/clusterupdateplans/{}",
+            p.namespace, p.name
+        );
+        let patch =
+            json!([{"op": "add", "path": format!("/spec/steps/{step}/commence"), "value": true}]);
+        let req = axum::http::Request::builder()
+            .method("PATCH")
+            .uri(path)
+            .header("content-type", "application/json-patch+json")
+            .body(axum::body::Body::from(patch.to_string()))
+            .unwrap();
+        let resp = world.mgmt_router().oneshot(req).await.unwrap();
+        assert_eq!(resp.status(), 200);
+    }
+
+    fn auto_pause_item(snap: &Snapshot, world: &SimWorld) -> Option<AttentionItem> {
+        let items = attention(snap, &History::new(), world.now());
+        let found = items
+            .iter()
+            .position(|i| i.kind == AttentionKind::AutoPaused);
+        if let Some(i) = found {
+            assert_eq!(i, 0, "the auto-pause is the first item: {items:#?}");
+        }
+        found.map(|i| items[i].clone())
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn auto_pause_appears_clears_and_goes_with_the_commence() {
+        let world = SimWorld::new(load_scenario("plan").unwrap(), 7);
+        let mut fired: Option<AttentionItem> = None;
+        let mut cleared: Option<AttentionItem> = None;
+        for _ in 0..5000 {
+            let snap = snapshot(&world);
+            let p = plan::active_plan(&snap, None).expect("the plan scenario has a plan");
+            let state = plan::state(p, plan::auto_pause_for(&snap, p));
+            match state {
+                PlanState::NotStarted => commence(&world, &snap, 0).await,
+                PlanState::PausedBefore { next } => commence(&world, &snap, next).await,
+                PlanState::AutoPaused { step, alerts } if !alerts.is_empty() => {
+                    let item = auto_pause_item(&snap, &world).expect("an auto-pause item");
+                    for a in &alerts {
+                        assert!(item.why.contains(a.as_str()), "{a} not named: {}", item.why);
+                    }
+                    assert!(step.is_some());
+                    fired.get_or_insert(item);
+                }
+                PlanState::AutoPaused { step, .. } => {
+                    let item = auto_pause_item(&snap, &world).expect("still paused");
+                    assert!(
+                        item.why.starts_with(
+                            "no firing alert recorded in the UpdateAutoPause status now"
+                        ),
+                        "{}",
+                        item.why
+                    );
+                    cleared = Some(item);
+                    commence(&world, &snap, step.expect("the paused step")).await;
+                    // The plan's status follows once the controller resumes.
+                    let mut resumed = false;
+                    for _ in 0..100 {
+                        world.step(SignedDuration::from_secs(30));
+                        let snap = snapshot(&world);
+                        let p = plan::active_plan(&snap, None).expect("plan");
+                        let state = plan::state(p, plan::auto_pause_for(&snap, p));
+                        if matches!(state, PlanState::AutoPaused { .. }) {
+                            assert!(auto_pause_item(&snap, &world).is_some());
+                            continue;
+                        }
+                        assert!(
+                            auto_pause_item(&snap, &world).is_none(),
+                            "commenced and resumed ({state:?}): the item goes"
+                        );
+                        resumed = true;
+                        break;
+                    }
+                    assert!(resumed, "the update resumed after the commence");
+                    break;
+                }
+                PlanState::Running { .. } | PlanState::Failed { .. } | PlanState::Done => {}
+            }
+            world.step(SignedDuration::from_secs(30));
+        }
+        let fired = fired.expect("the alert fired during the worker step");
+        let cleared = cleared.expect("the alert cleared and the update stayed paused");
+        assert!(fired.why.contains("k8s-workers"), "{}", fired.why);
+        assert!(
+            cleared.why.contains("then commence step"),
+            "{}",
+            cleared.why
+        );
+    }
+}
