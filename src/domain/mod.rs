@@ -8,7 +8,8 @@
 //! [`relist`](history::History::relist) (they update the Snapshot and return
 //! the [`changes::Change`]s for the Events view); then derive, when drawing:
 //! [`join::machine_rows`], [`phase::phase`], [`progress::progress`],
-//! [`attention::attention`], [`vrouter::daemonsets`] and
+//! [`attention::queue`] (the attention items and the update guide's
+//! [`reminders`] not dismissed), [`vrouter::daemonsets`] and
 //! [`vrouter::restart_order`]. [`fixtures`] builds realistic Snapshots for tests.
 
 pub mod attention;
