@@ -230,7 +230,7 @@ fn the_overview_eta_comes_from_the_update_plan_when_it_has_estimates() {
     }));
     let text = overview_text(&m);
     assert!(
-        text.contains("ETA 1h40m (update plan estimates x1.3)"),
+        text.contains("ETA 1h40m (plan estimates x1.3)"),
         "{text}"
     );
 }

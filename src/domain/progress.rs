@@ -277,7 +277,7 @@ fn eta_by_group(
 }
 
 /// What the ETA was computed from, for the screen: `from 4 machines`,
-/// `from 4 machines, by group`, `update plan estimates x1.3`.
+/// `from 4 machines, by group`, `plan estimates x1.3` (short: it shares an 80-column line).
 pub fn eta_basis(p: &Progress) -> String {
     let machines = format!(
         "from {} machine{}",
@@ -288,9 +288,9 @@ pub fn eta_basis(p: &Progress) -> String {
         None | Some(EtaSource::Machines) => machines,
         Some(EtaSource::UpdateGroups { .. }) => format!("{machines}, by group"),
         Some(EtaSource::UpdatePlan { factor }) if (factor - 1.0).abs() < 0.05 => {
-            "update plan estimates".to_string()
+            "plan estimates".to_string()
         }
-        Some(EtaSource::UpdatePlan { factor }) => format!("update plan estimates x{factor:.1}"),
+        Some(EtaSource::UpdatePlan { factor }) => format!("plan estimates x{factor:.1}"),
     }
 }
 

@@ -199,7 +199,7 @@ fn the_eta_says_what_it_is_based_on() {
     p.eta_source = Some(EtaSource::UpdateGroups { groups: 3 });
     assert_eq!(eta_basis(&p), "from 4 machines, by group");
     p.eta_source = Some(EtaSource::UpdatePlan { factor: 1.3 });
-    assert_eq!(eta_basis(&p), "update plan estimates x1.3");
+    assert_eq!(eta_basis(&p), "plan estimates x1.3");
     p.eta_source = Some(EtaSource::UpdatePlan { factor: 1.0 });
-    assert_eq!(eta_basis(&p), "update plan estimates");
+    assert_eq!(eta_basis(&p), "plan estimates");
 }
