@@ -229,10 +229,7 @@ fn the_overview_eta_comes_from_the_update_plan_when_it_has_estimates() {
         ..UpdatePlan::default()
     }));
     let text = overview_text(&m);
-    assert!(
-        text.contains("ETA 1h40m (plan estimates x1.3)"),
-        "{text}"
-    );
+    assert!(text.contains("ETA 1h40m (plan estimates x1.3)"), "{text}");
 }
 
 #[test]
