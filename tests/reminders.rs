@@ -71,6 +71,19 @@ fn x_dismisses_the_queue_reminder_for_the_session() {
 }
 
 #[test]
+fn a_read_only_session_still_offers_dismiss_but_not_the_writes() {
+    let mut model = with_view(View::Overview);
+    model.session.read_only = true;
+    model.refresh_derived();
+    let s = screen(&model, 160, 48);
+    // Dismissing a reminder writes nothing to a cluster: it stays offered.
+    assert!(s.contains("[x: dismiss reminder]"), "{s}");
+    assert!(!s.contains("dismiss reminder: read-only"), "{s}");
+    // The write actions on the other items are marked read-only.
+    assert!(s.contains(": read-only]"), "{s}");
+}
+
+#[test]
 fn x_outside_the_overview_dismisses_nothing() {
     let mut model = with_view(View::Machines);
     key(&mut model, 'x');

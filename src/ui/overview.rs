@@ -283,7 +283,10 @@ fn action_hint(item: &AttentionItem, model: &Model) -> Option<String> {
     let name = item.action?;
     let action = KeyAction::from_name(name)?;
     let what = name.replace('-', " ");
-    if model.session.read_only {
+    // Only writes are off in a read-only session (dismissing a reminder is not one).
+    if model.session.read_only
+        && crate::app::actions::registry::ActionId::from_key(action).is_some()
+    {
         return Some(format!("{what}: read-only"));
     }
     Some(match model.keymap.first_key(action) {

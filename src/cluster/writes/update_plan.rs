@@ -54,7 +54,7 @@ fn api_resource() -> ApiResource {
 /// Why the server refused the patch's tests, from the plan as it is now:
 /// `the update plan changed since it was drawn: step 3 is no longer …;
 /// nothing was changed`.
-fn changed_text(step: &CommenceStep, now: Option<&DynamicObject>) -> String {
+fn changed_text(step: &CommenceStep, now: Option<&DynamicObject>, server: &str) -> String {
     let was = step.label();
     let n = step.index + 1;
     let current = now.and_then(|o| o.data.pointer(&format!("/spec/steps/{}", step.index)));
@@ -70,7 +70,13 @@ fn changed_text(step: &CommenceStep, now: Option<&DynamicObject>) -> String {
             } else if s.get("commence").and_then(Value::as_bool) == Some(true) {
                 format!("{was} is already commenced")
             } else {
-                format!("step {n} is no longer {was} waiting for commence")
+                // The step reads as it did: the 422 was not a failed test
+                // (a validating webhook, say). Say so, with the server's words.
+                return format!(
+                    "the server refused the change (422) although {was} still waits \
+                     for commence: {}; nothing was changed",
+                    sanitize(server)
+                );
             }
         }
     };
@@ -100,7 +106,11 @@ impl Writer {
             Ok(_) => Ok(()),
             Err(kube::Error::Api(s)) if s.code == 422 => {
                 let now = api.get(name).await.ok();
-                Err(WriteError::Refused(changed_text(step, now.as_ref())))
+                Err(WriteError::Refused(changed_text(
+                    step,
+                    now.as_ref(),
+                    &s.message,
+                )))
             }
             Err(e) => Err(errors::explain(
                 e,
@@ -138,6 +148,34 @@ mod tests {
         assert_eq!(
             commence_patch(&step(None, false)).to_string(),
             r#"[{"op":"test","path":"/spec/steps/2/name","value":"Update Ceph"},{"op":"add","path":"/spec/steps/2/commence","value":true}]"#
+        );
+    }
+
+    fn plan_with(step2: serde_json::Value) -> DynamicObject {
+        serde_json::from_value(json!({
+            "apiVersion": "kaas.mirantis.com/v1alpha1", "kind": "ClusterUpdatePlan",
+            "metadata": {"name": "p", "namespace": "ns"},
+            "spec": {"steps": [{}, {}, step2]}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_refusal_is_explained_from_the_plan_as_it_is_now() {
+        let s = step(Some("ceph"), true);
+        let other = plan_with(json!({"id": "k8s-workers", "commence": false}));
+        assert!(changed_text(&s, Some(&other), "x").contains(
+            "changed since it was drawn: step 3 is no longer \"ceph\" (it is \"k8s-workers\" now)"
+        ));
+        let done = plan_with(json!({"id": "ceph", "commence": true}));
+        assert!(changed_text(&s, Some(&done), "x").contains("is already commenced"));
+        // Unchanged step: the 422 had another cause; the screen must not claim a change.
+        let same = plan_with(json!({"id": "ceph", "commence": false}));
+        let t = changed_text(&s, Some(&same), "denied by webhook");
+        assert!(!t.contains("changed since"), "{t}");
+        assert!(
+            t.contains("still waits for commence: denied by webhook"),
+            "{t}"
         );
     }
 }

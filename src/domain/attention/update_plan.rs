@@ -26,6 +26,17 @@ fn step_words(plan: &UpdatePlan, i: usize) -> String {
     format!("step {} \"{}\"", i + 1, plan.steps[i].label())
 }
 
+/// When the console saw the plan's status become `AutoPaused` (the latest
+/// such change), or first saw the plan when it arrived already paused.
+fn paused_since(history: &History, key: &ObjectKey) -> Option<Timestamp> {
+    let changed = history
+        .changes()
+        .rev()
+        .find(|c| &c.key == key && c.field == "status.status" && c.new == "AutoPaused")
+        .map(|c| c.at);
+    changed.or_else(|| history.first_seen(key))
+}
+
 /// The update plan's items: auto-paused, over its estimate, waiting for commence.
 pub(super) fn update_plan(
     snap: &Snapshot,
@@ -68,9 +79,10 @@ pub(super) fn update_plan(
                 why: format!(
                     "{by}{paused}; to resume: let the alerts clear (fix the cause, or remove the alert from spec.alerts of UpdateAutoPause {pause_name}), then {again}"
                 ),
-                // [I] When the pause began is not recorded: the plan was
-                // first seen paused no earlier than now.
-                since: now,
+                // [I] When the pause began is not recorded in the plan: the
+                // console's own record of the status change, else the first
+                // sight of the plan, else now.
+                since: paused_since(history, &key).unwrap_or(now),
                 action: None,
                 key: key.clone(),
             });

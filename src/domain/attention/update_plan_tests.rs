@@ -148,3 +148,39 @@ fn no_plan_item_when_not_started_running_on_time_or_done() {
         );
     }
 }
+
+#[test]
+fn the_auto_pause_is_dated_from_when_the_console_saw_the_plan_pause() {
+    let paused = auto_paused(&[ALERT_KUBE]);
+    let plan_key = paused
+        .update_plans()
+        .next()
+        .map(|p| Object::UpdatePlan(p.clone()).key())
+        .unwrap();
+    let running = mid_update_with(
+        [done(), done(), done(), in_progress(at("09:18"))],
+        Some(StepStatus::InProgress),
+    );
+    let mut history = History::new();
+    let mut snap = Snapshot::default();
+    let Some(Object::UpdatePlan(p)) = running.objects.get(&plan_key).cloned() else {
+        panic!("plan")
+    };
+    history.apply(&mut snap, Object::UpdatePlan(p), at("09:00"));
+    let Some(Object::UpdatePlan(p)) = paused.objects.get(&plan_key).cloned() else {
+        panic!("plan")
+    };
+    history.apply(&mut snap, Object::UpdatePlan(p), at("09:20"));
+    let items = attention(&paused, &history, fixtures::mid_update_now());
+    assert_eq!(items[0].kind, AttentionKind::AutoPaused);
+    assert_eq!(items[0].since, at("09:20"), "dated from the status change");
+    // Seen already paused: from when the plan was first seen.
+    let mut first = History::new();
+    let mut snap = Snapshot::default();
+    let Some(Object::UpdatePlan(p)) = paused.objects.get(&plan_key).cloned() else {
+        panic!("plan")
+    };
+    first.apply(&mut snap, Object::UpdatePlan(p), at("09:25"));
+    let items = attention(&paused, &first, fixtures::mid_update_now());
+    assert_eq!(items[0].since, at("09:25"));
+}
