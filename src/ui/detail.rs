@@ -202,11 +202,7 @@ pub(crate) fn detail_lines<'a>(
     if !blockers.is_empty() {
         out.push(heading("Also blocking", theme));
         for b in &blockers {
-            // The disabled text starts with "disabled:" already.
-            let text = match b.kind {
-                attention::AttentionKind::MachineDisabled => b.why.clone(),
-                k => format!("{}: {}", k.label(), b.why),
-            };
+            let text = format!("{}: {}", b.kind.label(), b.why);
             for line in format::wrap_indented(&text, width, 2) {
                 out.push(Line::styled(line, theme.warn));
             }

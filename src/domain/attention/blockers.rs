@@ -14,7 +14,7 @@ use crate::domain::objects::{Kind, Object, ObjectKey, Snapshot};
 
 /// What a disabled machine means (reference §5.3 [C: D-DIS], shortened).
 pub const DISABLED_MEANS: &str =
-    "disabled: ignored by the update; HA of some components may be degraded until it is replaced";
+    "ignored by the update; HA of some components may be degraded until it is replaced";
 
 /// The node-removal texts Rockoon writes on the node's workload lock while a
 /// NodeDeletionRequest waits (reference §5.2 [C-code]); matched as parts.

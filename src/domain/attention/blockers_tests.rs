@@ -76,7 +76,7 @@ fn a_disabled_machine_is_one_item_with_its_evidence() {
     assert_eq!(disabled[0].node.as_deref(), Some(NODE_W3));
     assert_eq!(
         disabled[0].why,
-        "disabled: ignored by the update; HA of some components may be degraded until it is replaced (Machine spec.providerSpec.value.disable is true; NodeDisableNotification ndn-w3 for its node)"
+        "ignored by the update; HA of some components may be degraded until it is replaced (Machine spec.providerSpec.value.disable is true; NodeDisableNotification ndn-w3 for its node)"
     );
     assert_eq!(disabled[0].since, at("09:20"));
 }

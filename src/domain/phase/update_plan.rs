@@ -108,6 +108,13 @@ pub(super) fn drive(snap: &Snapshot, plan: &UpdatePlan, objects: PhaseInfo) -> P
                 "paused before {} (waiting for commence)",
                 step_words(plan, next)
             );
+            // The objects' summary ("Ceph update under way") would claim work
+            // the pause holds back: keep only the facts after it (which
+            // locks are still active).
+            let mut objects = objects;
+            if let Some((_, facts)) = objects.reason.split_once(": ") {
+                objects.reason = facts.to_string();
+            }
             capped(objects, cap, lead)
         }
         PlanState::Running { step } => running(plan, step, "running", objects),

@@ -100,7 +100,8 @@ fn plan_rows() -> Vec<PlanRow> {
         with_plan(requested(), [done(), WAITING, WAITING, WAITING]),
         Phase::ClusterLocks,
         "paused before step 2/4 \"ceph\" (waiting for commence)",
-        "; OpenStack update under way",
+        // Only the lock facts: "update under way" would claim work the pause holds back.
+        "(waiting for commence); cluster lock openstack-osh-dev (openstack) still active",
     );
     row(
         "step 3 running while a worker already moved: no further than masters",
@@ -169,6 +170,12 @@ fn update_plan_phase_table() {
             failures.push(format!(
                 "{}: got {:?} step {:?} reason {:?}; want {:?} step {:?} with {:?}",
                 r.what, p.phase, p.step, p.reason, r.want, r.step, r.reason
+            ));
+        }
+        if r.step.starts_with("paused before") && p.reason.contains("under way") {
+            failures.push(format!(
+                "{}: paused, yet the reason claims work under way: {:?}",
+                r.what, p.reason
             ));
         }
         if !p.reason.starts_with(r.step) {
