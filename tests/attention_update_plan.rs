@@ -110,6 +110,17 @@ fn auto_pause_appears_first_then_clears_with_the_commence() {
         Some("step 4/4 \"k8s-workers\" AUTO-PAUSED (CephClusterHealthCritical)")
     );
     insta::assert_snapshot!("1_auto_paused", attention_pane(&model));
+    // The way out is read whole on a small terminal too, not cut to one line.
+    let small = text_of(render(&model, 80, 24).backend().buffer());
+    let flat: String = small
+        .lines()
+        .map(|l| l.trim_matches(|c: char| c == '│' || c == ' '))
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        flat.contains("then commence step 4 \"k8s-workers\" again"),
+        "{small}"
+    );
 
     // The alert clears: the plan stays paused until the step is commenced.
     apply(

@@ -15,7 +15,7 @@ use crate::app::tables::update_plan::{plan_state, shown_plan};
 use crate::app::tables::{Derived, derived};
 use crate::config::keymap::KeyAction;
 use crate::config::theme::Theme;
-use crate::domain::attention::AttentionItem;
+use crate::domain::attention::{AttentionItem, AttentionKind};
 use crate::domain::join::MachineRow;
 use crate::domain::objects::LockState;
 use crate::domain::plan::{self, PlanState};
@@ -45,7 +45,8 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
         return;
     }
     let rest = area.height.saturating_sub(update_height);
-    let att_want = d.attention.len().max(1) as u16 + 2;
+    let lead = lead_item_lines(&d, area.width.saturating_sub(2) as usize).len() as u16;
+    let att_want = d.attention.len().max(1) as u16 + 2 + lead;
     let work_want = working.len().max(1) as u16 + 2;
     // The attention queue first; the log gets what is left (if 3 lines or more).
     let att_height = att_want.min(rest.saturating_sub(3).max(3));
@@ -295,6 +296,24 @@ fn action_hint(item: &AttentionItem, model: &Model) -> Option<String> {
     })
 }
 
+/// Most lines the leading auto-pause item's reason may take.
+const LEAD_MAX_LINES: usize = 4;
+
+/// The auto-pause item leads the queue and its reason says how to resume:
+/// it is drawn whole (wrapped under its head line, at most
+/// [`LEAD_MAX_LINES`]) instead of cut to one line. Empty for any other
+/// first item.
+fn lead_item_lines(d: &Derived, width: usize) -> Vec<String> {
+    match d.attention.first() {
+        Some(item) if item.kind == AttentionKind::AutoPaused => {
+            let mut lines = format::wrap_indented(&item.why, width, 8);
+            lines.truncate(LEAD_MAX_LINES);
+            lines
+        }
+        _ => Vec::new(),
+    }
+}
+
 fn draw_attention(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme: &Theme) {
     let loading = freshness::loading(model);
     let stale = freshness::is_stale(model, Pane::Attention);
@@ -341,10 +360,24 @@ fn draw_attention(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, the
         return;
     }
     // Two lines per item (the reason on its own line) when they all fit.
-    let two = d.attention.len() * 2 <= inner.height as usize;
     let width = inner.width as usize;
+    let lead_len = lead_item_lines(d, width).len().saturating_sub(1);
+    let two = d.attention.len() * 2 + lead_len <= inner.height as usize;
     let mut lines: Vec<Line> = Vec::new();
-    for item in &d.attention {
+    for (i, item) in d.attention.iter().enumerate() {
+        if i == 0 {
+            let lead = lead_item_lines(d, width);
+            if !lead.is_empty() {
+                let since = format::age(model.now, item.since);
+                let head = format!("{since:>6}  {}  {}", item.subject, item.kind.label());
+                lines.push(Line::styled(
+                    format::truncate(&head, width),
+                    theme.attention,
+                ));
+                lines.extend(lead.into_iter().map(Line::raw));
+                continue;
+            }
+        }
         let since = format::age(model.now, item.since);
         let mut head = format!("{since:>6}  {}  {}", item.subject, item.kind.label());
         if let Some(h) = action_hint(item, model) {
