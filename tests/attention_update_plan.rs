@@ -131,7 +131,7 @@ fn auto_pause_appears_first_then_clears_with_the_commence() {
     assert!(
         model.derived.attention[0]
             .why
-            .contains("no firing alert recorded in the UpdateAutoPause status now"),
+            .contains("no alert fires now (UpdateAutoPause child-cl lists none)"),
         "{}",
         model.derived.attention[0].why
     );
@@ -292,9 +292,7 @@ mod against_the_simulator {
                 PlanState::AutoPaused { step, .. } => {
                     let item = auto_pause_item(&snap, &world).expect("still paused");
                     assert!(
-                        item.why.starts_with(
-                            "no firing alert recorded in the UpdateAutoPause status now"
-                        ),
+                        item.why.starts_with("no alert fires now (UpdateAutoPause "),
                         "{}",
                         item.why
                     );
@@ -329,9 +327,17 @@ mod against_the_simulator {
         let cleared = cleared.expect("the alert cleared and the update stayed paused");
         assert!(fired.why.contains("k8s-workers"), "{}", fired.why);
         assert!(
-            cleared.why.contains("then commence step"),
+            cleared.why.contains("to resume: commence step"),
             "{}",
             cleared.why
+        );
+        assert!(
+            fired.action.is_none(),
+            "no commence offered while alerts fire"
+        );
+        assert!(
+            cleared.action.is_some(),
+            "the commence is offered once they clear"
         );
     }
 }

@@ -145,7 +145,9 @@ pub fn summary(plan: &UpdatePlan, state: &PlanState) -> String {
         PlanState::AutoPaused { step: at, alerts } => {
             let at = at.map(|i| format!(" in {}", step(i))).unwrap_or_default();
             if alerts.is_empty() {
-                format!("update plan: AUTO-PAUSED{at} (no firing alert recorded now)")
+                format!(
+                    "update plan: AUTO-PAUSED{at}; no alert fires now: commence it again to resume"
+                )
             } else {
                 format!("update plan: AUTO-PAUSED{at} by {}", alerts.join(", "))
             }

@@ -369,7 +369,10 @@ fn draw_attention(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, the
             let lead = lead_item_lines(d, width);
             if !lead.is_empty() {
                 let since = format::age(model.now, item.since);
-                let head = format!("{since:>6}  {}  {}", item.subject, item.kind.label());
+                let mut head = format!("{since:>6}  {}  {}", item.subject, item.kind.label());
+                if let Some(h) = action_hint(item, model) {
+                    head.push_str(&format!("  [{h}]"));
+                }
                 lines.push(Line::styled(
                     format::truncate(&head, width),
                     theme.attention,

@@ -61,29 +61,45 @@ pub(super) fn update_plan(
             let paused = step
                 .map(|i| format!(" ({} paused)", step_words(plan, i)))
                 .unwrap_or_default();
-            let by = if alerts.is_empty() {
-                "no firing alert recorded in the UpdateAutoPause status now".to_string()
-            } else {
-                format!("alerts firing: {}", alerts.join(", "))
-            };
             let again = step
                 .map(|i| format!("commence {} again", step_words(plan, i)))
                 .unwrap_or_else(|| "commence the paused step again".to_string());
             // [I] The reference says the pause removes `commence` and nothing
             // says it comes back: the operator sets it again (§2, resume).
             // The alerts go first: the Overview shows one line of it.
+            let (why, action) = match (alerts.is_empty(), auto_pause) {
+                (false, _) => (
+                    format!(
+                        "alerts firing: {}{paused}; to resume: let the alerts clear (fix the cause, or remove the alert from spec.alerts of UpdateAutoPause {pause_name}), then {again}",
+                        alerts.join(", ")
+                    ),
+                    None,
+                ),
+                // The alerts have cleared: only the commence is left to do.
+                (true, Some(a)) => (
+                    format!(
+                        "no alert fires now (UpdateAutoPause {} lists none){paused}; to resume: {again}",
+                        a.name
+                    ),
+                    Some(COMMENCE_STEP),
+                ),
+                (true, None) => (
+                    format!(
+                        "no UpdateAutoPause found to say which alerts fire{paused}; to resume: let the alerts clear, then {again}"
+                    ),
+                    None,
+                ),
+            };
             out.push(AttentionItem {
                 kind: AttentionKind::AutoPaused,
                 subject: plan.name.clone(),
                 node: None,
-                why: format!(
-                    "{by}{paused}; to resume: let the alerts clear (fix the cause, or remove the alert from spec.alerts of UpdateAutoPause {pause_name}), then {again}"
-                ),
+                why,
                 // [I] When the pause began is not recorded in the plan: the
                 // console's own record of the status change, else the first
                 // sight of the plan, else now.
                 since: paused_since(history, &key).unwrap_or(now),
-                action: None,
+                action,
                 key: key.clone(),
             });
         }

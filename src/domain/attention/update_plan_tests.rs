@@ -71,10 +71,26 @@ fn auto_pause_without_recorded_alerts_says_so() {
     assert!(
         items[0]
             .why
-            .starts_with("no firing alert recorded in the UpdateAutoPause status now (step 4"),
+            .starts_with("no alert fires now (UpdateAutoPause child-cl lists none) (step 4"),
         "{}",
         items[0].why
     );
+    assert!(
+        items[0]
+            .why
+            .ends_with("; to resume: commence step 4 \"k8s-workers\" again"),
+        "{}",
+        items[0].why
+    );
+    // Only the commence is left to do: the item offers it.
+    assert_eq!(items[0].action, Some(COMMENCE_STEP));
+    // While alerts fire, commencing would not resume: no action offered.
+    let firing = attention(
+        &auto_paused(&[ALERT_KUBE]),
+        &History::new(),
+        fixtures::mid_update_now(),
+    );
+    assert_eq!(firing[0].action, None);
 }
 
 #[test]

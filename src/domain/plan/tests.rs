@@ -114,6 +114,15 @@ fn auto_pause_names_the_firing_alerts_and_the_step() {
     );
     // The paused step is the one to commence again.
     assert_eq!(next_to_commence(&p).unwrap().index, 2);
+    // The alert cleared: still paused, and the summary says what is left to do.
+    let cleared = UpdateAutoPause {
+        firing: Vec::new(),
+        ..ap
+    };
+    assert_eq!(
+        summary(&p, &state(&p, Some(&cleared))),
+        "update plan: AUTO-PAUSED in step 3 \"k8s-workers\"; no alert fires now: commence it again to resume"
+    );
 }
 
 #[test]
