@@ -190,7 +190,8 @@ pub fn estimate_factor(plan: &UpdatePlan) -> f64 {
 
 /// Time left by the plan: the current step's remaining estimate plus every
 /// later step's estimate, scaled by [`estimate_factor`]. `None` when a step
-/// left to run has no estimate (the ETA then comes from the machines).
+/// left to run has no estimate, or the running step is already past its
+/// scaled estimate (the ETA then comes from the machines).
 pub fn eta(plan: &UpdatePlan, now: Timestamp) -> Option<SignedDuration> {
     if is_done(plan) {
         return Some(SignedDuration::ZERO);
@@ -203,7 +204,12 @@ pub fn eta(plan: &UpdatePlan, now: Timestamp) -> Option<SignedDuration> {
             .started_at
             .map(|t| now.duration_since(t).as_secs_f64().max(0.0))
             .unwrap_or(0.0);
-        left += (est - ran).max(0.0);
+        if ran > est {
+            // A step past its (corrected) estimate: the plan no longer knows
+            // how long is left; the ETA comes from the machines instead.
+            return None;
+        }
+        left += est - ran;
     }
     SignedDuration::try_from_secs_f64(left).ok()
 }

@@ -172,6 +172,8 @@ fn eta_scales_the_remaining_estimates_by_what_finished_steps_took() {
         eta(&p, at("2026-01-01T11:10:00Z")),
         Some(SignedDuration::from_mins(110))
     );
+    // Ceph past its scaled estimate (60m) at 12:10: the plan cannot say.
+    assert_eq!(eta(&p, at("2026-01-01T12:10:00Z")), None);
     // A step without an estimate: the plan cannot say.
     let mut q = p.clone();
     q.steps[2].estimated = None;
