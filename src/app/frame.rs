@@ -11,5 +11,47 @@ pub struct FrameReport {
     pub too_small: bool,
     /// The id of the plan whose confirmation dialog was drawn in full: the
     /// Confirm button and every object of the plan visible (or summarised).
+    /// `update` sets it from [`FrameReport::confirm_view`]: a body taller
+    /// than the screen counts as read once every line of it was on screen,
+    /// scrolled through from the top.
     pub confirm_in_full: Option<u64>,
+    /// What the confirmation dialog's body showed this frame.
+    pub confirm_view: Option<ConfirmView>,
+}
+
+/// The part of a confirmation dialog's body one frame showed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ConfirmView {
+    /// The action plan's id.
+    pub plan: u64,
+    /// The first body line shown.
+    pub scroll: u16,
+    /// How many body lines were shown.
+    pub shown: u16,
+    /// How many lines the whole body has (wrapped).
+    pub total: u16,
+    /// The Confirm button was drawn whole.
+    pub buttons: bool,
+}
+
+/// Takes a frame's report into the model: a confirmation dialog counts as
+/// drawn in full once every line of its body has been on screen, read from
+/// the top down (in one frame, or scrolling), and its Confirm button is drawn
+/// whole in this frame.
+pub fn record(model: &mut crate::app::model::Model, mut report: FrameReport) {
+    use crate::app::actions::dialog::Dialog;
+    report.confirm_in_full = None;
+    if let (Some(v), Some(Dialog::Confirm(c))) = (report.confirm_view, &mut model.actions.dialog)
+        && v.plan == c.plan.id
+    {
+        // Only a view that starts inside what was read extends it: a jump
+        // past unread lines does not count them as read.
+        if v.scroll <= c.seen_through {
+            c.seen_through = c.seen_through.max(v.scroll.saturating_add(v.shown));
+        }
+        if c.seen_through >= v.total && v.buttons {
+            report.confirm_in_full = Some(v.plan);
+        }
+    }
+    model.frame = report;
 }

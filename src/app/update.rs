@@ -58,7 +58,7 @@ pub fn update(model: &mut Model, msg: Msg) -> Vec<Command> {
         }
         Msg::Action(ev) => actions::on_event(model, ev),
         Msg::Drawn(report) => {
-            model.frame = report;
+            crate::app::frame::record(model, report);
             Vec::new()
         }
     }
@@ -209,7 +209,7 @@ fn confirms_unseen(model: &mut Model, key: &KeyEvent) -> bool {
     }
     c.error = Some(
         "not confirmed: this dialog was not on screen in full; \
-         enlarge the terminal or scroll to the top, then confirm again"
+         read it down to the end (j/k scroll) or enlarge the terminal, then confirm again"
             .into(),
     );
     true

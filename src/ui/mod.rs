@@ -47,7 +47,7 @@ pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameRe
         draw_too_small(frame, area, theme);
         return FrameReport {
             too_small: true,
-            confirm_in_full: None,
+            ..FrameReport::default()
         };
     }
     let [tab_area, body, status_area, footer_area] = Layout::vertical([
@@ -77,7 +77,8 @@ pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameRe
     // An action dialog is drawn last, over everything.
     FrameReport {
         too_small: false,
-        confirm_in_full: dialogs::draw_reported(frame, area, model, theme),
+        confirm_in_full: None,
+        confirm_view: dialogs::draw_reported(frame, area, model, theme),
     }
 }
 

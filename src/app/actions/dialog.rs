@@ -104,6 +104,9 @@ pub struct ConfirmDialog {
     /// The name the operator must type before the plan can be confirmed
     /// (commencing a step with a major impact on workloads), and the field.
     pub typed_name: Option<Box<TypedName>>,
+    /// How many body lines, from the first, have been on screen (a body
+    /// taller than the screen is read by scrolling through it).
+    pub seen_through: u16,
 }
 
 impl ConfirmDialog {
@@ -117,6 +120,7 @@ impl ConfirmDialog {
             scroll: 0,
             error: None,
             typed_name,
+            seen_through: 0,
         }
     }
 

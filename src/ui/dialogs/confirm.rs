@@ -13,18 +13,19 @@ use crate::app::actions::commence::{CommenceStep, commence_step};
 use crate::app::actions::dialog::{ConfirmDialog, ConfirmFocus};
 use crate::app::actions::plan::ActionPlan;
 use crate::app::actions::{availability, registry::ActionId};
+use crate::app::frame::ConfirmView;
 use crate::app::model::Model;
 use crate::config::theme::Theme;
 
-/// Draws the dialog; returns whether it was drawn in full (the whole body
-/// from its first line, and the Confirm button).
+/// Draws the dialog; returns what of its body it showed and whether the
+/// Confirm button was drawn whole.
 pub(super) fn draw(
     frame: &mut Frame,
     area: Rect,
     model: &Model,
     c: &ConfirmDialog,
     theme: &Theme,
-) -> bool {
+) -> ConfirmView {
     let plan = &c.plan;
     let mut body: Vec<Line> = vec![context_line(&plan.context, plan.cluster.label(), theme)];
     if plan.dry_run {
@@ -126,7 +127,7 @@ pub(super) fn draw(
         field.set_placeholder_style(theme.muted);
         frame.render_widget(&field, input_area);
     }
-    let body_in_full = c.scroll == 0 && wrapped_height(&body, body_area.width) <= body_area.height;
+    let total = wrapped_height(&body, body_area.width);
     frame.render_widget(
         Paragraph::new(body)
             .wrap(Wrap { trim: false })
@@ -182,7 +183,13 @@ pub(super) fn draw(
         ]
     };
     frame.render_widget(Paragraph::new(hints(hint_pairs, theme)), hints_area);
-    body_in_full && buttons_in_full
+    ConfirmView {
+        plan: plan.id,
+        scroll: c.scroll,
+        shown: body_area.height.min(total.saturating_sub(c.scroll)),
+        total,
+        buttons: buttons_in_full,
+    }
 }
 
 /// What commencing the step means: the plan, the step (index, id, name),

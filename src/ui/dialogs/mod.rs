@@ -10,6 +10,8 @@ mod progress;
 mod quit;
 
 use ratatui::Frame;
+
+use crate::app::frame::ConfirmView;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -27,12 +29,17 @@ pub fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
 /// Like [`draw`]; returns the plan id of a confirmation dialog drawn in
 /// full (Confirm button and object list visible), the only kind `y` may
 /// confirm (see `app::frame`).
-pub fn draw_reported(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) -> Option<u64> {
+pub fn draw_reported(
+    frame: &mut Frame,
+    area: Rect,
+    model: &Model,
+    theme: &Theme,
+) -> Option<ConfirmView> {
     let dialog = model.actions.dialog.as_ref()?;
     match dialog {
         Dialog::MigrationMode(p) => migration::draw(frame, area, model, p, theme),
         Dialog::Confirm(c) => {
-            return confirm::draw(frame, area, model, c, theme).then_some(c.plan.id);
+            return Some(confirm::draw(frame, area, model, c, theme));
         }
         Dialog::Progress => progress::draw(frame, area, model, theme),
         Dialog::ConfirmQuit => quit::draw(frame, area, model, theme),
