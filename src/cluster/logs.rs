@@ -29,12 +29,14 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cluster::backoff::{BackoffPolicy, RetryBackoff, sleep_until};
 use crate::cluster::events::ClusterEvent;
-use crate::cluster::watch::{describe_kube_error, describe_watch_error, gone};
+use crate::cluster::watch::{describe_watch_error, gone};
 use crate::sanitize::sanitize;
 
 pub mod lines;
+mod stream;
 
-use lines::{Dedupe, cap_chars, decode, read_line_capped, split_timestamp};
+use lines::{Dedupe, cap_chars, decode, split_timestamp};
+use stream::{read_log, recv};
 
 /// Which log to follow and how.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -469,51 +471,5 @@ fn pod_info(p: &Pod) -> PodInfo {
         ready,
         deleting: p.metadata.deletion_timestamp.is_some(),
         created: p.metadata.creation_timestamp.as_ref().map(|t| t.0),
-    }
-}
-
-async fn recv(conn: &mut Option<Conn>) -> Read {
-    match conn {
-        Some(c) => c.rx.recv().await.unwrap_or(Read::End(None)),
-        None => std::future::pending().await,
-    }
-}
-
-/// Reads one log stream into `tx` until it ends.
-async fn read_log(
-    api: Api<Pod>,
-    pod: String,
-    params: LogParams,
-    tx: mpsc::Sender<Read>,
-    max_bytes: usize,
-) {
-    let reader = match api.log_stream(&pod, &params).await {
-        Ok(r) => r,
-        Err(e) => {
-            let _ = tx.send(Read::End(Some(describe_kube_error(&e)))).await;
-            return;
-        }
-    };
-    if tx.send(Read::Opened).await.is_err() {
-        return;
-    }
-    let mut reader = std::pin::pin!(reader);
-    let mut buf = Vec::new();
-    loop {
-        match read_line_capped(&mut reader, &mut buf, max_bytes).await {
-            Ok(true) => {
-                if tx.send(Read::Line(std::mem::take(&mut buf))).await.is_err() {
-                    return;
-                }
-            }
-            Ok(false) => {
-                let _ = tx.send(Read::End(None)).await;
-                return;
-            }
-            Err(e) => {
-                let _ = tx.send(Read::End(Some(sanitize(&e.to_string())))).await;
-                return;
-            }
-        }
     }
 }
