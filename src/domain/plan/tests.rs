@@ -179,3 +179,39 @@ fn eta_scales_the_remaining_estimates_by_what_finished_steps_took() {
     q.steps[2].estimated = None;
     assert_eq!(eta(&q, at("2026-01-01T11:10:00Z")), None);
 }
+
+#[test]
+fn the_active_plan_is_the_unfinished_one_of_the_cluster() {
+    use crate::domain::objects::{Object, Snapshot};
+    let mut old = plan(
+        vec![step(0, "openstack", true, Some(Completed))],
+        Some(Completed),
+    );
+    old.name = "child-cl-17.3.0".into();
+    old.created = Some(at("2025-06-01T00:00:00Z"));
+    let mut new = plan(vec![step(0, "openstack", false, None)], None);
+    new.created = Some(at("2026-01-01T00:00:00Z"));
+    let mut other = plan(vec![step(0, "openstack", true, Some(InProgress))], None);
+    other.name = "other-17.4.0".into();
+    other.cluster = "other".into();
+    let mut snap = Snapshot::default();
+    for p in [old.clone(), new.clone(), other] {
+        snap.apply(Object::UpdatePlan(p));
+    }
+    assert_eq!(
+        active_plan(&snap, Some("child-cl")).map(|p| p.name.as_str()),
+        Some("child-cl-17.4.0")
+    );
+    // Only finished plans: the newest one.
+    let mut done_new = new;
+    done_new.steps[0].status = Some(Completed);
+    done_new.status = Some(Completed);
+    let mut snap = Snapshot::default();
+    snap.apply(Object::UpdatePlan(old));
+    snap.apply(Object::UpdatePlan(done_new));
+    assert_eq!(
+        active_plan(&snap, Some("child-cl")).map(|p| p.name.as_str()),
+        Some("child-cl-17.4.0")
+    );
+    assert_eq!(active_plan(&snap, Some("nobody")), None);
+}
