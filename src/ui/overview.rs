@@ -8,6 +8,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Gauge, Paragraph};
 
+use crate::app::attention_cursor::{item_id, selected_index};
 use crate::app::freshness::{self, Pane};
 use crate::app::model::Model;
 use crate::app::tables::machines::state_text;
@@ -361,49 +362,141 @@ fn draw_attention(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, the
     }
     // Two lines per item (the reason on its own line) when they all fit.
     let width = inner.width as usize;
-    let lead_len = lead_item_lines(d, width).len().saturating_sub(1);
-    let two = d.attention.len() * 2 + lead_len <= inner.height as usize;
-    let mut lines: Vec<Line> = Vec::new();
-    for (i, item) in d.attention.iter().enumerate() {
-        if i == 0 {
-            let lead = lead_item_lines(d, width);
-            if !lead.is_empty() {
-                let since = format::age(model.now, item.since);
-                let mut head = format!("{since:>6}  {}  {}", item.subject, item.kind.label());
-                if let Some(h) = action_hint(item, model) {
-                    head.push_str(&format!("  [{h}]"));
-                }
-                lines.push(Line::styled(
-                    format::truncate(&head, width),
-                    theme.attention,
-                ));
-                lines.extend(lead.into_iter().map(Line::raw));
-                continue;
+    let height = inner.height as usize;
+    let lead = lead_item_lines(d, width);
+    let lead_len = lead.len().saturating_sub(1);
+    let two = d.attention.len() * 2 + lead_len <= height;
+    let selected = selected_index(&d.attention, model.attention_selected.as_deref());
+    let marked = theme.attention.patch(theme.row_selected);
+    let items: Vec<(String, Vec<Line>)> = d
+        .attention
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let since = format::age(model.now, item.since);
+            let mut head = format!("{since:>6}  {}  {}", item.subject, item.kind.label());
+            if let Some(h) = action_hint(item, model) {
+                head.push_str(&format!("  [{h}]"));
             }
-        }
-        let since = format::age(model.now, item.since);
-        let mut head = format!("{since:>6}  {}  {}", item.subject, item.kind.label());
-        if let Some(h) = action_hint(item, model) {
-            head.push_str(&format!("  [{h}]"));
-        }
-        if two {
-            lines.push(Line::styled(
-                format::truncate(&head, width),
-                theme.attention,
-            ));
-            lines.push(Line::raw(format::truncate(
-                &format!("        {}", item.why),
-                width,
-            )));
-        } else {
-            head.push_str(&format!(": {}", item.why));
-            lines.push(Line::styled(
-                format::truncate(&head, width),
-                theme.attention,
-            ));
+            let whole_lead = i == 0 && !lead.is_empty();
+            if !two && !whole_lead {
+                head.push_str(&format!(": {}", item.why));
+            }
+            // The cursor: the item's age is drawn in the selection style.
+            let head = format::truncate(&head, width);
+            let cut = head.char_indices().nth(6).map_or(head.len(), |(b, _)| b);
+            let age_style = if selected == Some(i) {
+                marked
+            } else {
+                theme.attention
+            };
+            let mut lines = vec![Line::from(vec![
+                Span::styled(head[..cut].to_string(), age_style),
+                Span::styled(head[cut..].to_string(), theme.attention),
+            ])];
+            if whole_lead {
+                lines.extend(lead.iter().cloned().map(Line::raw));
+            } else if two {
+                lines.push(Line::raw(format::truncate(
+                    &format!("        {}", item.why),
+                    width,
+                )));
+            }
+            (item_id(item), lines)
+        })
+        .collect();
+    // The first item drawn: the queue scrolls so the cursor's item is on screen.
+    let mut first = 0;
+    if let Some(sel) = selected {
+        while first < sel && items[first..=sel].iter().map(|x| x.1.len()).sum::<usize>() > height {
+            first += 1;
         }
     }
+    let mut lines: Vec<Line> = Vec::new();
+    let mut shown = Vec::new();
+    for (id, item_lines) in items.into_iter().skip(first) {
+        if lines.len() >= height {
+            break;
+        }
+        shown.push(id);
+        lines.extend(item_lines);
+    }
+    crate::ui::record_drawn(|r| r.attention_shown = shown);
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// Enter on the Overview: the full text of the attention item `id`, over
+/// the view; Esc closes it.
+pub(crate) fn draw_attention_text(
+    frame: &mut Frame,
+    area: Rect,
+    model: &Model,
+    id: &str,
+    theme: &Theme,
+) {
+    let d = derived(model);
+    let item = d.attention.iter().find(|i| item_id(i) == id);
+    let width = area.width.saturating_sub(8).clamp(20, 100);
+    let height = area.height.saturating_sub(4).clamp(6, 20);
+    let popup = Rect::new(
+        area.x + (area.width.saturating_sub(width)) / 2,
+        area.y + (area.height.saturating_sub(height)) / 2,
+        width.min(area.width),
+        height.min(area.height),
+    );
+    frame.render_widget(ratatui::widgets::Clear, popup);
+    let title = match item {
+        Some(i) => format!(" Attention: {} ", i.kind.label()),
+        None => " Attention ".to_string(),
+    };
+    let block = pane(title, true, theme).title_bottom(Line::styled(" Esc: close ", theme.muted));
+    let inner = block.inner(popup);
+    frame.render_widget(block, popup);
+    let Some(item) = item else {
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                "this item is no longer in the attention queue",
+                theme.muted,
+            )),
+            inner,
+        );
+        return;
+    };
+    let field = |name: &str, value: String| {
+        Line::from(vec![
+            Span::styled(format!("{name:<8}"), theme.muted),
+            Span::raw(value),
+        ])
+    };
+    let mut lines = vec![
+        field("subject", item.subject.clone()),
+        field("node", item.node.clone().unwrap_or_else(|| "-".into())),
+        field(
+            "object",
+            format!(
+                "{} {}/{}",
+                item.key.kind.api_kind(),
+                item.key.namespace,
+                item.key.name
+            ),
+        ),
+        field(
+            "since",
+            format!("{} ago", format::age(model.now, item.since)),
+        ),
+    ];
+    if let Some(h) = action_hint(item, model) {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{:<8}", "action"), theme.muted),
+            Span::styled(h, theme.key_hint),
+        ]));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::raw(item.why.clone()));
+    frame.render_widget(
+        Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }),
+        inner,
+    );
 }
 
 fn draw_working(

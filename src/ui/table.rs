@@ -248,8 +248,31 @@ pub(crate) fn draw_titled(
         .width
         .saturating_sub(mark_width + highlight_width + scroll_room);
     let layout = layout_columns(&data.columns, &rows, columns_width);
+    crate::ui::record_drawn(|d| {
+        d.table_columns = Some((view, layout.iter().map(|&(i, _)| i).collect()));
+    });
 
     let sort_mark = if cursor.sort_reverse { "▼" } else { "▲" };
+    // The sorted column is always marked: in its header, or, when it is too
+    // narrow a terminal to show it, in the title (`sorted by #▲`).
+    if !layout.iter().any(|&(i, _)| i == cursor.sort_column)
+        && let Some(c) = data.columns.get(cursor.sort_column)
+    {
+        let named = format!(
+            "{}sorted by {}{sort_mark} ",
+            title(name, rows.len(), data.rows.len(), &cursor.filter),
+            c.title
+        );
+        let block = fresh_pane(
+            named,
+            model.overlay.is_none(),
+            model,
+            Pane::View(view),
+            area,
+            theme,
+        );
+        frame.render_widget(block, area);
+    }
     let mut header_cells: Vec<Cell> = Vec::new();
     if marking {
         header_cells.push(Cell::from(""));

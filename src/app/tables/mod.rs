@@ -191,6 +191,17 @@ fn rank(s: &str) -> Option<i64> {
     after[..end].parse().ok()
 }
 
+/// The column `s` sorts by next: the first of `shown` (the columns drawn,
+/// in order) after `current`, else the first (wrapping); `None` when no
+/// column is shown.
+pub fn next_sort_column(current: usize, shown: &[usize]) -> Option<usize> {
+    shown
+        .iter()
+        .copied()
+        .find(|&c| c > current)
+        .or_else(|| shown.first().copied())
+}
+
 /// The index of the cursor's row among `rows`: the row with the cursor's id,
 /// else the remembered index clamped to the rows; `None` when there are none.
 pub fn selected_index(rows: &[&TableRow], cursor: &TableCursor) -> Option<usize> {
