@@ -414,15 +414,27 @@ fn draw_attention(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, the
     }
     let mut lines: Vec<Line> = Vec::new();
     let mut shown = Vec::new();
-    for (id, item_lines) in items.into_iter().skip(first) {
+    let mut cursor_row = None;
+    for (i, (id, item_lines)) in items.into_iter().enumerate().skip(first) {
         if lines.len() >= height {
             break;
+        }
+        if selected == Some(i) {
+            cursor_row = Some(lines.len() as u16);
         }
         shown.push(id);
         lines.extend(item_lines);
     }
     crate::ui::record_drawn(|r| r.attention_shown = shown);
     frame.render_widget(Paragraph::new(lines), inner);
+    // The cursor's marker, on the pane's left border like a table's `>`.
+    if let Some(row) = cursor_row
+        && inner.x > area.x
+    {
+        frame.buffer_mut()[(area.x, inner.y + row)]
+            .set_symbol(">")
+            .set_style(theme.row_selected);
+    }
 }
 
 /// Enter on the Overview: the full text of the attention item `id`, over
