@@ -485,12 +485,16 @@ pub(crate) fn draw_attention_text(
         field("node", item.node.clone().unwrap_or_else(|| "-".into())),
         field(
             "object",
-            format!(
-                "{} {}/{}",
-                item.key.kind.api_kind(),
-                item.key.namespace,
-                item.key.name
-            ),
+            if item.key.namespace.is_empty() {
+                format!("{} {}", item.key.kind.api_kind(), item.key.name)
+            } else {
+                format!(
+                    "{} {}/{}",
+                    item.key.kind.api_kind(),
+                    item.key.namespace,
+                    item.key.name
+                )
+            },
         ),
         field(
             "since",
