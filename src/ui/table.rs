@@ -277,10 +277,14 @@ pub(crate) fn draw_titled(
     if marking {
         header_cells.push(Cell::from(""));
     }
-    for &(i, _) in &layout {
+    for &(i, w) in &layout {
         let c = &data.columns[i];
         let mut t = if i == cursor.sort_column {
-            format!("{}{sort_mark}", c.title)
+            // A column narrower than its title and the marker keeps the
+            // marker and cuts the title (`VALU▲`).
+            let room = (w as usize).saturating_sub(1).max(1);
+            let title: String = c.title.chars().take(room).collect();
+            format!("{title}{sort_mark}")
         } else {
             c.title.to_string()
         };
