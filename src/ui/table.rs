@@ -409,6 +409,7 @@ mod tests {
             search: String::new(),
             tone: Tone::Normal,
             node: None,
+            keys: Vec::new(),
         };
         let wide = layout_columns(&cols, &[&row], 100);
         assert_eq!(
