@@ -2,6 +2,7 @@
 //! model. Every string drawn comes from the model (the cluster layer has
 //! sanitized it) or is a fixed label of the console.
 
+mod attention;
 pub mod dialogs;
 pub mod format;
 
@@ -76,7 +77,7 @@ pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameRe
         help::draw(frame, body, model, *scroll, theme);
     }
     if let Some(Overlay::AttentionText { id }) = &model.overlay {
-        overview::draw_attention_text(frame, body, model, id, theme);
+        attention::draw_attention_text(frame, body, model, id, theme);
     }
     // An action dialog is drawn last, over everything.
     let confirm_in_full = dialogs::draw_reported(frame, area, model, theme);
