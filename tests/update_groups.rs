@@ -235,12 +235,19 @@ fn the_overview_eta_comes_from_the_update_plan_when_it_has_estimates() {
 #[test]
 fn groups_sort_by_index_as_a_number_then_by_name() {
     use mosk_console::app::tables::{Column, SortKind, TableData, TableRow, Width};
+    // The builder carries each group's index as the typed rank (`#N`).
     let row = |id: &str| TableRow {
         id: id.into(),
         cells: vec![id.into()],
         search: String::new(),
         tone: Default::default(),
         node: None,
+        keys: id
+            .split_once(" #")
+            .and_then(|(_, n)| n.split(' ').next()?.parse().ok())
+            .map(|n| (0, n))
+            .into_iter()
+            .collect(),
     };
     let data = TableData {
         columns: vec![Column {

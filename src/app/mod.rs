@@ -1,6 +1,7 @@
 //! The Elm loop: model, messages, update, and the runtime that runs commands.
 
 pub mod actions;
+pub mod attention_cursor;
 pub mod effects;
 pub mod frame;
 pub mod freshness;

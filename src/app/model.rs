@@ -147,6 +147,9 @@ pub enum Overlay {
     CommandInput { text: String },
     /// Log search being typed.
     LogSearchInput { text: String },
+    /// Enter on the Overview: the full text of the attention item with this
+    /// id ([`crate::app::attention_cursor::item_id`]); Esc closes it.
+    AttentionText { id: String },
 }
 
 /// A short message in the footer.
@@ -290,6 +293,9 @@ pub struct Model {
     pub quit: bool,
     /// Reminders the operator dismissed (`x`): gone for the session.
     pub dismissed_reminders: BTreeSet<Reminder>,
+    /// The attention item under the Overview's cursor (its
+    /// [`crate::app::attention_cursor::item_id`]); `None`: the first item.
+    pub attention_selected: Option<String>,
 }
 
 impl Model {
@@ -322,6 +328,7 @@ impl Model {
             drift_found: 0,
             quit: false,
             dismissed_reminders: BTreeSet::new(),
+            attention_selected: None,
         }
     }
 

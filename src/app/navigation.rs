@@ -1,6 +1,6 @@
-//! Moving around: the cursor in a table and the log, the rows selected
-//! with `space`, and jumping from a machine to its log lines. Called by
-//! `update` for the navigation keys.
+//! Moving around: the cursor in a table and the log, the sort column, the
+//! rows selected with `space`, and jumping from a machine to its log lines.
+//! Called by `update` for the navigation keys.
 
 use crate::app::model::{Model, NoticeLevel, View};
 use crate::app::tables::{TableRow, selected_index, table, visible_rows};
@@ -41,6 +41,24 @@ pub(crate) fn move_selection(model: &mut Model, delta: isize) {
     let c = model.cursor_mut(view);
     c.selected = next;
     c.selected_id = Some(ids[next].clone());
+}
+
+/// `s`: sorts by the next column the last frame drew (the columns shown at
+/// the terminal's width), after the last one back to the first. Before the
+/// view's table was drawn, by the next of all its columns.
+pub(crate) fn cycle_sort(model: &mut Model) {
+    let view = model.view;
+    if !view.is_table() {
+        return;
+    }
+    let shown = match &model.frame.table_columns {
+        Some((v, cols)) if *v == view && !cols.is_empty() => cols.clone(),
+        _ => (0..table(model, view).columns.len()).collect(),
+    };
+    let current = model.cursor(view).sort_column;
+    if let Some(next) = crate::app::tables::next_sort_column(current, &shown) {
+        model.cursor_mut(view).sort_column = next;
+    }
 }
 
 pub(crate) fn move_to_end(model: &mut Model, bottom: bool) {

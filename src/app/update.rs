@@ -6,11 +6,12 @@ use jiff::SignedDuration;
 
 use crate::app::actions::dialog::{ConfirmFocus, Dialog, PickerFocus};
 use crate::app::actions::{self, registry::ActionId};
+use crate::app::attention_cursor;
 use crate::app::freshness;
 use crate::app::model::{Model, Notice, NoticeLevel, Overlay, View};
 use crate::app::msg::{Command, Msg};
 use crate::app::navigation::{
-    logs_for_selected_machine, move_selection, move_to_end, toggle_selected_node,
+    cycle_sort, logs_for_selected_machine, move_selection, move_to_end, toggle_selected_node,
 };
 use crate::app::tables::derived;
 use crate::cluster::events::ClusterEvent;
@@ -177,6 +178,16 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
             on_help_key(model, key, scroll);
             return Vec::new();
         }
+        Some(Overlay::AttentionText { .. }) => {
+            // The full text of an attention item: Esc (or Enter, q) closes it.
+            if matches!(
+                model.keymap.action_for(&key),
+                Some(KeyAction::Back) | Some(KeyAction::Open) | Some(KeyAction::Quit)
+            ) {
+                model.overlay = None;
+            }
+            return Vec::new();
+        }
         Some(Overlay::FilterInput { .. })
         | Some(Overlay::CommandInput { .. })
         | Some(Overlay::LogSearchInput { .. }) => {
@@ -274,7 +285,7 @@ fn on_input_key(model: &mut Model, key: KeyEvent) {
                         );
                     }
                 }
-                Overlay::Help { .. } => {}
+                Overlay::Help { .. } | Overlay::AttentionText { .. } => {}
             }
         }
         KeyCode::Backspace => {
@@ -361,9 +372,19 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
             })
         }
         Back => on_back(model),
-        Open => {
-            if model.view == View::Machines {
-                model.detail_open = !model.detail_open;
+        Open => match model.view {
+            View::Machines => model.detail_open = !model.detail_open,
+            View::Overview => attention_cursor::open(model),
+            _ => {}
+        },
+        Down | Up | PageDown | PageUp | Top | Bottom if model.view == View::Overview => {
+            let page = model.page_rows as isize;
+            match action {
+                Down => attention_cursor::move_cursor(model, 1),
+                Up => attention_cursor::move_cursor(model, -1),
+                PageDown => attention_cursor::move_cursor(model, page),
+                PageUp => attention_cursor::move_cursor(model, -page),
+                _ => attention_cursor::move_to_end(model, action == Bottom),
             }
         }
         Down => move_selection(model, 1),
@@ -382,11 +403,7 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
             };
             switch_view(model, View::ALL[next]);
         }
-        Sort => {
-            let view = model.view;
-            let c = model.cursor_mut(view);
-            c.sort_column += 1;
-        }
+        Sort => cycle_sort(model),
         ReverseSort => {
             let view = model.view;
             let c = model.cursor_mut(view);
@@ -443,14 +460,24 @@ fn dismissed(model: &mut Model, r: Reminder) {
     );
 }
 
-/// `x` on the Overview: dismisses the first reminder of the attention queue.
+/// `x` on the Overview: dismisses the reminder under the attention cursor,
+/// else the first reminder of the queue.
 fn dismiss_queue_reminder(model: &mut Model) {
     if model.view != View::Overview {
         return;
     }
-    let first = derived(model).attention.iter().find_map(|i| match i.kind {
-        AttentionKind::Reminder(r) => Some(r),
+    let under_cursor = match attention_cursor::on_screen(model) {
+        Ok(Some(item)) => match item.kind {
+            AttentionKind::Reminder(r) => Some(r),
+            _ => None,
+        },
         _ => None,
+    };
+    let first = under_cursor.or_else(|| {
+        derived(model).attention.iter().find_map(|i| match i.kind {
+            AttentionKind::Reminder(r) => Some(r),
+            _ => None,
+        })
     });
     match first {
         Some(r) => dismissed(model, r),

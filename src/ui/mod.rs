@@ -2,6 +2,7 @@
 //! model. Every string drawn comes from the model (the cluster layer has
 //! sanitized it) or is a fixed label of the console.
 
+mod attention;
 pub mod dialogs;
 pub mod format;
 
@@ -41,6 +42,7 @@ pub fn draw(frame: &mut Frame, model: &Model, theme: &Theme) {
 /// Draws the whole screen from the model and reports what keys may act on
 /// (the runtime sends it back to `update` as `Msg::Drawn`).
 pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameReport {
+    DRAWN.with(|d| d.take());
     let area = frame.area();
     frame.render_widget(Block::new().style(theme.base), area);
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
@@ -74,12 +76,36 @@ pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameRe
     if let Some(Overlay::Help { scroll }) = &model.overlay {
         help::draw(frame, body, model, *scroll, theme);
     }
+    if let Some(Overlay::AttentionText { id }) = &model.overlay {
+        attention::draw_attention_text(frame, body, model, id, theme);
+    }
     // An action dialog is drawn last, over everything.
+    let confirm_view = dialogs::draw_reported(frame, area, model, theme);
+    let drawn = DRAWN.with(|d| d.take());
     FrameReport {
         too_small: false,
         confirm_in_full: None,
-        confirm_view: dialogs::draw_reported(frame, area, model, theme),
+        confirm_view,
+        table_columns: drawn.table_columns,
+        attention_shown: drawn.attention_shown,
     }
+}
+
+/// What the views drew that keys depend on, recorded while drawing one
+/// frame (on the drawing thread) and returned in its [`FrameReport`].
+#[derive(Debug, Default)]
+pub(crate) struct Drawn {
+    pub table_columns: Option<(View, Vec<usize>)>,
+    pub attention_shown: Vec<String>,
+}
+
+thread_local! {
+    static DRAWN: std::cell::RefCell<Drawn> = std::cell::RefCell::new(Drawn::default());
+}
+
+/// Records what a view drew for this frame's report.
+pub(crate) fn record_drawn(f: impl FnOnce(&mut Drawn)) {
+    DRAWN.with(|d| f(&mut d.borrow_mut()));
 }
 
 /// Draws `model` on an off-screen terminal of `width` x `height` and returns

@@ -15,10 +15,10 @@ use crate::app::tables::update_plan::{plan_state, shown_plan};
 use crate::app::tables::{Derived, derived};
 use crate::config::keymap::KeyAction;
 use crate::config::theme::Theme;
-use crate::domain::attention::{AttentionItem, AttentionKind};
 use crate::domain::join::MachineRow;
 use crate::domain::objects::LockState;
 use crate::domain::plan::{self, PlanState};
+use crate::ui::attention::{draw_attention, lead_item_lines};
 use crate::ui::format::{self, duration_secs};
 use crate::ui::{fresh_pane, logs, pane};
 
@@ -277,133 +277,6 @@ fn draw_update(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme:
             Rect::new(x, y, inner.right() - x, 1),
         );
     }
-}
-
-/// `a: acknowledge migration` for an item whose action has a key.
-fn action_hint(item: &AttentionItem, model: &Model) -> Option<String> {
-    let name = item.action?;
-    let action = KeyAction::from_name(name)?;
-    let what = name.replace('-', " ");
-    // Only writes are off in a read-only session (dismissing a reminder is not one).
-    if model.session.read_only
-        && crate::app::actions::registry::ActionId::from_key(action).is_some()
-    {
-        return Some(format!("{what}: read-only"));
-    }
-    Some(match model.keymap.first_key(action) {
-        Some(k) => format!("{k}: {what}"),
-        None => what,
-    })
-}
-
-/// Most lines the leading auto-pause item's reason may take.
-const LEAD_MAX_LINES: usize = 4;
-
-/// The auto-pause item leads the queue and its reason says how to resume:
-/// it is drawn whole (wrapped under its head line, at most
-/// [`LEAD_MAX_LINES`]) instead of cut to one line. Empty for any other
-/// first item.
-fn lead_item_lines(d: &Derived, width: usize) -> Vec<String> {
-    match d.attention.first() {
-        Some(item) if item.kind == AttentionKind::AutoPaused => {
-            let mut lines = format::wrap_indented(&item.why, width, 8);
-            lines.truncate(LEAD_MAX_LINES);
-            lines
-        }
-        _ => Vec::new(),
-    }
-}
-
-fn draw_attention(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme: &Theme) {
-    let loading = freshness::loading(model);
-    let stale = freshness::is_stale(model, Pane::Attention);
-    let title = if d.attention.is_empty() || loading.is_some() {
-        " Attention ".to_string()
-    } else if stale {
-        format!(" Attention ({}, may be incomplete) ", d.attention.len())
-    } else {
-        format!(
-            " Attention ({}): waiting for you, oldest first ",
-            d.attention.len()
-        )
-    };
-    let block = fresh_pane(title, false, model, Pane::Attention, area, theme);
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    if loading.is_some() {
-        frame.render_widget(
-            Paragraph::new(Line::styled(
-                "loading: the attention queue is known once every list is in",
-                theme.warn,
-            ))
-            .wrap(ratatui::widgets::Wrap { trim: true }),
-            inner,
-        );
-        return;
-    }
-    if d.attention.is_empty() && stale {
-        frame.render_widget(
-            Paragraph::new(Line::styled(
-                "attention queue may be incomplete: data stale",
-                theme.error,
-            ))
-            .wrap(ratatui::widgets::Wrap { trim: true }),
-            inner,
-        );
-        return;
-    }
-    if d.attention.is_empty() {
-        frame.render_widget(
-            Paragraph::new(Line::styled("nothing waits for a human", theme.ok)),
-            inner,
-        );
-        return;
-    }
-    // Two lines per item (the reason on its own line) when they all fit.
-    let width = inner.width as usize;
-    let lead_len = lead_item_lines(d, width).len().saturating_sub(1);
-    let two = d.attention.len() * 2 + lead_len <= inner.height as usize;
-    let mut lines: Vec<Line> = Vec::new();
-    for (i, item) in d.attention.iter().enumerate() {
-        if i == 0 {
-            let lead = lead_item_lines(d, width);
-            if !lead.is_empty() {
-                let since = format::age(model.now, item.since);
-                let mut head = format!("{since:>6}  {}  {}", item.subject, item.kind.label());
-                if let Some(h) = action_hint(item, model) {
-                    head.push_str(&format!("  [{h}]"));
-                }
-                lines.push(Line::styled(
-                    format::truncate(&head, width),
-                    theme.attention,
-                ));
-                lines.extend(lead.into_iter().map(Line::raw));
-                continue;
-            }
-        }
-        let since = format::age(model.now, item.since);
-        let mut head = format!("{since:>6}  {}  {}", item.subject, item.kind.label());
-        if let Some(h) = action_hint(item, model) {
-            head.push_str(&format!("  [{h}]"));
-        }
-        if two {
-            lines.push(Line::styled(
-                format::truncate(&head, width),
-                theme.attention,
-            ));
-            lines.push(Line::raw(format::truncate(
-                &format!("        {}", item.why),
-                width,
-            )));
-        } else {
-            head.push_str(&format!(": {}", item.why));
-            lines.push(Line::styled(
-                format::truncate(&head, width),
-                theme.attention,
-            ));
-        }
-    }
-    frame.render_widget(Paragraph::new(lines), inner);
 }
 
 fn draw_working(

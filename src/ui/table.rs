@@ -248,16 +248,43 @@ pub(crate) fn draw_titled(
         .width
         .saturating_sub(mark_width + highlight_width + scroll_room);
     let layout = layout_columns(&data.columns, &rows, columns_width);
+    crate::ui::record_drawn(|d| {
+        d.table_columns = Some((view, layout.iter().map(|&(i, _)| i).collect()));
+    });
 
     let sort_mark = if cursor.sort_reverse { "▼" } else { "▲" };
+    // The sorted column is always marked: in its header, or, when it is too
+    // narrow a terminal to show it, in the title (`sorted by #▲`).
+    if !layout.iter().any(|&(i, _)| i == cursor.sort_column)
+        && let Some(c) = data.columns.get(cursor.sort_column)
+    {
+        let named = format!(
+            "{}sorted by {}{sort_mark} ",
+            title(name, rows.len(), data.rows.len(), &cursor.filter),
+            c.title
+        );
+        let block = fresh_pane(
+            named,
+            model.overlay.is_none(),
+            model,
+            Pane::View(view),
+            area,
+            theme,
+        );
+        frame.render_widget(block, area);
+    }
     let mut header_cells: Vec<Cell> = Vec::new();
     if marking {
         header_cells.push(Cell::from(""));
     }
-    for &(i, _) in &layout {
+    for &(i, w) in &layout {
         let c = &data.columns[i];
         let mut t = if i == cursor.sort_column {
-            format!("{}{sort_mark}", c.title)
+            // A column narrower than its title and the marker keeps the
+            // marker and cuts the title (`VALU▲`).
+            let room = (w as usize).saturating_sub(1).max(1);
+            let title: String = c.title.chars().take(room).collect();
+            format!("{title}{sort_mark}")
         } else {
             c.title.to_string()
         };
@@ -382,6 +409,7 @@ mod tests {
             search: String::new(),
             tone: Tone::Normal,
             node: None,
+            keys: Vec::new(),
         };
         let wide = layout_columns(&cols, &[&row], 100);
         assert_eq!(

@@ -18,7 +18,7 @@ pub mod registry;
 
 use jiff::Timestamp;
 
-use crate::app::model::{Model, NoticeLevel};
+use crate::app::model::{Model, NoticeLevel, View};
 use crate::app::msg::Command;
 use crate::app::tables;
 use crate::app::update::notify;
@@ -127,6 +127,17 @@ pub fn target_nodes(model: &Model) -> Vec<String> {
         .collect()
 }
 
+/// The nodes `action` applies to: on the Overview (nothing selected with
+/// `space`) the attention item under the cursor's, when the last frame drew
+/// it ([`crate::app::attention_cursor::target_nodes`]); elsewhere
+/// [`target_nodes`]. `Err` says why there is no target.
+fn action_targets(model: &Model, action: ActionId) -> Result<Vec<String>, String> {
+    if model.view == View::Overview && model.selected_nodes.is_empty() {
+        return crate::app::attention_cursor::target_nodes(model, action);
+    }
+    Ok(target_nodes(model))
+}
+
 fn assign_id(model: &mut Model, mut plan: ActionPlan) -> ActionPlan {
     model.actions.last_plan_id += 1;
     plan.id = model.actions.last_plan_id;
@@ -168,9 +179,20 @@ pub fn start(model: &mut Model, action: ActionId) -> Vec<Command> {
         Availability::Available | Availability::NotVerified(_) => {}
     }
     let ctx = plan_context(model);
+    let nodes = match action {
+        ActionId::SetMigrationMode | ActionId::AcknowledgeMigration | ActionId::RestartVrouter => {
+            match action_targets(model, action) {
+                Ok(nodes) => nodes,
+                Err(why) => {
+                    notify(model, NoticeLevel::Warning, format!("{label}: {why}"));
+                    return commands;
+                }
+            }
+        }
+        ActionId::RestartAllVrouters | ActionId::CommenceStep => Vec::new(),
+    };
     let planned = match action {
         ActionId::SetMigrationMode => {
-            let nodes = target_nodes(model);
             if nodes.is_empty() {
                 notify(
                     model,
@@ -196,10 +218,8 @@ pub fn start(model: &mut Model, action: ActionId) -> Vec<Command> {
                 Some(Dialog::MigrationMode(Box::new(MigrationPicker::new(modes))));
             return commands;
         }
-        ActionId::AcknowledgeMigration => {
-            plan::plan_acknowledge(&model.snapshot, &ctx, &target_nodes(model))
-        }
-        ActionId::RestartVrouter => plan::plan_restart(&model.snapshot, &ctx, &target_nodes(model)),
+        ActionId::AcknowledgeMigration => plan::plan_acknowledge(&model.snapshot, &ctx, &nodes),
+        ActionId::RestartVrouter => plan::plan_restart(&model.snapshot, &ctx, &nodes),
         ActionId::RestartAllVrouters => plan::plan_restart_all(&model.snapshot, &ctx),
         ActionId::CommenceStep => commence::plan_commence(model),
     };

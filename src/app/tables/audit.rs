@@ -39,6 +39,7 @@ pub(super) fn table(model: &Model) -> TableData {
                 id: r.id,
                 tone,
                 node,
+                keys: Vec::new(),
             }
         })
         .collect();

@@ -100,6 +100,7 @@ pub(super) fn table(model: &Model) -> TableData {
             search: format!("{} {}", c.key.kind.api_kind(), c.field),
             tone: tone(c),
             node: None,
+            keys: vec![(0, format::secs_between(model.now, c.at))],
         })
         .collect();
     TableData {

@@ -80,6 +80,13 @@ fn row(model: &Model, lock: &WorkloadLock, cluster: bool) -> TableRow {
         search: lock.release.clone().unwrap_or_default(),
         tone: lock_tone(lock, parsed.as_ref().map(|m| &m.kind)),
         node: lock.node_name.clone(),
+        // The AGE column: how long ago the message was written.
+        keys: parsed
+            .as_ref()
+            .and_then(|m| m.at)
+            .map(|at| (6, format::secs_between(model.now, at)))
+            .into_iter()
+            .collect(),
     }
 }
 

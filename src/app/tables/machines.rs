@@ -224,6 +224,15 @@ pub(super) fn row(order: usize, row: &MachineRow, history: &History, model: &Mod
         search: search_text(row),
         tone: tone(row),
         node: row.node_name.clone(),
+        // `#` in the join's order; GROUP by the update group's index.
+        keys: std::iter::once((0, order as i64 + 1))
+            .chain(
+                row.update_group
+                    .as_ref()
+                    .and_then(|g| g.index)
+                    .map(|i| (GROUP, i)),
+            )
+            .collect(),
     }
 }
 

@@ -13,8 +13,6 @@ mod states;
 pub mod update_plan;
 mod vrouter;
 
-use std::cmp::Ordering;
-
 use crate::app::model::{Model, TableCursor, View};
 use crate::domain::objects::{Kind, MalformedObject};
 use crate::ui::format;
@@ -33,18 +31,20 @@ pub enum Width {
     Fill(u16),
 }
 
-/// How a column sorts.
+/// How a column sorts. Number, Age and Ranked columns sort by the typed
+/// values the builders put in [`TableRow::keys`], never by their text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SortKind {
+    /// By the text, case-insensitive.
     Text,
-    /// Numerically by the leading number of the cell (`12`, `3/5`, `40%`);
-    /// cells without a number sort last.
+    /// By the row's number for the column (`12`, `3/5` -> 3, `40%` -> 40);
+    /// rows without one sort last.
     Number,
-    /// By the age written in the cell (`5s`, `4m12s`, `2h05m`): youngest first;
-    /// cells without an age sort last.
+    /// By the row's age for the column in seconds: youngest first; rows
+    /// without one sort last.
     Age,
-    /// By the `#N` rank written in the cell (`rack-1 #2 x3` -> 2), then by
-    /// the text; cells without a rank sort last.
+    /// By the row's rank for the column (the update group's index), then by
+    /// the text; rows without one sort last.
     Ranked,
 }
 
@@ -106,6 +106,46 @@ pub struct TableRow {
     /// The Kubernetes node the row is about, if any: what `space` selects
     /// (`Model::selected_nodes` holds node names).
     pub node: Option<String>,
+    /// Typed sort values of the row's Number, Age and Ranked columns:
+    /// (column index, value). A column without one sorts last.
+    pub keys: Vec<(usize, i64)>,
+}
+
+impl TableRow {
+    /// The typed sort value of column `i`, if the row has one.
+    pub fn key(&self, i: usize) -> Option<i64> {
+        self.keys.iter().find(|(c, _)| *c == i).map(|(_, v)| *v)
+    }
+}
+
+/// A row's place when sorting by a column: rows without a typed value
+/// last, then the value, then the text (lowercased once per sort).
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct SortPlace {
+    missing: bool,
+    value: i64,
+    text: String,
+}
+
+fn sort_place(kind: SortKind, row: &TableRow, i: usize) -> SortPlace {
+    let text = || cell(row, i).to_lowercase();
+    match kind {
+        SortKind::Text => SortPlace {
+            missing: false,
+            value: 0,
+            text: text(),
+        },
+        SortKind::Number | SortKind::Age => SortPlace {
+            missing: row.key(i).is_none(),
+            value: row.key(i).unwrap_or_default(),
+            text: String::new(),
+        },
+        SortKind::Ranked => SortPlace {
+            missing: row.key(i).is_none(),
+            value: row.key(i).unwrap_or_default(),
+            text: text(),
+        },
+    }
 }
 
 /// What a table view shows.
@@ -153,42 +193,29 @@ pub fn visible_rows<'a>(data: &'a TableData, cursor: &TableCursor) -> Vec<&'a Ta
         .collect();
     if let Some(column) = data.columns.get(cursor.sort_column) {
         let i = cursor.sort_column;
-        rows.sort_by(|a, b| {
-            let ord = compare(column.sort, cell(a, i), cell(b, i));
-            if cursor.sort_reverse {
-                ord.reverse()
-            } else {
-                ord
-            }
-        });
+        if cursor.sort_reverse {
+            rows.sort_by_cached_key(|r| std::cmp::Reverse(sort_place(column.sort, r, i)));
+        } else {
+            rows.sort_by_cached_key(|r| sort_place(column.sort, r, i));
+        }
     }
     if let Some(g) = cursor.group_column
         && let Some(column) = data.columns.get(g)
     {
-        rows.sort_by(|a, b| compare(column.sort, cell(a, g), cell(b, g)));
+        rows.sort_by_cached_key(|r| sort_place(column.sort, r, g));
     }
     rows
 }
 
-fn compare(kind: SortKind, x: &str, y: &str) -> Ordering {
-    match kind {
-        SortKind::Text => x.to_lowercase().cmp(&y.to_lowercase()),
-        SortKind::Number => cmp_missing_last(leading_number(x), leading_number(y)),
-        SortKind::Age => cmp_missing_last(parse_age(x), parse_age(y)),
-        SortKind::Ranked => {
-            cmp_missing_last(rank(x), rank(y)).then_with(|| x.to_lowercase().cmp(&y.to_lowercase()))
-        }
-    }
-}
-
-/// The number after the first ` #` of a cell (`rack-1 #2 x3` -> 2).
-fn rank(s: &str) -> Option<i64> {
-    let (_, after) = s.split_once(" #")?;
-    let end = after
-        .char_indices()
-        .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-')))
-        .map_or(after.len(), |(i, _)| i);
-    after[..end].parse().ok()
+/// The column `s` sorts by next: the first of `shown` (the columns drawn,
+/// in order) after `current`, else the first (wrapping); `None` when no
+/// column is shown.
+pub fn next_sort_column(current: usize, shown: &[usize]) -> Option<usize> {
+    shown
+        .iter()
+        .copied()
+        .find(|&c| c > current)
+        .or_else(|| shown.first().copied())
 }
 
 /// The index of the cursor's row among `rows`: the row with the cursor's id,
@@ -214,52 +241,6 @@ fn matches_all(row: &TableRow, words: &[String]) -> bool {
     hay.push('\u{1f}');
     hay.push_str(&row.search.to_lowercase());
     words.iter().all(|w| hay.contains(w.as_str()))
-}
-
-fn cmp_missing_last<T: PartialOrd>(a: Option<T>, b: Option<T>) -> Ordering {
-    match (a, b) {
-        (Some(a), Some(b)) => a.partial_cmp(&b).unwrap_or(Ordering::Equal),
-        (Some(_), None) => Ordering::Less,
-        (None, Some(_)) => Ordering::Greater,
-        (None, None) => Ordering::Equal,
-    }
-}
-
-/// The number a cell starts with (`12`, `-3`, `3/5` -> 3, `40%` -> 40).
-fn leading_number(s: &str) -> Option<f64> {
-    let s = s.trim();
-    let end = s
-        .char_indices()
-        .find(|&(i, c)| !(c.is_ascii_digit() || c == '.' || (i == 0 && c == '-')))
-        .map(|(i, _)| i)
-        .unwrap_or(s.len());
-    s[..end].parse().ok()
-}
-
-/// Reads back an age written by [`format::duration_secs`] (`2h05m` -> 7500).
-/// Trailing words (`4m12s ago`) are ignored.
-fn parse_age(s: &str) -> Option<i64> {
-    let s = s.split_whitespace().next()?;
-    let mut total = 0i64;
-    let mut num = String::new();
-    let mut any = false;
-    for c in s.chars() {
-        if c.is_ascii_digit() {
-            num.push(c);
-            continue;
-        }
-        let unit = match c {
-            'd' => 86_400,
-            'h' => 3600,
-            'm' => 60,
-            's' => 1,
-            _ => return None,
-        };
-        total += num.parse::<i64>().ok()? * unit;
-        num.clear();
-        any = true;
-    }
-    (any && num.is_empty()).then_some(total)
 }
 
 /// One line per kind in `kinds` whose CRD is missing.
@@ -328,6 +309,7 @@ fn malformed_row(m: &MalformedObject, width: usize, name_col: usize, msg_col: us
         search: m.error.clone(),
         tone: Tone::Error,
         node: None,
+        keys: Vec::new(),
     }
 }
 

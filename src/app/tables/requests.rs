@@ -19,6 +19,14 @@ const COLUMNS: [Column; 7] = [
     col("TERMINATING", Width::Fixed(11), SortKind::Text, 2),
 ];
 
+/// The AGE column's typed value.
+fn age_key(now: jiff::Timestamp, created: Option<jiff::Timestamp>) -> Vec<(usize, i64)> {
+    created
+        .map(|t| (5, format::secs_between(now, t)))
+        .into_iter()
+        .collect()
+}
+
 fn terminating(deleting: bool) -> String {
     if deleting { "yes" } else { "no" }.into()
 }
@@ -51,6 +59,7 @@ pub(super) fn table(model: &Model) -> TableData {
                 Tone::Normal
             },
             node: None,
+            keys: age_key(now, r.created),
         })
         .collect();
     rows.extend(model.snapshot.node_requests().map(|r| TableRow {
@@ -67,6 +76,7 @@ pub(super) fn table(model: &Model) -> TableData {
         search: String::new(),
         tone: if r.deleting { Tone::Muted } else { Tone::Warn },
         node: Some(r.node_name.clone()),
+        keys: age_key(now, r.created),
     }));
     rows.extend(scoped_malformed_rows(model, kinds, COLUMNS.len(), 1, 2));
     TableData {

@@ -50,6 +50,7 @@ pub(crate) fn row(s: &ClusterState) -> TableRow {
         search: s.cluster_name.clone(),
         tone: tone(s),
         node: None,
+        keys: s.attempt.map(|a| (5, a)).into_iter().collect(),
     }
 }
 

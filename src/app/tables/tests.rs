@@ -26,7 +26,11 @@ fn ids<'a>(rows: &[&'a TableRow]) -> Vec<&'a str> {
     rows.iter().map(|r| r.id.as_str()).collect()
 }
 
-fn data(rows: &[(&str, &str, &str)]) -> TableData {
+/// Rows of (name, count, age): each cell's text and the typed value the
+/// builder would carry (`None`: no value, shown as `-`).
+type Cell<'a> = (&'a str, Option<i64>);
+
+fn data(rows: &[(&str, Cell, Cell)]) -> TableData {
     TableData {
         columns: vec![
             col("NAME", Width::Min(4), SortKind::Text, 0),
@@ -35,12 +39,16 @@ fn data(rows: &[(&str, &str, &str)]) -> TableData {
         ],
         rows: rows
             .iter()
-            .map(|(n, c, a)| TableRow {
+            .map(|(n, (c, ck), (a, ak))| TableRow {
                 id: n.to_string(),
                 cells: vec![n.to_string(), c.to_string(), a.to_string()],
                 search: String::new(),
                 tone: Tone::Normal,
                 node: None,
+                keys: [ck.map(|v| (1, v)), ak.map(|v| (2, v))]
+                    .into_iter()
+                    .flatten()
+                    .collect(),
             })
             .collect(),
         ..Default::default()
@@ -73,10 +81,10 @@ fn filter_matches_node_names_and_messages_of_machines() {
 #[test]
 fn sort_is_numeric_for_number_columns_and_by_age() {
     let d = data(&[
-        ("a", "10", "2h05m"),
-        ("b", "9", "5s"),
-        ("c", "-", "-"),
-        ("d", "100", "4m12s"),
+        ("a", ("10", Some(10)), ("2h05m", Some(7500))),
+        ("b", ("9", Some(9)), ("5s", Some(5))),
+        ("c", ("-", None), ("-", None)),
+        ("d", ("100", Some(100)), ("4m12s", Some(252))),
     ]);
     assert_eq!(
         ids(&visible_rows(&d, &cursor("", 1, false))),

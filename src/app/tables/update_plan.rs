@@ -199,6 +199,7 @@ pub(super) fn table(model: &Model) -> TableData {
                 .join(" "),
                 tone: tone(s, running, waiting, now),
                 node: None,
+                keys: vec![(0, s.index as i64 + 1)],
             })
             .collect();
     }

@@ -67,6 +67,11 @@ pub(super) fn table(model: &Model) -> TableData {
                 search: pod.daemonset.clone().unwrap_or_default(),
                 tone,
                 node: pod.node_name.clone(),
+                keys: pod
+                    .created
+                    .map(|t| (6, format::secs_between(model.now_on(ClusterId::Mosk), t)))
+                    .into_iter()
+                    .collect(),
             }
         })
         .collect();

@@ -1,0 +1,260 @@
+//! The Overview's attention queue: one item per thing waiting for a human,
+//! oldest first, the item under the cursor marked `>` (the queue scrolls to
+//! keep it on screen), the leading auto-pause item drawn whole, and the
+//! full text of an item (Enter) over the view.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::app::attention_cursor::{item_id, selected_index};
+use crate::app::freshness::{self, Pane};
+use crate::app::model::Model;
+use crate::app::tables::{Derived, derived};
+use crate::config::keymap::KeyAction;
+use crate::config::theme::Theme;
+use crate::domain::attention::{AttentionItem, AttentionKind};
+use crate::ui::format;
+use crate::ui::{fresh_pane, pane};
+
+/// `a: acknowledge migration` for an item whose action has a key.
+fn action_hint(item: &AttentionItem, model: &Model) -> Option<String> {
+    let name = item.action?;
+    let action = KeyAction::from_name(name)?;
+    let what = name.replace('-', " ");
+    // Only writes are off in a read-only session (dismissing a reminder is not one).
+    if model.session.read_only
+        && crate::app::actions::registry::ActionId::from_key(action).is_some()
+    {
+        return Some(format!("{what}: read-only"));
+    }
+    Some(match model.keymap.first_key(action) {
+        Some(k) => format!("{k}: {what}"),
+        None => what,
+    })
+}
+
+/// Most lines the leading auto-pause item's reason may take.
+const LEAD_MAX_LINES: usize = 4;
+
+/// The auto-pause item leads the queue and its reason says how to resume:
+/// it is drawn whole (wrapped under its head line, at most
+/// [`LEAD_MAX_LINES`]) instead of cut to one line. Empty for any other
+/// first item.
+pub(crate) fn lead_item_lines(d: &Derived, width: usize) -> Vec<String> {
+    match d.attention.first() {
+        Some(item) if item.kind == AttentionKind::AutoPaused => {
+            let mut lines = format::wrap_indented(&item.why, width, 8);
+            lines.truncate(LEAD_MAX_LINES);
+            lines
+        }
+        _ => Vec::new(),
+    }
+}
+
+pub(crate) fn draw_attention(
+    frame: &mut Frame,
+    area: Rect,
+    model: &Model,
+    d: &Derived,
+    theme: &Theme,
+) {
+    let loading = freshness::loading(model);
+    let stale = freshness::is_stale(model, Pane::Attention);
+    let title = if d.attention.is_empty() || loading.is_some() {
+        " Attention ".to_string()
+    } else if stale {
+        format!(" Attention ({}, may be incomplete) ", d.attention.len())
+    } else {
+        format!(
+            " Attention ({}): waiting for you, oldest first ",
+            d.attention.len()
+        )
+    };
+    let block = fresh_pane(title, false, model, Pane::Attention, area, theme);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if loading.is_some() {
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                "loading: the attention queue is known once every list is in",
+                theme.warn,
+            ))
+            .wrap(ratatui::widgets::Wrap { trim: true }),
+            inner,
+        );
+        return;
+    }
+    if d.attention.is_empty() && stale {
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                "attention queue may be incomplete: data stale",
+                theme.error,
+            ))
+            .wrap(ratatui::widgets::Wrap { trim: true }),
+            inner,
+        );
+        return;
+    }
+    if d.attention.is_empty() {
+        frame.render_widget(
+            Paragraph::new(Line::styled("nothing waits for a human", theme.ok)),
+            inner,
+        );
+        return;
+    }
+    // Two lines per item (the reason on its own line) when they all fit.
+    let width = inner.width as usize;
+    let height = inner.height as usize;
+    let lead = lead_item_lines(d, width);
+    let lead_len = lead.len().saturating_sub(1);
+    let two = d.attention.len() * 2 + lead_len <= height;
+    let selected = selected_index(&d.attention, model.attention_selected.as_deref());
+    let marked = theme.attention.patch(theme.row_selected);
+    let items: Vec<(String, Vec<Line>)> = d
+        .attention
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let since = format::age(model.now, item.since);
+            let mut head = format!("{since:>6}  {}  {}", item.subject, item.kind.label());
+            if let Some(h) = action_hint(item, model) {
+                head.push_str(&format!("  [{h}]"));
+            }
+            let whole_lead = i == 0 && !lead.is_empty();
+            if !two && !whole_lead {
+                head.push_str(&format!(": {}", item.why));
+            }
+            // The cursor: the item's age is drawn in the selection style.
+            let head = format::truncate(&head, width);
+            let cut = head.char_indices().nth(6).map_or(head.len(), |(b, _)| b);
+            let age_style = if selected == Some(i) {
+                marked
+            } else {
+                theme.attention
+            };
+            let mut lines = vec![Line::from(vec![
+                Span::styled(head[..cut].to_string(), age_style),
+                Span::styled(head[cut..].to_string(), theme.attention),
+            ])];
+            if whole_lead {
+                lines.extend(lead.iter().cloned().map(Line::raw));
+            } else if two {
+                lines.push(Line::raw(format::truncate(
+                    &format!("        {}", item.why),
+                    width,
+                )));
+            }
+            (item_id(item), lines)
+        })
+        .collect();
+    // The first item drawn: the queue scrolls so the cursor's item is on screen.
+    let mut first = 0;
+    if let Some(sel) = selected {
+        while first < sel && items[first..=sel].iter().map(|x| x.1.len()).sum::<usize>() > height {
+            first += 1;
+        }
+    }
+    let mut lines: Vec<Line> = Vec::new();
+    let mut shown = Vec::new();
+    let mut cursor_row = None;
+    for (i, (id, item_lines)) in items.into_iter().enumerate().skip(first) {
+        if lines.len() >= height {
+            break;
+        }
+        if selected == Some(i) {
+            cursor_row = Some(lines.len() as u16);
+        }
+        shown.push(id);
+        lines.extend(item_lines);
+    }
+    crate::ui::record_drawn(|r| r.attention_shown = shown);
+    frame.render_widget(Paragraph::new(lines), inner);
+    // The cursor's marker, on the pane's left border like a table's `>`.
+    if let Some(row) = cursor_row
+        && inner.x > area.x
+    {
+        frame.buffer_mut()[(area.x, inner.y + row)]
+            .set_symbol(">")
+            .set_style(theme.row_selected);
+    }
+}
+
+/// Enter on the Overview: the full text of the attention item `id`, over
+/// the view; Esc closes it.
+pub(crate) fn draw_attention_text(
+    frame: &mut Frame,
+    area: Rect,
+    model: &Model,
+    id: &str,
+    theme: &Theme,
+) {
+    let d = derived(model);
+    let item = d.attention.iter().find(|i| item_id(i) == id);
+    let width = area.width.saturating_sub(8).clamp(20, 100);
+    let height = area.height.saturating_sub(4).clamp(6, 20);
+    let popup = Rect::new(
+        area.x + (area.width.saturating_sub(width)) / 2,
+        area.y + (area.height.saturating_sub(height)) / 2,
+        width.min(area.width),
+        height.min(area.height),
+    );
+    frame.render_widget(ratatui::widgets::Clear, popup);
+    let title = match item {
+        Some(i) => format!(" Attention: {} ", i.kind.label()),
+        None => " Attention ".to_string(),
+    };
+    let block = pane(title, true, theme).title_bottom(Line::styled(" Esc: close ", theme.muted));
+    let inner = block.inner(popup);
+    frame.render_widget(block, popup);
+    let Some(item) = item else {
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                "this item is no longer in the attention queue",
+                theme.muted,
+            )),
+            inner,
+        );
+        return;
+    };
+    let field = |name: &str, value: String| {
+        Line::from(vec![
+            Span::styled(format!("{name:<8}"), theme.muted),
+            Span::raw(value),
+        ])
+    };
+    let mut lines = vec![
+        field("subject", item.subject.clone()),
+        field("node", item.node.clone().unwrap_or_else(|| "-".into())),
+        field(
+            "object",
+            if item.key.namespace.is_empty() {
+                format!("{} {}", item.key.kind.api_kind(), item.key.name)
+            } else {
+                format!(
+                    "{} {}/{}",
+                    item.key.kind.api_kind(),
+                    item.key.namespace,
+                    item.key.name
+                )
+            },
+        ),
+        field(
+            "since",
+            format!("{} ago", format::age(model.now, item.since)),
+        ),
+    ];
+    if let Some(h) = action_hint(item, model) {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{:<8}", "action"), theme.muted),
+            Span::styled(h, theme.key_hint),
+        ]));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::raw(item.why.clone()));
+    frame.render_widget(
+        Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }),
+        inner,
+    );
+}
