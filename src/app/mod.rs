@@ -9,6 +9,7 @@ pub mod logs;
 pub mod model;
 pub mod msg;
 mod navigation;
+mod reminders;
 pub mod runtime;
 pub mod tables;
 pub mod update;

@@ -4,7 +4,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use jiff::SignedDuration;
 
-use crate::app::actions::dialog::{ConfirmFocus, Dialog, PickerFocus};
+use crate::app::actions::dialog::{ConfirmFocus, Dialog};
 use crate::app::actions::{self, registry::ActionId};
 use crate::app::attention_cursor;
 use crate::app::freshness;
@@ -13,11 +13,8 @@ use crate::app::msg::{Command, Msg};
 use crate::app::navigation::{
     cycle_sort, logs_for_selected_machine, move_selection, move_to_end, toggle_selected_node,
 };
-use crate::app::tables::derived;
 use crate::cluster::events::ClusterEvent;
 use crate::config::keymap::KeyAction;
-use crate::domain::attention::AttentionKind;
-use crate::domain::reminders::{self, Reminder};
 
 /// How long a notice stays in the footer.
 const NOTICE_TTL: SignedDuration = SignedDuration::from_secs(10);
@@ -167,7 +164,7 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
             return Vec::new();
         }
         if model.keymap.action_for(&key) == Some(KeyAction::DismissReminder)
-            && dismiss_dialog_reminder(model)
+            && crate::app::reminders::dismiss_dialog_reminder(model)
         {
             return Vec::new();
         }
@@ -438,7 +435,7 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
         },
         LogsForMachine => logs_for_selected_machine(model),
         ToggleSelect => toggle_selected_node(model),
-        DismissReminder => dismiss_queue_reminder(model),
+        DismissReminder => crate::app::reminders::dismiss_queue_reminder(model),
         GroupByUpdateGroup => crate::app::navigation::toggle_group_by_update_group(model),
         SetMigrationMode | AcknowledgeMigration | RestartVrouter | RestartAllVrouters
         | CommenceStep => {
@@ -448,60 +445,6 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
         }
     }
     Vec::new()
-}
-
-fn dismissed(model: &mut Model, r: Reminder) {
-    model.dismissed_reminders.insert(r);
-    model.derived_stale = true;
-    notify(
-        model,
-        NoticeLevel::Info,
-        format!("reminder \"{}\" dismissed for this session", r.name()),
-    );
-}
-
-/// `x` on the Overview: dismisses the reminder under the attention cursor,
-/// else the first reminder of the queue.
-fn dismiss_queue_reminder(model: &mut Model) {
-    if model.view != View::Overview {
-        return;
-    }
-    let under_cursor = match attention_cursor::on_screen(model) {
-        Ok(Some(item)) => match item.kind {
-            AttentionKind::Reminder(r) => Some(r),
-            _ => None,
-        },
-        _ => None,
-    };
-    let first = under_cursor.or_else(|| {
-        derived(model).attention.iter().find_map(|i| match i.kind {
-            AttentionKind::Reminder(r) => Some(r),
-            _ => None,
-        })
-    });
-    match first {
-        Some(r) => dismissed(model, r),
-        None => notify(model, NoticeLevel::Info, "no reminder to dismiss"),
-    }
-}
-
-/// `x` in the migration-mode dialog (outside the attempts field): dismisses
-/// its first reminder line. False when the key is the dialog's own.
-fn dismiss_dialog_reminder(model: &mut Model) -> bool {
-    let Some(Dialog::MigrationMode(p)) = &model.actions.dialog else {
-        return false;
-    };
-    if p.focus != PickerFocus::Mode {
-        return false;
-    }
-    let nodes: Vec<String> = p.nodes.iter().map(|n| n.node.clone()).collect();
-    let first = reminders::for_migration_dialog(&model.snapshot, &nodes, p.mode())
-        .into_iter()
-        .find(|r| !model.dismissed_reminders.contains(r));
-    if let Some(r) = first {
-        dismissed(model, r);
-    }
-    true
 }
 
 fn on_back(model: &mut Model) {
