@@ -49,14 +49,7 @@ fn machines() {
 #[test]
 fn machines_with_detail() {
     let mut m = with_view(View::Machines);
-    m.detail_open = true;
-    m.cursors.insert(
-        View::Machines,
-        TableCursor {
-            selected_id: Some(WORKER_2.into()),
-            ..Default::default()
-        },
-    );
+    open_detail(&mut m, WORKER_2);
     snap_both("machines_detail", &m);
 }
 

@@ -77,14 +77,7 @@ fn machines_show_their_update_group_and_disabled_machines() {
 #[test]
 fn the_detail_panel_names_the_update_group() {
     let mut m = grouped(View::Machines);
-    m.detail_open = true;
-    m.cursors.insert(
-        View::Machines,
-        TableCursor {
-            selected_id: Some(WORKER_2.into()),
-            ..Default::default()
-        },
-    );
+    open_detail(&mut m, WORKER_2);
     let text = text_of(render(&m, 160, 48).backend().buffer());
     assert!(
         text.contains("update group child-cl-rack-1 (index 2, up to 3 machines at once)"),

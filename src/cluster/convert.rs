@@ -335,16 +335,20 @@ fn cluster_request(obj: &DynamicObject) -> Result<ClusterMaintenanceRequest, Str
     })
 }
 
+/// `spec.nodeName`, required by the CRDs: without it the object cannot be
+/// tied to a node.
+fn required_node_name(spec: &RequestSpec) -> Result<String, String> {
+    spec.node_name
+        .as_deref()
+        .map(s)
+        .ok_or_else(|| "spec.nodeName is missing".to_string())
+}
+
 fn node_request(obj: &DynamicObject) -> Result<NodeMaintenanceRequest, String> {
     let (spec, _): (RequestSpec, serde_json::Value) = body(obj)?;
     Ok(NodeMaintenanceRequest {
         name: name_of(&obj.metadata)?,
-        // Required by the CRD: without it the request cannot be tied to a node.
-        node_name: spec
-            .node_name
-            .as_deref()
-            .map(s)
-            .ok_or("spec.nodeName is missing")?,
+        node_name: required_node_name(&spec)?,
         scope: so(spec.scope),
         release: so(spec.release),
         created: time(obj.metadata.creation_timestamp.as_ref()),
@@ -357,11 +361,7 @@ fn node_notice(obj: &DynamicObject) -> Result<NodeNotice, String> {
     let (spec, _): (RequestSpec, serde_json::Value) = body(obj)?;
     Ok(NodeNotice {
         name: name_of(&obj.metadata)?,
-        node_name: spec
-            .node_name
-            .as_deref()
-            .map(s)
-            .ok_or("spec.nodeName is missing")?,
+        node_name: required_node_name(&spec)?,
         created: time(obj.metadata.creation_timestamp.as_ref()),
     })
 }

@@ -118,6 +118,18 @@ pub fn with_view(view: View) -> Model {
     m
 }
 
+/// The Machines view's detail pane open on `machine`.
+pub fn open_detail(m: &mut Model, machine: &str) {
+    m.detail_open = true;
+    m.cursors.insert(
+        View::Machines,
+        mosk_console::app::model::TableCursor {
+            selected_id: Some(machine.into()),
+            ..Default::default()
+        },
+    );
+}
+
 pub fn render(model: &Model, w: u16, h: u16) -> Terminal<TestBackend> {
     render_with(model, w, h, &Theme::default_theme())
 }
