@@ -86,7 +86,8 @@ fn serve_options(demo: &DemoArgs, args: &ServeArgs) -> ServeOptions {
 /// private temporary directory, and opens the console on them through the
 /// same code path as a real pair of clusters (kube-rs over HTTP).
 async fn run_demo(demo: &DemoArgs, target: &TargetArgs, ui: &UiArgs) -> Result<(), String> {
-    let opts = console_options(target, ui, Some(demo.scenario.clone()))?;
+    let mut opts = console_options(target, ui, Some(demo.scenario.clone()))?;
+    opts.session.demo_speed = Some(demo.speed);
     let dir = tempfile::Builder::new()
         .prefix("mosk-console-demo-")
         .tempdir()
@@ -136,6 +137,7 @@ fn console_options(
             read_only: ui.read_only,
             dry_run: ui.dry_run,
             demo,
+            demo_speed: None,
         },
         theme,
         keymap,

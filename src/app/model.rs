@@ -179,6 +179,8 @@ pub struct SessionInfo {
     pub dry_run: bool,
     /// Set in demo mode: the scenario name.
     pub demo: Option<String>,
+    /// In demo mode: how many simulated seconds pass per real second.
+    pub demo_speed: Option<f64>,
 }
 
 impl Default for SessionInfo {
@@ -191,6 +193,7 @@ impl Default for SessionInfo {
             read_only: false,
             dry_run: false,
             demo: None,
+            demo_speed: None,
         }
     }
 }

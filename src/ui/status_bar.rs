@@ -95,15 +95,26 @@ pub const CLOCK_MARK_MIN: jiff::SignedDuration = jiff::SignedDuration::from_secs
 /// `clock: mgmt API +5m02s ahead` (and `, mosk API -40s behind`): the API
 /// servers whose clocks are more than [`CLOCK_MARK_MIN`] off this machine's.
 /// Ages are measured on the management API server's clock either way. In
-/// `demo` the simulator's clock runs at the demo's speed, so the offset grows
-/// by design: the mark says the clock is simulated.
+/// `demo` the simulator's clock runs at the demo's speed, so its offset grows
+/// by design and says nothing: the mark names the speed instead
+/// (`clock: simulated x10`), and a difference between the two simulated
+/// clusters' clocks, if any, is still shown.
 pub fn clock_mark(model: &Model) -> Option<String> {
-    let parts: Vec<String> = [(ClusterId::Mgmt, "mgmt"), (ClusterId::Mosk, "mosk")]
+    let mgmt = model.clock_offset(ClusterId::Mgmt);
+    let mosk = model.clock_offset(ClusterId::Mosk);
+    if let Some(speed) = model.session.demo_speed.filter(|s| *s != 1.0) {
+        let between = mosk - mgmt;
+        let skew = if between.abs() > CLOCK_MARK_MIN {
+            format!(", mosk API {} the mgmt API", describe_offset(between))
+        } else {
+            String::new()
+        };
+        return Some(format!("clock: simulated x{speed}{skew}"));
+    }
+    let parts: Vec<String> = [(mgmt, "mgmt"), (mosk, "mosk")]
         .into_iter()
-        .filter_map(|(c, name)| {
-            let off = model.clock_offset(c);
-            (off.abs() > CLOCK_MARK_MIN).then(|| format!("{name} API {}", describe_offset(off)))
-        })
+        .filter(|(off, _)| off.abs() > CLOCK_MARK_MIN)
+        .map(|(off, name)| format!("{name} API {}", describe_offset(off)))
         .collect();
     let simulated = if model.session.demo.is_some() {
         "simulated, "
@@ -300,6 +311,15 @@ mod tests {
             "clock: simulated, mgmt API +5m02s ahead, mosk API -40s behind",
             "the demo's clock runs at its speed: say so"
         );
+        // At a demo speed the growing offset says nothing: the speed is named,
+        // and only a skew between the two simulated clusters is shown.
+        m.session.demo_speed = Some(10.0);
+        assert_eq!(
+            clock_mark(&m).unwrap(),
+            "clock: simulated x10, mosk API -5m42s behind the mgmt API"
+        );
+        m.set_clock_offset(ClusterId::Mosk, jiff::SignedDuration::from_secs(301));
+        assert_eq!(clock_mark(&m).unwrap(), "clock: simulated x10");
     }
 
     #[test]
