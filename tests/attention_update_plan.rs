@@ -131,7 +131,7 @@ fn auto_pause_appears_first_then_clears_with_the_commence() {
     assert!(
         model.derived.attention[0]
             .why
-            .contains("no alert fires now (UpdateAutoPause child-cl lists none)"),
+            .contains("no firing alert recorded in UpdateAutoPause child-cl now"),
         "{}",
         model.derived.attention[0].why
     );
@@ -208,7 +208,7 @@ mod against_the_simulator {
     //! The `plan` scenario served by the simulator: the plan and the
     //! UpdateAutoPause converted the way the watchers convert them; steps
     //! commenced by a JSON patch over HTTP; the auto-pause item appears when
-    //! the alert fires in the worker step, stays (saying no alert fires now)
+    //! the alert fires in the worker step, stays (saying no firing alert is recorded now)
     //! when the alert clears, and goes once the step is commenced again.
 
     use jiff::SignedDuration;
@@ -292,7 +292,8 @@ mod against_the_simulator {
                 PlanState::AutoPaused { step, .. } => {
                     let item = auto_pause_item(&snap, &world).expect("still paused");
                     assert!(
-                        item.why.starts_with("no alert fires now (UpdateAutoPause "),
+                        item.why
+                            .starts_with("no firing alert recorded in UpdateAutoPause "),
                         "{}",
                         item.why
                     );

@@ -86,6 +86,10 @@ pub fn next_to_commence(plan: &UpdatePlan) -> Option<&PlanStep> {
 
 /// The plan's state, from its status, its steps and the auto-pause alerts.
 pub fn state(plan: &UpdatePlan, auto_pause: Option<&UpdateAutoPause>) -> PlanState {
+    if plan.steps.is_empty() && plan.status != Some(StepStatus::Completed) {
+        // Nothing to run or commence yet: not a finished plan.
+        return PlanState::NotStarted;
+    }
     if is_done(plan) {
         return PlanState::Done;
     }
@@ -135,6 +139,16 @@ pub fn summary(plan: &UpdatePlan, state: &PlanState) -> String {
             Some(_) => format!("update plan: not started; {} waits for commence", step(0)),
             None => "update plan: not started (the plan has no steps)".to_string(),
         },
+        // [I] Without any status the plan cannot tell running from finished
+        // (a finished plan has every step commenced): say what is known.
+        PlanState::Running { step: i }
+            if plan.status.is_none() && plan.steps.iter().all(|s| s.status.is_none()) =>
+        {
+            format!(
+                "update plan: {} commenced; the plan reports no status (progress from the objects)",
+                step(*i)
+            )
+        }
         PlanState::Running { step: i } => format!("update plan: running {}", step(*i)),
         PlanState::PausedBefore { next } => {
             format!(
@@ -145,9 +159,7 @@ pub fn summary(plan: &UpdatePlan, state: &PlanState) -> String {
         PlanState::AutoPaused { step: at, alerts } => {
             let at = at.map(|i| format!(" in {}", step(i))).unwrap_or_default();
             if alerts.is_empty() {
-                format!(
-                    "update plan: AUTO-PAUSED{at}; no alert fires now: commence it again to resume"
-                )
+                format!("update plan: AUTO-PAUSED{at}; no firing alert recorded")
             } else {
                 format!("update plan: AUTO-PAUSED{at} by {}", alerts.join(", "))
             }
@@ -181,12 +193,18 @@ pub fn estimate_factor(plan: &UpdatePlan) -> f64 {
             estimated += e.as_secs_f64();
         }
     }
-    if estimated > 0.0 {
-        actual / estimated
+    if estimated > 0.0 && actual > 0.0 {
+        // [I] Bounded: one step far off its estimate (a no-op step done in
+        // a minute) must not scale every other estimate to nothing.
+        (actual / estimated).clamp(FACTOR_MIN, FACTOR_MAX)
     } else {
         1.0
     }
 }
+
+/// Bounds of [`estimate_factor`].
+pub const FACTOR_MIN: f64 = 0.25;
+pub const FACTOR_MAX: f64 = 4.0;
 
 /// Time left by the plan: the current step's remaining estimate plus every
 /// later step's estimate, scaled by [`estimate_factor`]. `None` when a step
@@ -195,6 +213,16 @@ pub fn estimate_factor(plan: &UpdatePlan) -> f64 {
 pub fn eta(plan: &UpdatePlan, now: Timestamp) -> Option<SignedDuration> {
     if is_done(plan) {
         return Some(SignedDuration::ZERO);
+    }
+    // Auto-paused: nothing moves until the operator commences again, so no
+    // time left can be told (the running time of the paused step grows).
+    if plan.status == Some(StepStatus::AutoPaused)
+        || plan
+            .steps
+            .iter()
+            .any(|s| s.status == Some(StepStatus::AutoPaused))
+    {
+        return None;
     }
     let factor = estimate_factor(plan);
     let mut left = 0f64;

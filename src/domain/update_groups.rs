@@ -138,17 +138,19 @@ impl<'a> GroupIndex<'a> {
             .and_then(|p| p.cluster.as_deref())
             .filter(|c| !c.is_empty())
             .unwrap_or(m.cluster_name.as_str());
-        if let Some(label) = provider
-            .and_then(|p| p.update_group.as_deref())
-            .filter(|l| !l.trim().is_empty())
-        {
-            return Some(GroupRef::of(label.to_string(), self.group(ns, label)));
-        }
+        // Control-plane machines are always in the control group and cannot
+        // be moved [C: D-UG]: a label says otherwise only when stale.
         if self.control_plane(m) {
             let control = control_group_name(cluster);
             if let Some(g) = self.group(ns, &control) {
                 return Some(GroupRef::of(control, Some(g)));
             }
+        }
+        if let Some(label) = provider
+            .and_then(|p| p.update_group.as_deref())
+            .filter(|l| !l.trim().is_empty())
+        {
+            return Some(GroupRef::of(label.to_string(), self.group(ns, label)));
         }
         let default = default_group_name(cluster);
         let g = self.group(ns, &default);
@@ -214,6 +216,19 @@ mod tests {
         assert_eq!(
             group_label(&snap, WORKER_4).as_deref(),
             Some("child-cl-default #1 x1")
+        );
+    }
+
+    #[test]
+    fn a_stale_label_does_not_move_a_master_out_of_the_control_group() {
+        let mut snap = ug::grouped();
+        snap.apply(Object::ProviderMachine(ug::provider(
+            MASTER_0,
+            Some("child-cl-rack-1"),
+        )));
+        assert_eq!(
+            group_label(&snap, MASTER_0).as_deref(),
+            Some("child-cl-control #1 x1")
         );
     }
 

@@ -116,6 +116,10 @@ pub fn plan_commence(model: &Model) -> Result<ActionPlan, PlanError> {
     };
     let step = CommenceStep::of(p, next);
     let mut warnings = Vec::new();
+    // [I] The three warnings below are inferences from the reference
+    // (mosk-update-plan.md §1.3 and §2): that commencing resumes an
+    // auto-paused update, that it does not repair a failed step, and that
+    // a step commenced ahead lets the update run on without pausing.
     match &state {
         PlanState::AutoPaused { alerts, .. } if !alerts.is_empty() => warnings.push(format!(
             "the update is AUTO-PAUSED by {}: commencing now resumes it while the alerts still fire",
@@ -125,7 +129,7 @@ pub fn plan_commence(model: &Model) -> Result<ActionPlan, PlanError> {
             "the update is AUTO-PAUSED: check the alerts are resolved before resuming".into(),
         ),
         PlanState::Failed { step: i } => warnings.push(format!(
-            "step {} failed: commencing the next step does not repair it",
+            "step {} failed: commencing the next step will not repair it",
             i + 1
         )),
         PlanState::Running { step: i } if *i != next.index => warnings.push(format!(

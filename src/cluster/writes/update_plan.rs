@@ -63,8 +63,12 @@ fn changed_text(step: &CommenceStep, now: Option<&DynamicObject>, server: &str) 
         None => format!("the plan has no step {n} any more"),
         Some(s) => {
             let text = |k: &str| s.get(k).and_then(Value::as_str).map(sanitize);
-            let label = text("id").or_else(|| text("name")).unwrap_or_default();
-            let pinned = step.id.as_deref().unwrap_or(&step.name);
+            // Compare the field the patch pinned: the id, or the name when
+            // the step had no id when drawn.
+            let (label, pinned) = match &step.id {
+                Some(id) => (text("id").unwrap_or_default(), id.as_str()),
+                None => (text("name").unwrap_or_default(), step.name.as_str()),
+            };
             if label != pinned {
                 format!("step {n} is no longer \"{pinned}\" (it is \"{label}\" now)")
             } else if s.get("commence").and_then(Value::as_bool) == Some(true) {
@@ -171,6 +175,10 @@ mod tests {
         assert!(changed_text(&s, Some(&done), "x").contains("is already commenced"));
         // Unchanged step: the 422 had another cause; the screen must not claim a change.
         let same = plan_with(json!({"id": "ceph", "commence": false}));
+        // Pinned by name (no id when drawn): the plan gaining an id is no change.
+        let by_name = step(None, true);
+        let named = plan_with(json!({"id": "ceph", "name": "Update Ceph", "commence": true}));
+        assert!(changed_text(&by_name, Some(&named), "x").contains("is already commenced"));
         let t = changed_text(&s, Some(&same), "denied by webhook");
         assert!(!t.contains("changed since"), "{t}");
         assert!(

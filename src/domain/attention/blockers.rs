@@ -56,6 +56,9 @@ pub(super) fn blockers(
     for r in snap.deletion_requests() {
         let key = notice_key(Kind::NodeDeletionRequest, &r.name);
         let node = &r.node_name;
+        // [I] A summary of what Rockoon does on a NodeDeletionRequest
+        // (reference §5.2, from its code): it releases the node's lock once
+        // no server or volume is left on it.
         let mut why = format!(
             "NodeDeletionRequest {}: node {node} is being removed; the controllers release it once its workloads are gone",
             r.name

@@ -76,9 +76,10 @@ pub(super) fn update_plan(
                     None,
                 ),
                 // The alerts have cleared: only the commence is left to do.
+                // [I] Read from `status.firingAlerts`, a field name we inferred.
                 (true, Some(a)) => (
                     format!(
-                        "no alert fires now (UpdateAutoPause {} lists none){paused}; to resume: {again}",
+                        "no firing alert recorded in UpdateAutoPause {} now{paused}; to resume: {again}",
                         a.name
                     ),
                     Some(COMMENCE_STEP),

@@ -71,7 +71,7 @@ fn auto_pause_without_recorded_alerts_says_so() {
     assert!(
         items[0]
             .why
-            .starts_with("no alert fires now (UpdateAutoPause child-cl lists none) (step 4"),
+            .starts_with("no firing alert recorded in UpdateAutoPause child-cl now (step 4"),
         "{}",
         items[0].why
     );

@@ -121,7 +121,7 @@ pub(super) fn drive(snap: &Snapshot, plan: &UpdatePlan, objects: PhaseInfo) -> P
         PlanState::Failed { step } => running(plan, step, "FAILED", objects),
         PlanState::AutoPaused { step, alerts } => {
             let by = if alerts.is_empty() {
-                "no alert fires now".to_string()
+                "no firing alert recorded".to_string()
             } else {
                 alerts.join(", ")
             };

@@ -121,7 +121,7 @@ fn auto_pause_names_the_firing_alerts_and_the_step() {
     };
     assert_eq!(
         summary(&p, &state(&p, Some(&cleared))),
-        "update plan: AUTO-PAUSED in step 3 \"k8s-workers\"; no alert fires now: commence it again to resume"
+        "update plan: AUTO-PAUSED in step 3 \"k8s-workers\"; no firing alert recorded"
     );
 }
 
@@ -214,4 +214,47 @@ fn the_active_plan_is_the_unfinished_one_of_the_cluster() {
         Some("child-cl-17.4.0")
     );
     assert_eq!(active_plan(&snap, Some("nobody")), None);
+}
+
+#[test]
+fn a_plan_without_steps_is_not_started_and_one_without_status_says_so() {
+    let empty = plan(Vec::new(), None);
+    assert_eq!(state(&empty, None), PlanState::NotStarted);
+    // Every step commenced, no status anywhere: running or finished cannot be told.
+    let silent = plan(
+        vec![
+            step(0, "openstack", true, None),
+            step(1, "ceph", true, None),
+        ],
+        None,
+    );
+    assert_eq!(
+        summary(&silent, &state(&silent, None)),
+        "update plan: step 1 \"openstack\" commenced; the plan reports no status (progress from the objects)"
+    );
+}
+
+#[test]
+fn the_estimate_factor_is_bounded_and_an_auto_paused_plan_has_no_eta() {
+    // A step done in a minute against an hour: bounded, not 1/60.
+    let mut s0 = step(0, "openstack", true, Some(Completed));
+    s0.estimated = Some(SignedDuration::from_hours(1));
+    s0.started_at = Some(at("2026-01-01T10:00:00Z"));
+    s0.completed_at = Some(at("2026-01-01T10:01:00Z"));
+    let s1 = step(1, "ceph", false, None);
+    let p = plan(vec![s0.clone(), s1.clone()], Some(InProgress));
+    assert_eq!(estimate_factor(&p), FACTOR_MIN);
+    // Done the moment it started: no evidence, factor 1.
+    s0.completed_at = s0.started_at;
+    let q = plan(vec![s0, s1], Some(InProgress));
+    assert_eq!(estimate_factor(&q), 1.0);
+    assert_eq!(
+        eta(&q, at("2026-01-01T11:00:00Z")),
+        Some(SignedDuration::from_mins(30))
+    );
+    // Auto-paused: nothing moves, no ETA.
+    let mut r = q.clone();
+    r.steps[1].status = Some(AutoPaused);
+    r.status = Some(AutoPaused);
+    assert_eq!(eta(&r, at("2026-01-01T11:00:00Z")), None);
 }
