@@ -21,6 +21,17 @@ fn key(model: &mut Model, c: char) {
     model.refresh_derived();
 }
 
+/// Draws a frame and reports it to `update`, as the runtime does.
+fn drawn(model: &mut Model, w: u16, h: u16) {
+    let report = mosk_console::ui::report_at(
+        model,
+        &mosk_console::config::theme::Theme::default_theme(),
+        w,
+        h,
+    );
+    update(model, Msg::Drawn(report));
+}
+
 fn screen(model: &Model, w: u16, h: u16) -> String {
     text_of(render(model, w, h).backend().buffer())
 }
@@ -49,6 +60,10 @@ fn x_dismisses_the_queue_reminder_for_the_session() {
     assert!(before.contains(WRITE_FREEZE), "{before}");
     assert!(before.contains("[x: dismiss reminder]"), "{before}");
 
+    // Before any frame was reported, no reminder was on screen: nothing goes.
+    key(&mut model, 'x');
+    assert_eq!(reminders_in_queue(&model), vec![Reminder::WriteFreeze]);
+    drawn(&mut model, 160, 48);
     key(&mut model, 'x');
     assert!(reminders_in_queue(&model).is_empty());
     assert!(model.dismissed_reminders.contains(&Reminder::WriteFreeze));

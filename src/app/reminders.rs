@@ -33,11 +33,21 @@ pub(crate) fn dismiss_queue_reminder(model: &mut Model) {
         },
         _ => None,
     };
+    // Else the first reminder the last frame drew (never one off screen).
     let first = under_cursor.or_else(|| {
-        derived(model).attention.iter().find_map(|i| match i.kind {
-            AttentionKind::Reminder(r) => Some(r),
-            _ => None,
-        })
+        derived(model)
+            .attention
+            .iter()
+            .filter(|i| {
+                model
+                    .frame
+                    .attention_shown
+                    .contains(&attention_cursor::item_id(i))
+            })
+            .find_map(|i| match i.kind {
+                AttentionKind::Reminder(r) => Some(r),
+                _ => None,
+            })
     });
     match first {
         Some(r) => dismissed(model, r),
