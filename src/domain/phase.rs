@@ -22,7 +22,6 @@
 //! steps done, and a running step caps the phase at the one the step covers.
 
 use super::history::{ACTIVE_STATES, History, READY};
-use super::join::same_node;
 use super::objects::{LockState, Machine, MachineType, Snapshot, WorkloadLock};
 
 /// The update phase.
@@ -158,11 +157,18 @@ fn from_objects(snap: &Snapshot, history: &History) -> PhaseInfo {
         .cluster_locks()
         .filter(|l| l.state != LockState::Inactive)
         .collect();
+    // The nodes under a NodeMaintenanceRequest, by short name (what
+    // `same_node` compares), looked up once per machine: walking every
+    // request for every machine cost 12 ms a frame at 2,000 machines.
+    let short = |n: &'_ str| n.split('.').next().unwrap_or(n).to_string();
+    let requested: std::collections::HashSet<String> = snap
+        .node_requests()
+        .flat_map(|r| [short(&r.node_name), short(&r.name)])
+        .collect();
     let under_request = |m: &Machine| {
-        m.hostname.as_deref().is_some_and(|h| {
-            snap.node_requests()
-                .any(|r| same_node(&r.node_name, h) || same_node(&r.name, h))
-        })
+        m.hostname
+            .as_deref()
+            .is_some_and(|h| requested.contains(&short(h)))
     };
     let turn = |m: &Machine| -> Standing {
         if under_request(m) || ACTIVE_STATES.contains(&m.state.as_str()) {
@@ -175,11 +181,13 @@ fn from_objects(snap: &Snapshot, history: &History) -> PhaseInfo {
             Standing::Waiting
         }
     };
+    // Each machine's standing, once.
+    let standings: Vec<(&Machine, Standing)> = machines.iter().map(|&m| (m, turn(m))).collect();
     let of = |ty: MachineType, want: Standing| -> Vec<&Machine> {
-        machines
+        standings
             .iter()
-            .copied()
-            .filter(|&m| m.machine_type == ty && turn(m) == want)
+            .filter(|(m, st)| m.machine_type == ty && *st == want)
+            .map(|(m, _)| *m)
             .collect()
     };
     let masters_in_turn = of(MachineType::Control, Standing::InTurn);
@@ -189,9 +197,9 @@ fn from_objects(snap: &Snapshot, history: &History) -> PhaseInfo {
     let workers_updated = of(MachineType::Worker, Standing::Updated);
     let workers_moved = !workers_in_turn.is_empty() || !workers_updated.is_empty();
     let machines_moved = workers_moved
-        || machines
+        || standings
             .iter()
-            .any(|&m| m.machine_type == MachineType::Control && turn(m) != Standing::Waiting);
+            .any(|(m, st)| m.machine_type == MachineType::Control && *st != Standing::Waiting);
 
     // Phase 2: LCM touches no machine while any cluster lock is held.
     if !held.is_empty() {
