@@ -4,33 +4,17 @@
 //! `stuck-drain` scenario's master whose Kubernetes drain fails and whose
 //! LCM operation is then reported stuck.
 
+mod sim_snapshot;
+
 use jiff::SignedDuration;
-use kube::api::DynamicObject;
-use mosk_console::cluster::convert::{convert, is_wanted};
 use mosk_console::domain::attention::{
     AttentionItem, AttentionKind, DISABLED_MEANS, attention, blockers_for_machine,
 };
 use mosk_console::domain::history::History;
-use mosk_console::domain::objects::{ClusterId, Kind, Snapshot};
 use mosk_console::sim::scenario::load::load_scenario;
 use mosk_console::sim::world::SimWorld;
 
-fn snapshot(world: &SimWorld) -> Snapshot {
-    let mut snap = Snapshot::default();
-    for kind in Kind::ALL {
-        let store = match kind.cluster() {
-            ClusterId::Mgmt => world.mgmt(),
-            ClusterId::Mosk => world.mosk(),
-        };
-        for v in store.list(kind.plural(), None) {
-            let obj: DynamicObject = serde_json::from_value(v).unwrap();
-            if is_wanted(kind, &obj, None) {
-                snap.apply(convert(kind, &obj));
-            }
-        }
-    }
-    snap
-}
+use sim_snapshot::snapshot;
 
 fn of(items: &[AttentionItem], kind: AttentionKind) -> Vec<AttentionItem> {
     items.iter().filter(|i| i.kind == kind).cloned().collect()

@@ -5,6 +5,7 @@
 //! again), the step commenced (the item goes; the step is over its
 //! estimate). Screens are insta snapshots of the Overview's attention pane.
 
+mod sim_snapshot;
 mod ui_support;
 
 use mosk_console::app::model::{Model, View};
@@ -212,32 +213,15 @@ mod against_the_simulator {
     //! when the alert clears, and goes once the step is commenced again.
 
     use jiff::SignedDuration;
-    use kube::api::DynamicObject;
-    use mosk_console::cluster::convert::{convert, is_wanted};
     use mosk_console::domain::attention::{AttentionItem, AttentionKind, attention};
     use mosk_console::domain::history::History;
-    use mosk_console::domain::objects::{ClusterId, Kind, Snapshot};
+    use mosk_console::domain::objects::Snapshot;
     use mosk_console::domain::plan::{self, PlanState};
     use mosk_console::sim::scenario::load::load_scenario;
     use mosk_console::sim::world::SimWorld;
     use serde_json::json;
 
-    fn snapshot(world: &SimWorld) -> Snapshot {
-        let mut snap = Snapshot::default();
-        for kind in Kind::ALL {
-            let store = match kind.cluster() {
-                ClusterId::Mgmt => world.mgmt(),
-                ClusterId::Mosk => world.mosk(),
-            };
-            for v in store.list(kind.plural(), None) {
-                let obj: DynamicObject = serde_json::from_value(v).unwrap();
-                if is_wanted(kind, &obj, None) {
-                    snap.apply(convert(kind, &obj));
-                }
-            }
-        }
-        snap
-    }
+    use crate::sim_snapshot::snapshot;
 
     async fn commence(world: &SimWorld, snap: &Snapshot, step: usize) {
         use tower::ServiceExt;
