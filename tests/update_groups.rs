@@ -16,9 +16,9 @@ use mosk_console::app::model::{Model, NoticeLevel, TableCursor, View};
 use mosk_console::app::msg::Msg;
 use mosk_console::app::tables::{self, selected_index, visible_rows};
 use mosk_console::app::update::update;
+use mosk_console::domain::fixtures::names::*;
 use mosk_console::domain::fixtures::update_groups as ug;
-use mosk_console::domain::fixtures::{self, names::*};
-use mosk_console::domain::objects::{Object, PlanStep, StepStatus, UpdatePlan};
+use mosk_console::domain::objects::{Object, UpdatePlan};
 use ui_support::*;
 
 fn key(c: char) -> Msg {
@@ -190,24 +190,7 @@ fn the_overview_eta_comes_from_the_update_groups() {
 #[test]
 fn the_overview_eta_comes_from_the_update_plan_when_it_has_estimates() {
     let mut m = grouped_scenario_model();
-    let step = |index: usize, id: &str, mins: i64, ran: Option<(&str, Option<&str>)>| PlanStep {
-        index,
-        id: Some(id.into()),
-        name: id.into(),
-        estimated: Some(jiff::SignedDuration::from_mins(mins)),
-        commence: ran.is_some(),
-        commence_present: true,
-        status: ran.map(|(_, end)| {
-            if end.is_some() {
-                StepStatus::Completed
-            } else {
-                StepStatus::InProgress
-            }
-        }),
-        started_at: ran.map(|(s, _)| fixtures::at(s)),
-        completed_at: ran.and_then(|(_, e)| e.map(fixtures::at)),
-        ..PlanStep::default()
-    };
+    let step = mosk_console::domain::fixtures::update_plan::timed_step;
     // openstack took 78m for 60m estimated (x1.3); ceph (40m) runs since
     // 10:00; k8s-workers (60m) waits: 52m - 30m + 78m = 1h40m.
     m.snapshot.apply(Object::UpdatePlan(UpdatePlan {

@@ -68,7 +68,7 @@ fn human_durations() {
 mod by_group {
     use super::*;
     use crate::domain::fixtures::update_groups::{self as ug, RACK_1};
-    use crate::domain::objects::{PlanStep, StepStatus, UpdatePlan};
+    use crate::domain::objects::{PlanStep, UpdatePlan};
 
     const MIN: fn(i64) -> SignedDuration = SignedDuration::from_mins;
 
@@ -123,26 +123,7 @@ mod by_group {
         assert_eq!(p.disabled, 0);
     }
 
-    fn step(index: usize, id: &str, estimated: i64, ran: Option<(&str, Option<&str>)>) -> PlanStep {
-        PlanStep {
-            index,
-            id: Some(id.into()),
-            name: id.into(),
-            estimated: Some(MIN(estimated)),
-            commence: ran.is_some(),
-            commence_present: true,
-            status: ran.map(|(_, end)| {
-                if end.is_some() {
-                    StepStatus::Completed
-                } else {
-                    StepStatus::InProgress
-                }
-            }),
-            started_at: ran.map(|(s, _)| fixtures::at(s)),
-            completed_at: ran.and_then(|(_, e)| e.map(fixtures::at)),
-            ..PlanStep::default()
-        }
-    }
+    use crate::domain::fixtures::update_plan::timed_step as step;
 
     fn plan(steps: Vec<PlanStep>) -> UpdatePlan {
         UpdatePlan {
