@@ -133,7 +133,6 @@ fn main() {
     for ev in common::resync_events(&world) {
         update(&mut model, Msg::Cluster(ev));
     }
-    model.refresh_derived();
     let model_heap = live() - l1;
     println!(
         "model with the large scenario loaded ({} objects, {} machine rows): heap {} (peak while loading {}), VmRSS {}",

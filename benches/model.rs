@@ -13,16 +13,17 @@ use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use jiff::SignedDuration;
 
+use mosk_console::app::derive::Derived;
 use mosk_console::app::logs::{LOG_CAPACITY, LogPane};
 use mosk_console::app::model::View;
 use mosk_console::app::msg::Msg;
 use mosk_console::app::tables;
-use mosk_console::app::update::update;
+use mosk_console::app::update::{update, update_batch};
 use mosk_console::cluster::convert::convert;
 use mosk_console::cluster::events::ClusterEvent;
 use mosk_console::domain::attention::attention;
 use mosk_console::domain::join::{self, machine_rows};
-use mosk_console::domain::objects::Kind;
+use mosk_console::domain::objects::{Kind, Object};
 use mosk_console::domain::phase::phase;
 use mosk_console::domain::progress::progress;
 use mosk_console::domain::vrouter;
@@ -62,14 +63,12 @@ fn benches(c: &mut Criterion) {
             BatchSize::PerIteration,
         )
     });
+    // The batch `update` settles once, as the runtime applies a burst.
     g.bench_function("apply_resynced_and_refresh", |b| {
         b.iter_batched(
             || (common::empty_model(world.now()), resync.clone()),
             |(mut model, events)| {
-                for ev in events {
-                    update(&mut model, Msg::Cluster(ev));
-                }
-                model.refresh_derived();
+                update_batch(&mut model, events.into_iter().map(Msg::Cluster));
                 model
             },
             BatchSize::PerIteration,
@@ -108,18 +107,35 @@ fn benches(c: &mut Criterion) {
     let mut g = c.benchmark_group("derived");
     g.sample_size(10);
     let mut model = base.clone();
+    // Everything at once: what a re-list of the machines costs.
     g.bench_function("refresh_derived", |b| {
-        b.iter(|| {
-            model.derived_stale = true;
-            model.refresh_derived();
-        })
+        b.iter(|| Derived::compute(black_box(&model.snapshot), &model.history, model.now))
     });
+    // A tick: only the timed part (no join).
     g.bench_function("tick_and_refresh", |b| {
         let mut now = model.now;
         b.iter(|| {
             now += SignedDuration::from_secs(1);
             update(&mut model, Msg::Tick(now));
-            model.refresh_derived();
+        })
+    });
+    // One LCMMachine changed: its row re-joined, the phase and the timed part.
+    let one = model
+        .snapshot
+        .machines()
+        .nth(1000)
+        .cloned()
+        .expect("a machine");
+    g.bench_function("one_machine_changed", |b| {
+        let mut flip = false;
+        b.iter(|| {
+            flip = !flip;
+            let mut m = one.clone();
+            m.agent_version = Some(if flip { "a" } else { "b" }.into());
+            update(
+                &mut model,
+                Msg::Cluster(ClusterEvent::Applied(Object::Machine(m))),
+            );
         })
     });
     let (snap, history, now) = (&base.snapshot, &base.history, base.now);
@@ -203,12 +219,9 @@ fn benches(c: &mut Criterion) {
     g.sample_size(10);
     for n in [250u32, 500, 1000] {
         let world = common::scaled_world_mid_update(n);
-        let mut model = common::loaded_model(&world);
+        let model = common::loaded_model(&world);
         g.bench_function(BenchmarkId::from_parameter(n), |b| {
-            b.iter(|| {
-                model.derived_stale = true;
-                model.refresh_derived();
-            })
+            b.iter(|| Derived::compute(black_box(&model.snapshot), &model.history, model.now))
         });
     }
     g.finish();
@@ -224,16 +237,13 @@ fn benches(c: &mut Criterion) {
             update(&mut machines, up.clone());
         })
     });
-    // A key that arrives in the same batch as a watch event, before the
-    // next frame refreshed the derived data.
+    // A key that arrives in the same batch as a watch event: the batch is
+    // applied, then settled once.
     g.sample_size(10);
+    let event = Msg::Cluster(ClusterEvent::Applied(Object::Machine(one.clone())));
     g.bench_function("machines_down_with_stale_derived", |b| {
-        b.iter(|| {
-            machines.derived_stale = true;
-            update(&mut machines, down.clone());
-        })
+        b.iter(|| update_batch(&mut machines, [event.clone(), down.clone()]))
     });
-    machines.refresh_derived();
     g.bench_function("machines_table_build", |b| {
         b.iter(|| tables::table(black_box(&machines), View::Machines))
     });
@@ -251,9 +261,26 @@ fn benches(c: &mut Criterion) {
     g.finish();
 }
 
+/// Applies one event without settling: `update_batch` with the event now and
+/// the settle deferred is not expressible, so this applies it to the
+/// snapshot and history the way `update` does.
+fn apply_only(model: &mut mosk_console::app::model::Model, ev: ClusterEvent) {
+    let now = model.now;
+    match ev {
+        ClusterEvent::Applied(o) => {
+            model.history.apply(&mut model.snapshot, o, now);
+        }
+        ClusterEvent::Deleted(k) => {
+            model.history.remove(&mut model.snapshot, &k, now);
+        }
+        _ => {}
+    }
+}
+
 /// Applies `iters` recorded events to clones of `base` (restarting from a
 /// fresh clone when the recording runs out) and returns the time spent in
-/// `update` (and `refresh_derived`), not in cloning.
+/// `update` (settling after each event when `refresh`, else only at the end
+/// of the recording), not in cloning.
 fn replay(
     base: &mosk_console::app::model::Model,
     recorded: &common::Recorded,
@@ -272,9 +299,10 @@ fn replay(
         next += 1;
         let start = Instant::now();
         model.now = at;
-        update(&mut model, Msg::Cluster(ev));
         if refresh {
-            model.refresh_derived();
+            update(&mut model, Msg::Cluster(ev));
+        } else {
+            apply_only(&mut model, ev);
         }
         total += start.elapsed();
     }

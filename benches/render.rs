@@ -30,7 +30,9 @@ fn cases(base: &Model) -> Vec<Case> {
         let mut m = base.clone();
         m.view = view;
         f(&mut m);
-        m.refresh_derived();
+        // Settles what is derived for the view, as `update` does.
+        let height = (m.page_rows + 7) as u16;
+        update(&mut m, Msg::Resize { width: 200, height });
         m
     };
     // The machine updated last: the log hardly mentions it yet, so a subject
@@ -122,7 +124,6 @@ fn benches(c: &mut Criterion) {
                 b.iter(|| {
                     now += SignedDuration::from_secs(1);
                     update(&mut model, Msg::Tick(now));
-                    model.refresh_derived();
                     terminal
                         .draw(|f| mosk_console::ui::draw(f, &model, &theme))
                         .expect("draw");

@@ -35,7 +35,6 @@ fn load(model: &mut Model, snap: &Snapshot) {
             Msg::Cluster(ClusterEvent::Resynced { kind, objects }),
         );
     }
-    model.refresh_derived();
 }
 
 fn attention_kinds(model: &Model) -> Vec<(AttentionKind, String)> {
@@ -96,7 +95,6 @@ fn attention_item_appears_and_clears_when_the_lock_is_released() {
         &mut m,
         Msg::Cluster(ClusterEvent::Applied(Object::NodeWorkloadLock(released))),
     );
-    m.refresh_derived();
     let after = attention_kinds(&m);
     assert!(
         !after.contains(&(AttentionKind::ManualMigration, names::WORKER_3.to_string())),
@@ -122,7 +120,6 @@ fn deleted_objects_leave_the_rows() {
     };
     assert!(m.snapshot.objects.contains_key(&key));
     update(&mut m, Msg::Cluster(ClusterEvent::Deleted(key.clone())));
-    m.refresh_derived();
     let w3 = m
         .derived
         .rows

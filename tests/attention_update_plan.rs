@@ -25,7 +25,6 @@ fn done() -> StepAt {
 
 fn apply(model: &mut Model, obj: Object) {
     update(model, Msg::Cluster(ClusterEvent::Applied(obj)));
-    model.refresh_derived();
 }
 
 /// The plan with step 4 ("k8s-workers", started 09:18) as given.
@@ -73,7 +72,7 @@ fn kinds(model: &Model) -> Vec<AttentionKind> {
 #[test]
 fn auto_pause_appears_first_then_clears_with_the_commence() {
     let mut model = with_view(View::Overview);
-    model.refresh_derived();
+    settled(&mut model);
     assert!(!kinds(&model).contains(&AttentionKind::AutoPaused));
 
     // The alert fires: the plan is auto-paused in step 4, commence removed.

@@ -53,7 +53,13 @@ fn loaded(snap: &Snapshot) -> Model {
 fn screen(m: &Model, view: View, w: u16, h: u16) -> String {
     let mut m = m.clone();
     m.view = view;
-    m.refresh_derived();
+    update(
+        &mut m,
+        Msg::Resize {
+            width: w,
+            height: h,
+        },
+    );
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
     let theme = Theme::default_theme();
     t.draw(|f| mosk_console::ui::draw(f, &m, &theme)).unwrap();

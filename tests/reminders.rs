@@ -18,7 +18,6 @@ fn key(model: &mut Model, c: char) {
         model,
         Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
     );
-    model.refresh_derived();
 }
 
 /// Draws a frame and reports it to `update`, as the runtime does.
@@ -54,7 +53,7 @@ const LVM: &str = "! with LVM-over-iSCSI volumes, manual is recommended";
 #[test]
 fn x_dismisses_the_queue_reminder_for_the_session() {
     let mut model = with_view(View::Overview);
-    model.refresh_derived();
+    settled(&mut model);
     assert_eq!(reminders_in_queue(&model), vec![Reminder::WriteFreeze]);
     let before = screen(&model, 160, 48);
     assert!(before.contains(WRITE_FREEZE), "{before}");
@@ -89,7 +88,7 @@ fn x_dismisses_the_queue_reminder_for_the_session() {
 fn a_read_only_session_still_offers_dismiss_but_not_the_writes() {
     let mut model = with_view(View::Overview);
     model.session.read_only = true;
-    model.refresh_derived();
+    settled(&mut model);
     let s = screen(&model, 160, 48);
     // Dismissing a reminder writes nothing to a cluster: it stays offered.
     assert!(s.contains("[x: dismiss reminder]"), "{s}");
@@ -104,7 +103,7 @@ fn x_outside_the_overview_dismisses_nothing() {
     key(&mut model, 'x');
     assert!(model.dismissed_reminders.is_empty());
     model.view = View::Overview;
-    model.refresh_derived();
+    settled(&mut model);
     assert_eq!(reminders_in_queue(&model), vec![Reminder::WriteFreeze]);
 }
 

@@ -22,8 +22,7 @@ use ui_support::*;
 /// Draws a frame, reports it to `update`, and returns the columns it drew.
 fn frame(m: &mut Model, w: u16, h: u16) -> (Vec<usize>, String) {
     let mut drawn = m.clone();
-    drawn.derived_stale = true;
-    drawn.refresh_derived();
+    settled(&mut drawn);
     let report = mosk_console::ui::report_at(&drawn, &Theme::default_theme(), w, h);
     let columns = match &report.table_columns {
         Some((v, cols)) if *v == m.view => cols.clone(),

@@ -34,8 +34,7 @@ fn grouped(view: View) -> Model {
     let mut w4 = ug::provider(WORKER_4, None);
     w4.disabled = true;
     m.snapshot.apply(Object::ProviderMachine(w4));
-    m.derived_stale = true;
-    m.refresh_derived();
+    settled(&mut m);
     m
 }
 

@@ -41,8 +41,7 @@ fn key(m: &mut Model, code: KeyCode) -> Vec<Command> {
     // Keys act on what the last frame showed, as in the runtime.
     let theme = mosk_console::config::theme::Theme::default_theme();
     let mut drawn = m.clone();
-    drawn.derived_stale = true;
-    drawn.refresh_derived();
+    settled(&mut drawn);
     let report = mosk_console::ui::report_at(&drawn, &theme, 80, 24);
     update(m, Msg::Drawn(report));
     update(m, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))

@@ -131,7 +131,6 @@ pub fn loaded_model(world: &SimWorld) -> Model {
     for ev in resync_events(world) {
         update(&mut model, Msg::Cluster(ev));
     }
-    model.refresh_derived();
     model
 }
 

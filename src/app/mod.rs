@@ -2,6 +2,7 @@
 
 pub mod actions;
 pub mod attention_cursor;
+pub mod derive;
 pub mod effects;
 pub mod frame;
 pub mod freshness;

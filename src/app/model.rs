@@ -6,17 +6,15 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use jiff::{SignedDuration, Timestamp};
 
 use crate::app::actions::ActionsState;
+pub use crate::app::derive::Derived;
+use crate::app::derive::Pending;
 use crate::app::frame::FrameReport;
 use crate::app::freshness::Freshness;
 use crate::app::logs::LogPane;
 use crate::cluster::events::WatchHealth;
 use crate::config::keymap::Keymap;
-use crate::domain::attention::{AttentionItem, queue};
 use crate::domain::history::History;
-use crate::domain::join::{MachineRow, machine_rows};
 use crate::domain::objects::{ClusterId, Kind, Snapshot};
-use crate::domain::phase::{PhaseInfo, phase};
-use crate::domain::progress::{Progress, progress};
 use crate::domain::reminders::Reminder;
 
 /// The views, in the order of their digit keys.
@@ -198,51 +196,6 @@ impl Default for SessionInfo {
     }
 }
 
-/// Computed from the snapshot and history by `Model::refresh_derived`.
-#[derive(Debug, Clone, Default)]
-pub struct Derived {
-    /// The machine rows joined across both clusters.
-    pub rows: Vec<MachineRow>,
-    pub phase: Option<PhaseInfo>,
-    /// Items waiting for a human, oldest first.
-    pub attention: Vec<AttentionItem>,
-    pub progress: Option<Progress>,
-    /// The model time this was computed at.
-    pub at: Option<Timestamp>,
-}
-
-impl Derived {
-    /// Computed with no reminder dismissed.
-    pub fn compute(snapshot: &Snapshot, history: &History, now: Timestamp) -> Derived {
-        Derived::compute_with(snapshot, history, now, &BTreeSet::new())
-    }
-
-    /// What the model's screen shows (the dismissed reminders left out).
-    pub fn of(model: &Model) -> Derived {
-        Derived::compute_with(
-            &model.snapshot,
-            &model.history,
-            model.now,
-            &model.dismissed_reminders,
-        )
-    }
-
-    pub fn compute_with(
-        snapshot: &Snapshot,
-        history: &History,
-        now: Timestamp,
-        dismissed: &BTreeSet<Reminder>,
-    ) -> Derived {
-        Derived {
-            rows: machine_rows(snapshot),
-            phase: Some(phase(snapshot, history)),
-            attention: queue(snapshot, history, now, dismissed),
-            progress: Some(progress(snapshot, history, now)),
-            at: Some(now),
-        }
-    }
-}
-
 /// The whole state of the console.
 #[derive(Debug, Clone)]
 pub struct Model {
@@ -253,10 +206,11 @@ pub struct Model {
     pub snapshot: Snapshot,
     /// What changed and when (feeds the Events view, phase, ETA and stalls).
     pub history: History,
-    /// What the screen shows that is computed from the snapshot and history.
+    /// What the screen shows that is computed from the snapshot, history and
+    /// clock; brought up to date by `update` ([`crate::app::derive::settle`]).
     pub derived: Derived,
-    /// The snapshot changed since `derived` was computed.
-    pub derived_stale: bool,
+    /// The changes applied since `derived` was last settled.
+    pub pending: Pending,
     /// Per-kind watch health.
     pub health: BTreeMap<Kind, WatchHealth>,
     /// Kinds whose CRD is missing, with the reason.
@@ -310,7 +264,7 @@ impl Model {
             snapshot: Snapshot::default(),
             history: History::new(),
             derived: Derived::default(),
-            derived_stale: true,
+            pending: Pending::default(),
             health: BTreeMap::new(),
             missing_kinds: BTreeMap::new(),
             last_event: None,
@@ -333,21 +287,6 @@ impl Model {
             dismissed_reminders: BTreeSet::new(),
             attention_selected: None,
         }
-    }
-
-    /// Recomputes what is derived from the snapshot: once per frame at most,
-    /// and only when the snapshot changed or the clock moved on.
-    pub fn refresh_derived(&mut self) {
-        if self.derived_fresh() {
-            return;
-        }
-        self.derived = Derived::of(self);
-        self.derived_stale = false;
-    }
-
-    /// Whether `derived` matches the snapshot and the clock.
-    pub fn derived_fresh(&self) -> bool {
-        !self.derived_stale && self.derived.at == Some(self.now)
     }
 
     /// `cluster`'s API server clock minus this machine's.
@@ -383,7 +322,6 @@ impl Model {
             && let Ok(now) = self.now.checked_add(offset - old)
         {
             self.now = now;
-            self.derived_stale = true;
         }
     }
 

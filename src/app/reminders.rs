@@ -12,7 +12,6 @@ use crate::domain::reminders::{self, Reminder};
 
 fn dismissed(model: &mut Model, r: Reminder) {
     model.dismissed_reminders.insert(r);
-    model.derived_stale = true;
     notify(
         model,
         NoticeLevel::Info,

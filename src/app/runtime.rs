@@ -12,7 +12,7 @@ use tokio::time::{Instant, MissedTickBehavior};
 
 use crate::app::model::Model;
 use crate::app::msg::{Command, Msg};
-use crate::app::update::update;
+use crate::app::update::{update, update_batch};
 use crate::config::theme::Theme;
 
 /// The shortest time between two frames (~30 frames a second).
@@ -54,7 +54,6 @@ where
     let mut last_draw: Option<Instant> = None;
     loop {
         if dirty && last_draw.is_none_or(|t| t.elapsed() >= FRAME_BUDGET) {
-            model.refresh_derived();
             let mut report = Default::default();
             terminal
                 .draw(|f| report = crate::ui::draw_reported(f, model, theme))
@@ -71,20 +70,20 @@ where
         tokio::select! {
             msg = rx.recv() => {
                 let Some(msg) = msg else { break };
-                apply(model, msg, effects, &mut stats);
-                // Coalesce a burst (a re-list, a flood of log lines) into one frame.
-                let mut n = 1;
-                while n < BATCH {
+                // Coalesce a burst (a re-list, a flood of log lines) into one
+                // batch: `update` settles what is derived once, and one frame.
+                let mut batch = vec![msg];
+                while batch.len() < BATCH {
                     match rx.try_recv() {
-                        Ok(msg) => apply(model, msg, effects, &mut stats),
+                        Ok(msg) => batch.push(msg),
                         Err(_) => break,
                     }
-                    n += 1;
                 }
+                apply(model, batch, effects, &mut stats);
                 dirty = true;
             }
             _ = tick.tick() => {
-                apply(model, Msg::Tick(now()), effects, &mut stats);
+                apply(model, vec![Msg::Tick(now())], effects, &mut stats);
                 dirty = true;
             }
             _ = tokio::time::sleep_until(next_frame), if dirty => {}
@@ -96,9 +95,9 @@ where
     Ok(stats)
 }
 
-fn apply(model: &mut Model, msg: Msg, effects: &mut dyn Effects, stats: &mut RunStats) {
-    stats.messages += 1;
-    for command in update(model, msg) {
+fn apply(model: &mut Model, batch: Vec<Msg>, effects: &mut dyn Effects, stats: &mut RunStats) {
+    stats.messages += batch.len() as u64;
+    for command in update_batch(model, batch) {
         effects.run(command);
     }
 }

@@ -7,6 +7,7 @@ use jiff::SignedDuration;
 use crate::app::actions::dialog::{ConfirmFocus, Dialog};
 use crate::app::actions::{self, registry::ActionId};
 use crate::app::attention_cursor;
+use crate::app::derive::settle;
 use crate::app::freshness;
 use crate::app::model::{Model, Notice, NoticeLevel, Overlay, View};
 use crate::app::msg::{Command, Msg};
@@ -15,14 +16,32 @@ use crate::app::navigation::{
 };
 use crate::cluster::events::ClusterEvent;
 use crate::config::keymap::KeyAction;
+use crate::domain::join::incremental::reach;
 
 /// How long a notice stays in the footer.
 const NOTICE_TTL: SignedDuration = SignedDuration::from_secs(10);
 /// How many notices are remembered.
 const NOTICE_HISTORY: usize = 50;
 
-/// Applies one message to the model and returns what the runtime must do.
+/// Applies one message to the model, brings what is derived from it up to
+/// date, and returns what the runtime must do.
 pub fn update(model: &mut Model, msg: Msg) -> Vec<Command> {
+    update_batch(model, [msg])
+}
+
+/// Applies a batch of messages in order (a burst of watch events and keys
+/// the runtime received together), then brings what is derived up to date
+/// once ([`settle`]): keys in the batch act on what the last frame showed.
+pub fn update_batch(model: &mut Model, msgs: impl IntoIterator<Item = Msg>) -> Vec<Command> {
+    let mut commands = Vec::new();
+    for msg in msgs {
+        commands.extend(apply(model, msg));
+    }
+    settle(model);
+    commands
+}
+
+fn apply(model: &mut Model, msg: Msg) -> Vec<Command> {
     match msg {
         Msg::Key(key) => on_key(model, key),
         Msg::Paste(text) => {
@@ -81,14 +100,25 @@ fn on_cluster(model: &mut Model, ev: ClusterEvent) {
         ClusterEvent::Applied(obj) => {
             model.last_event = Some(model.now);
             freshness::confirmed(model, obj.key().kind);
+            let mut reaches = Vec::new();
+            if let Some(old) = model.snapshot.objects.get(&obj.key()) {
+                reach(old, &mut reaches);
+            }
+            reach(&obj, &mut reaches);
+            model.pending.before(&model.snapshot);
             model.history.apply(&mut model.snapshot, obj, model.now);
-            model.derived_stale = true;
+            model.pending.after(&model.snapshot, reaches);
         }
         ClusterEvent::Deleted(key) => {
             model.last_event = Some(model.now);
             freshness::confirmed(model, key.kind);
+            let mut reaches = Vec::new();
+            if let Some(old) = model.snapshot.objects.get(&key) {
+                reach(old, &mut reaches);
+            }
+            model.pending.before(&model.snapshot);
             model.history.remove(&mut model.snapshot, &key, model.now);
-            model.derived_stale = true;
+            model.pending.after(&model.snapshot, reaches);
         }
         ClusterEvent::Resynced { kind, objects } => {
             model.last_event = Some(model.now);
@@ -97,7 +127,6 @@ fn on_cluster(model: &mut Model, ev: ClusterEvent) {
             model
                 .history
                 .relist(&mut model.snapshot, kind, objects, model.now);
-            model.derived_stale = true;
         }
         ClusterEvent::Health { kind, mut health } => {
             // The watch stamps on this machine's clock; the model keeps the server's.
@@ -110,7 +139,6 @@ fn on_cluster(model: &mut Model, ev: ClusterEvent) {
             model
                 .history
                 .relist(&mut model.snapshot, kind, Vec::new(), model.now);
-            model.derived_stale = true;
             freshness::listed(model, kind);
             model.missing_kinds.insert(kind, message);
         }

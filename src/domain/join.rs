@@ -444,3 +444,5 @@ pub fn pending(s: &ClusterState) -> bool {
 
 #[cfg(test)]
 mod tests;
+
+pub mod incremental;

@@ -98,6 +98,26 @@ impl<'a> GroupIndex<'a> {
         index
     }
 
+    /// The index for one machine: its provider Machine only (every group),
+    /// for re-joining a few machines without a map of every provider Machine.
+    pub fn for_machine(snap: &'a Snapshot, m: &Machine) -> GroupIndex<'a> {
+        let mut index = GroupIndex::default();
+        if let Some(p) = snap
+            .provider_machines()
+            .find(|p| p.namespace == m.namespace && p.name == m.name)
+        {
+            index
+                .providers
+                .insert((p.namespace.as_str(), p.name.as_str()), p);
+        }
+        for g in snap.update_groups() {
+            index
+                .groups
+                .insert((g.namespace.as_str(), g.name.as_str()), g);
+        }
+        index
+    }
+
     /// The cluster has UpdateGroups: the update runs by group.
     pub fn has_groups(&self) -> bool {
         !self.groups.is_empty()

@@ -28,7 +28,7 @@ const TWO_COLUMNS: u16 = 140;
 pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
     let d = derived(model);
     let update_height = update_text_lines(model) + 3;
-    let working = working_on(&d);
+    let working = working_on(d);
     if area.width >= TWO_COLUMNS {
         let [left, right] =
             Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
@@ -38,14 +38,14 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
         let work_height = (working.len().max(1) as u16 + 2).min(right.height / 2);
         let [work, log] =
             Layout::vertical([Constraint::Length(work_height), Constraint::Fill(1)]).areas(right);
-        draw_update(frame, up, model, &d, theme);
-        draw_attention(frame, att, model, &d, theme);
+        draw_update(frame, up, model, d, theme);
+        draw_attention(frame, att, model, d, theme);
         draw_working(frame, work, model, &working, theme);
         draw_log(frame, log, model, theme);
         return;
     }
     let rest = area.height.saturating_sub(update_height);
-    let lead = lead_item_lines(&d, area.width.saturating_sub(2) as usize).len() as u16;
+    let lead = lead_item_lines(d, area.width.saturating_sub(2) as usize).len() as u16;
     let att_want = d.attention.len().max(1) as u16 + 2 + lead;
     let work_want = working.len().max(1) as u16 + 2;
     // The attention queue first; the log gets what is left (if 3 lines or more).
@@ -59,8 +59,8 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
         Constraint::Length(log_height),
     ])
     .areas(area);
-    draw_update(frame, up, model, &d, theme);
-    draw_attention(frame, att, model, &d, theme);
+    draw_update(frame, up, model, d, theme);
+    draw_attention(frame, att, model, d, theme);
     if work_height >= 3 {
         draw_working(frame, work, model, &working, theme);
     }

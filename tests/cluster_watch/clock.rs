@@ -58,8 +58,7 @@ async fn ahead(registry: Registry, age: SignedDuration) -> Sim {
 }
 
 fn screen(model: &Model) -> String {
-    let mut model = model.clone();
-    model.refresh_derived();
+    let model = model.clone();
     let mut t = Terminal::new(TestBackend::new(160, 30)).unwrap();
     let theme = Theme::default_theme();
     t.draw(|f| mosk_console::ui::draw(f, &model, &theme))

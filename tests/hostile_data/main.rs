@@ -325,7 +325,14 @@ fn show(model: &mut Model, screen: Screen) {
         Screen::Help => model.overlay = Some(Overlay::Help { scroll: 0 }),
         Screen::Action(c) => {
             model.view = View::Machines;
-            model.refresh_derived();
+            // Keys act on what `update` settled, as in the runtime.
+            update(
+                model,
+                Msg::Resize {
+                    width: 200,
+                    height: (model.page_rows + 7) as u16,
+                },
+            );
             update(model, key(c));
         }
     }

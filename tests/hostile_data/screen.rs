@@ -191,7 +191,14 @@ pub fn draw_and_check(model: &mut Model, theme: &Theme, w: u16, h: u16) -> (Fram
     .expect("a terminal over a Vec");
     let start = Instant::now();
     let cpu_start = thread_cpu();
-    model.refresh_derived();
+    // A batch's `update` (which settles what is derived), then the frame.
+    mosk_console::app::update::update(
+        model,
+        mosk_console::app::msg::Msg::Resize {
+            width: w,
+            height: h,
+        },
+    );
     let rows = {
         let frame = terminal
             .draw(|f| mosk_console::ui::draw(f, model, theme))

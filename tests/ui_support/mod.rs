@@ -109,12 +109,25 @@ pub fn base_model() -> Model {
     m.logs
         .push("lcm-lcm-controller-5d8f7b9c4-x2x7k", &log_lines());
     m.logs.status = "following lcm-lcm-controller-5d8f7b9c4-x2x7k".into();
+    settled(&mut m);
     m
+}
+
+/// Runs `update` once with a message that changes nothing a test looks at (a
+/// resize to the size the model already assumes), so that `update` brings
+/// what is derived up to date after a test set the model's fields directly.
+pub fn settled(m: &mut Model) {
+    let height = (m.page_rows + 7).min(u16::MAX as usize) as u16;
+    mosk_console::app::update::update(
+        m,
+        mosk_console::app::msg::Msg::Resize { width: 200, height },
+    );
 }
 
 pub fn with_view(view: View) -> Model {
     let mut m = base_model();
     m.view = view;
+    settled(&mut m);
     m
 }
 
@@ -138,8 +151,7 @@ pub fn render(model: &Model, w: u16, h: u16) -> Terminal<TestBackend> {
 /// (tests change the snapshot directly, so it is marked stale).
 pub fn render_with(model: &Model, w: u16, h: u16, theme: &Theme) -> Terminal<TestBackend> {
     let mut model = model.clone();
-    model.derived_stale = true;
-    model.refresh_derived();
+    settled(&mut model);
     let mut t = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
     t.draw(|f| draw(f, &model, theme)).expect("draw");
     t

@@ -1,18 +1,11 @@
 //! What the views compute from the snapshot (joined machine rows, phase,
-//! attention queue, progress): `Model::derived`, which the runtime refreshes
-//! before each frame.
+//! attention queue, progress): `Model::derived`, kept up to date by `update`
+//! ([`crate::app::derive::settle`]).
 
-use std::borrow::Cow;
-
-pub use crate::app::model::Derived;
+pub use crate::app::derive::Derived;
 use crate::app::model::Model;
 
-/// The derived data of `model`: `model.derived` when it is up to date;
-/// otherwise (a caller that did not call `Model::refresh_derived`) computed
-/// here the same way, so a frame never shows stale rows.
-pub fn derived(model: &Model) -> Cow<'_, Derived> {
-    if model.derived_fresh() {
-        return Cow::Borrowed(&model.derived);
-    }
-    Cow::Owned(Derived::of(model))
+/// The derived data of `model`, as `update` last settled it.
+pub fn derived(model: &Model) -> &Derived {
+    &model.derived
 }

@@ -10,6 +10,14 @@ fn model() -> Model {
         fixtures::mid_update_now(),
     );
     m.snapshot = fixtures::mid_update();
+    // `update` settles what is derived from the new snapshot.
+    crate::app::update::update(
+        &mut m,
+        crate::app::msg::Msg::Resize {
+            width: 200,
+            height: 17,
+        },
+    );
     m
 }
 
@@ -120,13 +128,17 @@ fn ids_are_stable_and_the_cursor_follows_them() {
     assert_eq!(rows[i].id, WORKER_3);
     // A machine appears and the order changes (sorted by name now):
     // the cursor stays on worker-3.
-    m.snapshot.apply(Object::Machine(fixtures::machine(
+    let new = Object::Machine(fixtures::machine(
         "aaa-new",
         crate::domain::objects::MachineType::Worker,
         "Pending",
         None,
         None,
-    )));
+    ));
+    crate::app::update::update(
+        &mut m,
+        crate::app::msg::Msg::Cluster(crate::cluster::events::ClusterEvent::Applied(new)),
+    );
     let after = table(&m, View::Machines);
     c.sort_column = 1;
     let rows = visible_rows(&after, &c);

@@ -2,25 +2,53 @@
 //! watched object, with typed accessors per kind.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::*;
 
 /// Everything the console currently knows about both clusters: the latest
 /// version of each watched object, keyed by kind, namespace and name.
-#[derive(Debug, Clone, Default, PartialEq)]
+///
+/// Changed only through its methods, each of which gives the snapshot a new
+/// [`Snapshot::generation`]: what is computed from a snapshot remembers the
+/// generation it was computed from, and is recomputed only when it moved.
+#[derive(Debug, Clone, Default)]
 pub struct Snapshot {
     pub objects: BTreeMap<ObjectKey, Object>,
+    generation: u64,
+}
+
+/// Generations are unique across every snapshot of the process, so a
+/// snapshot replaced by another (a test's fixture) never reads as unchanged.
+static NEXT_GENERATION: AtomicU64 = AtomicU64::new(1);
+
+impl PartialEq for Snapshot {
+    /// Equal contents; the generation is bookkeeping, not content.
+    fn eq(&self, other: &Snapshot) -> bool {
+        self.objects == other.objects
+    }
 }
 
 impl Snapshot {
+    /// Identifies this content: different after every change (0 only for a
+    /// snapshot never changed, which is empty).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+    fn changed(&mut self) {
+        self.generation = NEXT_GENERATION.fetch_add(1, Ordering::Relaxed);
+    }
     pub fn apply(&mut self, obj: Object) -> Option<Object> {
+        self.changed();
         self.objects.insert(obj.key(), obj)
     }
     pub fn remove(&mut self, key: &ObjectKey) -> Option<Object> {
+        self.changed();
         self.objects.remove(key)
     }
     /// Replaces every object of `kind` with `objects` (a re-list).
     pub fn replace_kind(&mut self, kind: Kind, objects: Vec<Object>) {
+        self.changed();
         self.objects.retain(|k, _| k.kind != kind);
         for o in objects {
             self.apply(o);

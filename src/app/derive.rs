@@ -1,0 +1,123 @@
+//! What the screen shows that is computed from the snapshot and the clock:
+//! [`Derived`], brought up to date by [`settle`] at the end of every batch of
+//! messages `update` applies — never by the runtime, never while drawing.
+//!
+//! Two parts, each recomputed only when what it reads moved:
+//! - the **joined** part (machine rows, phase) reads only the snapshot and
+//!   its history: recomputed when the snapshot's generation moved, and then
+//!   only for the machines the changes reach when they can be placed
+//!   ([`crate::domain::join::incremental`]); a tick leaves it alone;
+//! - the **timed** part (attention queue, progress and ETA) also reads the
+//!   clock: recomputed when the data or the clock moved, or a reminder was
+//!   dismissed.
+
+use std::collections::BTreeSet;
+
+use jiff::Timestamp;
+
+use crate::app::model::Model;
+use crate::domain::attention::{AttentionItem, queue};
+use crate::domain::history::History;
+use crate::domain::join::incremental::{Reach, rejoin};
+use crate::domain::join::{MachineRow, machine_rows};
+use crate::domain::objects::Snapshot;
+use crate::domain::phase::{PhaseInfo, phase};
+use crate::domain::progress::{Progress, progress};
+use crate::domain::reminders::Reminder;
+
+/// Computed from the snapshot, its history and the clock by [`settle`].
+#[derive(Debug, Clone, Default)]
+pub struct Derived {
+    /// The machine rows joined across both clusters.
+    pub rows: Vec<MachineRow>,
+    pub phase: Option<PhaseInfo>,
+    /// Items waiting for a human, oldest first.
+    pub attention: Vec<AttentionItem>,
+    pub progress: Option<Progress>,
+    /// The model time the timed part was computed at.
+    pub at: Option<Timestamp>,
+    /// The snapshot generation the joined part was computed from.
+    generation: Option<u64>,
+    /// The reminders dismissed when the timed part was computed.
+    dismissed: BTreeSet<Reminder>,
+}
+
+impl Derived {
+    /// Everything computed at once, with no reminder dismissed (for benches
+    /// and tests of the computation itself; the model uses [`settle`]).
+    pub fn compute(snapshot: &Snapshot, history: &History, now: Timestamp) -> Derived {
+        let mut d = Derived::default();
+        d.join(snapshot, history, &[]);
+        d.time(snapshot, history, now, &BTreeSet::new());
+        d
+    }
+
+    fn join(&mut self, snapshot: &Snapshot, history: &History, reaches: &[Reach]) {
+        if reaches.is_empty() || !rejoin(&mut self.rows, snapshot, reaches) {
+            self.rows = machine_rows(snapshot);
+        }
+        self.phase = Some(phase(snapshot, history));
+        self.generation = Some(snapshot.generation());
+    }
+
+    fn time(
+        &mut self,
+        snapshot: &Snapshot,
+        history: &History,
+        now: Timestamp,
+        dismissed: &BTreeSet<Reminder>,
+    ) {
+        self.attention = queue(snapshot, history, now, dismissed);
+        self.progress = Some(progress(snapshot, history, now));
+        self.at = Some(now);
+        self.dismissed.clone_from(dismissed);
+    }
+}
+
+/// The changes `update` applied since the last [`settle`]: the rows they
+/// reach, and the snapshot generations before and after them.
+#[derive(Debug, Clone, Default)]
+pub struct Pending {
+    from: Option<u64>,
+    to: u64,
+    reaches: Vec<Reach>,
+}
+
+impl Pending {
+    /// Records one change about to be made to `snapshot`, reaching `reach`.
+    pub fn before(&mut self, snapshot: &Snapshot) {
+        if self.from.is_none() {
+            self.from = Some(snapshot.generation());
+        }
+    }
+    /// The change is made: what it reaches, and the generation it left.
+    pub fn after(&mut self, snapshot: &Snapshot, reaches: impl IntoIterator<Item = Reach>) {
+        self.reaches.extend(reaches);
+        self.to = snapshot.generation();
+    }
+}
+
+/// Brings `model.derived` up to date with the snapshot, the clock and the
+/// dismissed reminders. Called by `update` after each batch.
+pub fn settle(model: &mut Model) {
+    let pending = std::mem::take(&mut model.pending);
+    let generation = model.snapshot.generation();
+    let d = &mut model.derived;
+    let joined = d.generation != Some(generation);
+    if joined {
+        // Only the pending changes lie between the rows and the snapshot:
+        // re-join what they reach; otherwise everything.
+        let exact =
+            d.generation.is_some() && pending.from == d.generation && pending.to == generation;
+        let reaches: &[Reach] = if exact { &pending.reaches } else { &[] };
+        d.join(&model.snapshot, &model.history, reaches);
+    }
+    if joined || d.at != Some(model.now) || d.dismissed != model.dismissed_reminders {
+        d.time(
+            &model.snapshot,
+            &model.history,
+            model.now,
+            &model.dismissed_reminders,
+        );
+    }
+}

@@ -1,0 +1,100 @@
+//! The incremental join must equal the whole join after every change.
+use super::*;
+use crate::domain::fixtures;
+use crate::domain::objects::{Object, ObjectKey};
+
+/// Applies `change` to `snap` and `rows` the way `settle` does: the reaches
+/// of the old and the new version, then `rejoin` (or the whole join).
+fn step(
+    snap: &mut Snapshot,
+    rows: &mut Vec<MachineRow>,
+    change: Result<Object, ObjectKey>,
+) -> bool {
+    let mut reaches = Vec::new();
+    let key = match &change {
+        Ok(o) => o.key(),
+        Err(k) => k.clone(),
+    };
+    if let Some(old) = snap.objects.get(&key) {
+        reach(old, &mut reaches);
+    }
+    match change {
+        Ok(o) => {
+            reach(&o, &mut reaches);
+            snap.apply(o);
+        }
+        Err(k) => {
+            snap.remove(&k);
+        }
+    }
+    let incremental = rejoin(rows, snap, &reaches);
+    if !incremental {
+        *rows = machine_rows(snap);
+    }
+    assert_eq!(*rows, machine_rows(snap), "after {key:?}");
+    incremental
+}
+
+#[test]
+fn building_the_mid_update_cluster_object_by_object_matches_the_whole_join() {
+    let target = fixtures::mid_update();
+    let mut snap = Snapshot::default();
+    let mut rows = machine_rows(&snap);
+    let mut incremental = 0;
+    for obj in target.objects.values() {
+        incremental += usize::from(step(&mut snap, &mut rows, Ok(obj.clone())));
+    }
+    // Most changes (machines, nodes, locks, states) re-join a few rows.
+    assert!(
+        incremental * 2 > target.objects.len(),
+        "{incremental} of {}",
+        target.objects.len()
+    );
+    // And taken apart again.
+    for key in target.objects.keys() {
+        step(&mut snap, &mut rows, Err(key.clone()));
+    }
+    assert!(rows.is_empty());
+}
+
+#[test]
+fn a_lock_moving_to_another_node_rejoins_both_nodes() {
+    let mut snap = fixtures::mid_update();
+    let mut rows = machine_rows(&snap);
+    let lock = snap
+        .node_locks()
+        .find(|l| l.node_name.is_some())
+        .expect("a node lock")
+        .clone();
+    let other = snap
+        .machines()
+        .filter_map(|m| m.hostname.clone())
+        .find(|h| Some(h) != lock.node_name.as_ref())
+        .expect("another node");
+    let mut moved = lock.clone();
+    moved.node_name = Some(other);
+    assert!(step(
+        &mut snap,
+        &mut rows,
+        Ok(Object::NodeWorkloadLock(moved))
+    ));
+}
+
+#[test]
+fn a_machine_renamed_hostname_and_an_unplaceable_change() {
+    let mut snap = fixtures::mid_update();
+    let mut rows = machine_rows(&snap);
+    let mut m = snap.machines().next().expect("a machine").clone();
+    m.hostname = None;
+    assert!(step(&mut snap, &mut rows, Ok(Object::Machine(m.clone()))));
+    m.index = Some(-5);
+    assert!(step(&mut snap, &mut rows, Ok(Object::Machine(m))));
+    // A malformed object cannot be placed: the whole join.
+    let bad = Object::Malformed(crate::domain::objects::MalformedObject {
+        kind: crate::domain::objects::Kind::NodeWorkloadLock,
+        namespace: String::new(),
+        name: "bad".into(),
+        error: "spec: invalid".into(),
+    });
+    assert!(!step(&mut snap, &mut rows, Ok(bad)));
+}
