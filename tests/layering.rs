@@ -48,13 +48,6 @@ const KNOWN: &[(&str, &str)] = &[
     ("app/effects.rs", "console"),
     ("app/freshness.rs", "ui"),
     ("app/runtime.rs", "ui"),
-    ("app/tables/audit.rs", "ui"),
-    ("app/tables/events.rs", "ui"),
-    ("app/tables/locks.rs", "ui"),
-    ("app/tables/machines.rs", "ui"),
-    ("app/tables/mod.rs", "ui"),
-    ("app/tables/requests.rs", "ui"),
-    ("app/tables/vrouter.rs", "ui"),
 ];
 
 fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -78,6 +78,30 @@ fn rank(s: &str) -> Option<i64> {
     digits.parse().ok()
 }
 
+/// A text cell as drawn, split into its words (lowercased) and the age
+/// among them, if any.
+fn words_and_age(s: &str) -> (String, Option<i64>) {
+    let mut age = None;
+    let mut words = Vec::new();
+    for w in s.split_whitespace() {
+        match duration(w) {
+            Some(d) if age.is_none() => age = Some(d),
+            _ => words.push(w.to_lowercase()),
+        }
+    }
+    (words.join(" "), age)
+}
+
+/// Missing values first (a text without an age before the same text with one).
+fn missing_first<T: PartialOrd>(a: Option<T>, b: Option<T>) -> Ordering {
+    match (a, b) {
+        (Some(a), Some(b)) => a.partial_cmp(&b).unwrap(),
+        (Some(_), None) => Ordering::Greater,
+        (None, Some(_)) => Ordering::Less,
+        (None, None) => Ordering::Equal,
+    }
+}
+
 /// Missing values last.
 fn missing_last<T: PartialOrd>(a: Option<T>, b: Option<T>) -> Ordering {
     match (a, b) {
@@ -91,7 +115,13 @@ fn missing_last<T: PartialOrd>(a: Option<T>, b: Option<T>) -> Ordering {
 /// The order of two cells of a column of `kind`, as its values mean.
 fn typed_order(kind: SortKind, a: &str, b: &str) -> Ordering {
     match kind {
-        SortKind::Text => a.to_lowercase().cmp(&b.to_lowercase()),
+        // By the words, then by the age among them (`Ready 40m00s` before
+        // `Ready 1h35m`, `os 3m terminating` by "os terminating" then 3m).
+        SortKind::Text => {
+            let (wa, da) = words_and_age(a);
+            let (wb, db) = words_and_age(b);
+            wa.cmp(&wb).then_with(|| missing_first(da, db))
+        }
         SortKind::Number => missing_last(number(a), number(b)),
         SortKind::Age => missing_last(duration(a), duration(b)),
         SortKind::Ranked => missing_last(rank(a), rank(b)),
@@ -121,8 +151,10 @@ fn assert_sorted(m: &Model, data: &TableData, what: &str) {
     let kind = data.columns[col].sort;
     let rows = visible_rows(data, &cursor);
     for pair in rows.windows(2) {
-        let (a, b) = (&pair[0].cells[col], &pair[1].cells[col]);
-        let mut ord = typed_order(kind, a, b);
+        // As drawn: the sort must agree with the text on screen.
+        let a = mosk_console::ui::cells::text(m, &pair[0].cells[col]);
+        let b = mosk_console::ui::cells::text(m, &pair[1].cells[col]);
+        let mut ord = typed_order(kind, &a, &b);
         if cursor.sort_reverse {
             ord = ord.reverse();
         }

@@ -11,11 +11,12 @@
 //!   clock: recomputed when the data or the clock moved, or a reminder was
 //!   dismissed.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use jiff::Timestamp;
 
-use crate::app::model::Model;
+use crate::app::model::{Model, View};
+use crate::app::tables::ViewTable;
 use crate::domain::attention::{AttentionItem, queue};
 use crate::domain::history::History;
 use crate::domain::join::incremental::{Reach, rejoin};
@@ -36,6 +37,9 @@ pub struct Derived {
     pub progress: Option<Progress>,
     /// The model time the timed part was computed at.
     pub at: Option<Timestamp>,
+    /// The typed rows of each table view shown, filtered and sorted
+    /// ([`crate::app::tables::settle`]).
+    pub tables: BTreeMap<View, ViewTable>,
     /// The snapshot generation the joined part was computed from.
     generation: Option<u64>,
     /// The reminders dismissed when the timed part was computed.
@@ -120,4 +124,5 @@ pub fn settle(model: &mut Model) {
             &model.dismissed_reminders,
         );
     }
+    crate::app::tables::settle(model);
 }

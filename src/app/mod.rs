@@ -9,7 +9,7 @@ pub mod freshness;
 pub mod logs;
 pub mod model;
 pub mod msg;
-mod navigation;
+pub(crate) mod navigation;
 mod reminders;
 pub mod runtime;
 pub mod tables;

@@ -3,25 +3,24 @@
 //! Called by `update` for the navigation keys.
 
 use crate::app::model::{Model, NoticeLevel, View};
-use crate::app::tables::{TableRow, selected_index, table, visible_rows};
+use crate::app::tables::{TableRow, shown};
 use crate::app::update::{notify, switch_view};
 
-/// The ids of the rows the current table shows, in order, and the index of
-/// the selected one.
-fn visible_ids(model: &Model, view: View) -> (Vec<String>, Option<usize>) {
-    let data = table(model, view);
-    let cursor = model.cursor(view);
-    let rows = visible_rows(&data, &cursor);
-    let selected = selected_index(&rows, &cursor);
-    (rows.into_iter().map(|r| r.id.clone()).collect(), selected)
+/// The selected row of the current view (as `update` last settled its
+/// table: what the last frame drew), if any.
+pub(crate) fn selected_row(model: &Model) -> Option<&TableRow> {
+    let t = shown(model, model.view)?;
+    t.row(t.selected(&model.cursor(model.view))?)
 }
 
-/// The selected row of the current view, if any.
-fn selected_row(model: &Model) -> Option<TableRow> {
-    let data = table(model, model.view);
-    let cursor = model.cursor(model.view);
-    let rows = visible_rows(&data, &cursor);
-    selected_index(&rows, &cursor).map(|i| rows[i].clone())
+/// Puts the cursor of `view` on place `i` of its settled order.
+fn select(model: &mut Model, view: View, i: usize) {
+    let id = shown(model, view)
+        .and_then(|t| t.row(i))
+        .map(|r| r.id.clone());
+    let c = model.cursor_mut(view);
+    c.selected = i;
+    c.selected_id = id;
 }
 
 pub(crate) fn move_selection(model: &mut Model, delta: isize) {
@@ -33,14 +32,14 @@ pub(crate) fn move_selection(model: &mut Model, delta: isize) {
         return;
     }
     let view = model.view;
-    let (ids, selected) = visible_ids(model, view);
-    let Some(current) = selected else {
+    let Some(t) = shown(model, view) else {
         return;
     };
-    let next = (current as isize + delta).clamp(0, ids.len() as isize - 1) as usize;
-    let c = model.cursor_mut(view);
-    c.selected = next;
-    c.selected_id = Some(ids[next].clone());
+    let Some(current) = t.selected(&model.cursor(view)) else {
+        return;
+    };
+    let next = (current as isize + delta).clamp(0, t.order.len() as isize - 1) as usize;
+    select(model, view, next);
 }
 
 /// `s`: sorts by the next column the last frame drew (the columns shown at
@@ -53,7 +52,7 @@ pub(crate) fn cycle_sort(model: &mut Model) {
     }
     let shown = match &model.frame.table_columns {
         Some((v, cols)) if *v == view && !cols.is_empty() => cols.clone(),
-        _ => (0..table(model, view).columns.len()).collect(),
+        _ => (0..shown(model, view).map_or(0, |t| t.data.columns.len())).collect(),
     };
     let current = model.cursor(view).sort_column;
     if let Some(next) = crate::app::tables::next_sort_column(current, &shown) {
@@ -73,14 +72,11 @@ pub(crate) fn move_to_end(model: &mut Model, bottom: bool) {
         return;
     }
     let view = model.view;
-    let (ids, _) = visible_ids(model, view);
-    if ids.is_empty() {
+    let n = shown(model, view).map_or(0, |t| t.order.len());
+    if n == 0 {
         return;
     }
-    let i = if bottom { ids.len() - 1 } else { 0 };
-    let c = model.cursor_mut(view);
-    c.selected = i;
-    c.selected_id = Some(ids[i].clone());
+    select(model, view, if bottom { n - 1 } else { 0 });
 }
 
 fn scroll_logs(model: &mut Model, delta: isize) {
@@ -108,7 +104,7 @@ fn selected_machine(model: &Model) -> Option<(String, Option<String>)> {
     if model.view != View::Machines {
         return None;
     }
-    selected_row(model).map(|r| (r.id, r.node))
+    selected_row(model).map(|r| (r.id.clone(), r.node.clone()))
 }
 
 pub(crate) fn logs_for_selected_machine(model: &mut Model) {
@@ -133,13 +129,10 @@ pub(crate) fn toggle_selected_node(model: &mut Model) {
     let node = match selected_row(model) {
         Some(TableRow {
             node: Some(node), ..
-        }) => node,
+        }) => node.clone(),
         Some(row) => {
-            notify(
-                model,
-                NoticeLevel::Warning,
-                format!("{} is not on a node; nothing to select", row.id),
-            );
+            let text = format!("{} is not on a node; nothing to select", row.id);
+            notify(model, NoticeLevel::Warning, text);
             return;
         }
         None => return,
@@ -174,16 +167,13 @@ pub(crate) fn toggle_group_by_update_group(model: &mut Model) {
         );
         return;
     }
-    let current = selected_row(model).map(|r| r.id);
+    // The cursor stays on its machine: `settle` re-sorts and finds it by id.
+    let current = selected_row(model).map(|r| r.id.clone());
     let c = model.cursor_mut(View::Machines);
     c.group_column = if grouped {
         None
     } else {
         Some(crate::app::tables::machines::GROUP)
     };
-    c.selected_id = current.clone();
-    let (ids, _) = visible_ids(model, View::Machines);
-    if let Some(i) = current.and_then(|id| ids.iter().position(|x| *x == id)) {
-        model.cursor_mut(View::Machines).selected = i;
-    }
+    c.selected_id = current;
 }

@@ -10,8 +10,8 @@ use ratatui::widgets::{Paragraph, Wrap};
 use crate::app::freshness::Pane;
 use crate::app::model::{Model, View};
 use crate::app::tables::events::{change_text, kind_short};
-use crate::app::tables::machines::{mode_text, nmr_text};
-use crate::app::tables::{self, derived, selected_index, visible_rows};
+use crate::app::tables::machines::mode_text;
+use crate::app::tables::{self, derived};
 use crate::config::theme::Theme;
 use crate::domain::attention;
 use crate::domain::changes::Change;
@@ -19,6 +19,7 @@ use crate::domain::history::History;
 use crate::domain::join::{MachineRow, NodeLink, pending};
 use crate::domain::lockmsg;
 use crate::domain::objects::LockState;
+use crate::ui::cells::nmr_text;
 use crate::ui::format;
 use crate::ui::{fresh_pane, table};
 
@@ -28,14 +29,14 @@ const SIDE_BY_SIDE: u16 = 140;
 const RECENT_CHANGES: usize = 8;
 
 pub(crate) fn draw_machines(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
-    let data = tables::table(model, View::Machines);
     if !model.detail_open {
-        table::draw(frame, area, model, View::Machines, &data, theme);
+        table::draw(frame, area, model, View::Machines, theme);
         return;
     }
     let cursor = model.cursor(View::Machines);
-    let rows = visible_rows(&data, &cursor);
-    let selected = selected_index(&rows, &cursor).map(|i| rows[i].id.clone());
+    let selected = tables::shown(model, View::Machines)
+        .and_then(|t| t.selected(&cursor).and_then(|i| t.row(i)))
+        .map(|r| r.id.clone());
     let (table_area, detail_area) = if area.width >= SIDE_BY_SIDE {
         let [a, b] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
             .areas(area);
@@ -44,7 +45,7 @@ pub(crate) fn draw_machines(frame: &mut Frame, area: Rect, model: &Model, theme:
         let [a, b] = Layout::vertical([Constraint::Length(7), Constraint::Fill(1)]).areas(area);
         (a, b)
     };
-    table::draw(frame, table_area, model, View::Machines, &data, theme);
+    table::draw(frame, table_area, model, View::Machines, theme);
     let d = derived(model);
     let row = selected
         .as_deref()

@@ -3,6 +3,7 @@
 //! sanitized it) or is a fixed label of the console.
 
 mod attention;
+pub mod cells;
 pub mod dialogs;
 pub mod format;
 
@@ -27,7 +28,7 @@ use ratatui::widgets::{Block, Paragraph, Wrap};
 use crate::app::frame::FrameReport;
 use crate::app::freshness;
 use crate::app::model::{Model, Overlay, View};
-use crate::app::tables::{self, Tone};
+use crate::app::tables::Tone;
 use crate::config::theme::Theme;
 
 /// The smallest terminal the console draws in.
@@ -128,8 +129,7 @@ fn draw_view(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
         View::UpdatePlan => update_plan::draw(frame, area, model, theme),
         View::Logs => logs::draw(frame, area, model, theme),
         View::States | View::Locks | View::Requests | View::Events | View::Audit => {
-            let data = tables::table(model, model.view);
-            table::draw(frame, area, model, model.view, &data, theme);
+            table::draw(frame, area, model, model.view, theme);
         }
     }
 }

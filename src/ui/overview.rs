@@ -10,7 +10,6 @@ use ratatui::widgets::{Gauge, Paragraph};
 
 use crate::app::freshness::{self, Pane};
 use crate::app::model::Model;
-use crate::app::tables::machines::state_text;
 use crate::app::tables::update_plan::{plan_state, shown_plan};
 use crate::app::tables::{Derived, derived};
 use crate::config::keymap::KeyAction;
@@ -19,6 +18,7 @@ use crate::domain::join::MachineRow;
 use crate::domain::objects::LockState;
 use crate::domain::plan::{self, PlanState};
 use crate::ui::attention::{draw_attention, lead_item_lines};
+use crate::ui::cells::state_text;
 use crate::ui::format::{self, duration_secs};
 use crate::ui::{fresh_pane, logs, pane};
 

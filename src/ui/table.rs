@@ -13,8 +13,9 @@ use ratatui::widgets::{
 
 use crate::app::freshness::Pane;
 use crate::app::model::{Model, View};
-use crate::app::tables::{Column, TableData, TableRow, Width, selected_index, visible_rows};
+use crate::app::tables::{Column, ViewTable, Width, shown};
 use crate::config::theme::Theme;
+use crate::ui::cells;
 use crate::ui::format::{truncate, truncate_middle};
 use crate::ui::{fresh_pane, tone_style};
 
@@ -50,20 +51,13 @@ const COMFORT: u16 = 24;
 ///    least important one takes, that one is dropped and 2. is redone.
 ///
 /// Returns (column index, width) in column order.
-pub(crate) fn layout_columns(
-    columns: &[Column],
-    rows: &[&TableRow],
-    width: u16,
-) -> Vec<(usize, u16)> {
+/// `content` is each column's widest cell among the rows shown.
+pub(crate) fn layout_columns(columns: &[Column], content: &[u16], width: u16) -> Vec<(usize, u16)> {
     let desired: Vec<u16> = columns
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            let content = rows
-                .iter()
-                .map(|r| r.cells.get(i).map_or(0, |s| cell_width(s)))
-                .max()
-                .unwrap_or(0);
+            let content = content.get(i).copied().unwrap_or(0);
             // Room for the sort marker after the title.
             content.max(cell_width(c.title) + 1)
         })
@@ -174,16 +168,9 @@ pub(crate) fn window_offset(selected: Option<usize>, height: usize) -> usize {
     }
 }
 
-/// Draws `data` for `view` with the view's cursor.
-pub(crate) fn draw(
-    frame: &mut Frame,
-    area: Rect,
-    model: &Model,
-    view: View,
-    data: &TableData,
-    theme: &Theme,
-) {
-    draw_titled(frame, area, model, view, view.title(), data, theme);
+/// Draws the table `update` settled for `view`, with the view's cursor.
+pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, view: View, theme: &Theme) {
+    draw_titled(frame, area, model, view, view.title(), theme);
 }
 
 pub(crate) fn draw_titled(
@@ -192,11 +179,38 @@ pub(crate) fn draw_titled(
     model: &Model,
     view: View,
     name: &str,
-    data: &TableData,
     theme: &Theme,
 ) {
+    let Some(table) = shown(model, view) else {
+        // Not settled for this view yet: say so rather than "no rows".
+        let block = fresh_pane(
+            format!(" {name} "),
+            false,
+            model,
+            Pane::View(view),
+            area,
+            theme,
+        );
+        let inner = block.inner(area);
+        frame.render_widget(block, area);
+        frame.render_widget(Paragraph::new(Line::styled("loading…", theme.muted)), inner);
+        return;
+    };
+    draw_table(frame, area, model, view, name, table, theme);
+}
+
+fn draw_table(
+    frame: &mut Frame,
+    area: Rect,
+    model: &Model,
+    view: View,
+    name: &str,
+    table: &ViewTable,
+    theme: &Theme,
+) {
+    let data = &table.data;
     let cursor = model.cursor(view);
-    let rows = visible_rows(data, &cursor);
+    let rows = &table.order;
     let block = fresh_pane(
         title(name, rows.len(), data.rows.len(), &cursor.filter),
         model.overlay.is_none(),
@@ -232,8 +246,11 @@ pub(crate) fn draw_titled(
     }
     if data.rows.is_empty() {
         frame.render_widget(
-            Paragraph::new(Line::styled(data.empty.as_str(), theme.muted))
-                .wrap(Wrap { trim: true }),
+            Paragraph::new(Line::styled(
+                cells::empty_text(model, &data.empty),
+                theme.muted,
+            ))
+            .wrap(Wrap { trim: true }),
             body,
         );
         return;
@@ -247,7 +264,22 @@ pub(crate) fn draw_titled(
     let columns_width = body
         .width
         .saturating_sub(mark_width + highlight_width + scroll_room);
-    let layout = layout_columns(&data.columns, &rows, columns_width);
+    // The rows that fit; the cursor's row among them.
+    let selected = table.selected(&cursor);
+    let offset = window_offset(selected, height);
+    let window = &rows[offset..(offset + height).min(rows.len())];
+    // Ages are measured as drawn, on the rows on screen only.
+    let mut content = table.content_widths.clone();
+    for &r in window {
+        for (i, c) in data.rows[r].cells.iter().enumerate() {
+            if c.timed()
+                && let Some(w) = content.get_mut(i)
+            {
+                *w = (*w).max(cell_width(&cells::text(model, c)));
+            }
+        }
+    }
+    let layout = layout_columns(&data.columns, &content, columns_width);
     crate::ui::record_drawn(|d| {
         d.table_columns = Some((view, layout.iter().map(|&(i, _)| i).collect()));
     });
@@ -314,12 +346,10 @@ pub(crate) fn draw_titled(
         return;
     }
 
-    let selected = selected_index(&rows, &cursor);
-    let offset = window_offset(selected, height);
-    let window = &rows[offset..(offset + height).min(rows.len())];
     let table_rows: Vec<Row> = window
         .iter()
-        .map(|r| {
+        .map(|&r| {
+            let r = &data.rows[r];
             let marked = marking
                 && r.node
                     .as_ref()
@@ -333,11 +363,15 @@ pub(crate) fn draw_titled(
                 cells.push(Cell::from(if marked { "*" } else { " " }));
             }
             for &(i, w) in &layout {
-                let text = r.cells.get(i).map(|s| s.as_str()).unwrap_or("");
+                let text = r
+                    .cells
+                    .get(i)
+                    .map(|c| cells::text(model, c))
+                    .unwrap_or_default();
                 let text = if data.columns[i].keep_end {
-                    truncate_middle(text, w as usize)
+                    truncate_middle(&text, w as usize)
                 } else {
-                    truncate(text, w as usize)
+                    truncate(&text, w as usize)
                 };
                 cells.push(Cell::from(text));
             }
@@ -383,7 +417,7 @@ fn constraints(marking: bool, layout: &[(usize, u16)]) -> Vec<Constraint> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::tables::{SortKind, Tone};
+    use crate::app::tables::{SortKind, TableRow, Tone};
 
     fn c(title: &'static str, width: Width, priority: u8) -> Column {
         Column {
@@ -405,19 +439,25 @@ mod tests {
         ];
         let row = TableRow {
             id: "a".into(),
-            cells: vec!["a-name".into(), "x".into(), "Ready".into(), "w".repeat(50)],
+            cells: vec![
+                "a-name".into(),
+                "x".into(),
+                "Ready".into(),
+                "w".repeat(50).into(),
+            ],
             search: String::new(),
             tone: Tone::Normal,
             node: None,
             keys: Vec::new(),
         };
-        let wide = layout_columns(&cols, &[&row], 100);
+        let content: Vec<u16> = row.cells.iter().map(|c| c.width()).collect();
+        let wide = layout_columns(&cols, &content, 100);
         assert_eq!(
             wide.iter().map(|x| x.0).collect::<Vec<_>>(),
             vec![0, 1, 2, 3]
         );
         assert_eq!(wide.iter().map(|x| x.1 + 1).sum::<u16>() - 1, 100);
-        let narrow = layout_columns(&cols, &[&row], 50);
+        let narrow = layout_columns(&cols, &content, 50);
         assert_eq!(
             narrow.iter().map(|x| x.0).collect::<Vec<_>>(),
             vec![0, 2, 3]

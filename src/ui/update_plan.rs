@@ -13,7 +13,7 @@ use crate::app::model::{Model, View};
 use crate::app::tables::update_plan::{
     commence_text, estimate_text, plan_state, row_id, shown_plan, status_text,
 };
-use crate::app::tables::{self, selected_index, visible_rows};
+use crate::app::tables::{self};
 use crate::config::keymap::KeyAction;
 use crate::config::theme::Theme;
 use crate::domain::objects::{PlanStep, UpdatePlan};
@@ -21,23 +21,15 @@ use crate::domain::plan::{self, PlanState};
 use crate::ui::{format, fresh_pane, pane, table};
 
 pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
-    let data = tables::table(model, View::UpdatePlan);
+    let table = tables::shown(model, View::UpdatePlan);
     let Some(p) = shown_plan(model) else {
         // Missing CRD, loading, or no plan: the table says which.
-        table::draw_titled(
-            frame,
-            area,
-            model,
-            View::UpdatePlan,
-            "Update plan",
-            &data,
-            theme,
-        );
+        table::draw_titled(frame, area, model, View::UpdatePlan, "Update plan", theme);
         return;
     };
     let header = header_lines(model, p, theme);
     let header_height = header.len() as u16 + 2;
-    let table_height = (data.rows.len() as u16 + 3)
+    let table_height = (table.map_or(0, |t| t.data.rows.len()) as u16 + 3)
         .min(area.height.saturating_sub(header_height) / 2)
         .max(4);
     let [top, mid, bottom] = Layout::vertical([
@@ -57,12 +49,12 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
     let inner = block.inner(top);
     frame.render_widget(block, top);
     frame.render_widget(Paragraph::new(header), inner);
-    table::draw_titled(frame, mid, model, View::UpdatePlan, "Steps", &data, theme);
+    table::draw_titled(frame, mid, model, View::UpdatePlan, "Steps", theme);
 
     let cursor = model.cursor(View::UpdatePlan);
-    let rows = visible_rows(&data, &cursor);
-    let step = selected_index(&rows, &cursor)
-        .and_then(|i| p.steps.iter().find(|s| row_id(s.index) == rows[i].id));
+    let step = table
+        .and_then(|t| t.selected(&cursor).and_then(|i| t.row(i)))
+        .and_then(|r| p.steps.iter().find(|s| row_id(s.index) == r.id));
     let title = match step {
         Some(s) => format!(" Step {}: {} ", s.index + 1, s.label()),
         None => " Step ".to_string(),

@@ -48,7 +48,7 @@ fn counters(ds: &DaemonSetStatus) -> String {
 pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
     let sets = daemonsets(&model.snapshot);
     let policy = restart_policy(&model.snapshot);
-    let data = tables::table(model, View::Vrouter);
+    let missing = tables::shown(model, View::Vrouter).and_then(|t| t.data.missing.first().cloned());
     // Three lines per DaemonSet (counters, gauge, verdict), at most a third
     // of the screen.
     let want = (sets.len().max(1) * 3) as u16;
@@ -66,10 +66,10 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
     let inner = block.inner(top);
     frame.render_widget(block, top);
     if sets.is_empty() {
-        let text = data.missing.first().cloned().unwrap_or_else(|| {
+        let text = missing.unwrap_or_else(|| {
             format!(
                 "no tf-vrouter DaemonSet seen yet ({})",
-                tables::watch_state(model, &[Kind::VrouterDaemonSet])
+                crate::ui::cells::watch_state(model, &[Kind::VrouterDaemonSet])
             )
         });
         frame.render_widget(Paragraph::new(Line::styled(text, theme.muted)), inner);
@@ -106,15 +106,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
             }
         }
     }
-    table::draw_titled(
-        frame,
-        rest,
-        model,
-        View::Vrouter,
-        "vRouter pods",
-        &data,
-        theme,
-    );
+    table::draw_titled(frame, rest, model, View::Vrouter, "vRouter pods", theme);
 }
 
 #[cfg(test)]

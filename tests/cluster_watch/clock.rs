@@ -58,7 +58,15 @@ async fn ahead(registry: Registry, age: SignedDuration) -> Sim {
 }
 
 fn screen(model: &Model) -> String {
-    let model = model.clone();
+    let mut model = model.clone();
+    // `update` settles the table of the view the test switched to.
+    update(
+        &mut model,
+        Msg::Resize {
+            width: 160,
+            height: 30,
+        },
+    );
     let mut t = Terminal::new(TestBackend::new(160, 30)).unwrap();
     let theme = Theme::default_theme();
     t.draw(|f| mosk_console::ui::draw(f, &model, &theme))

@@ -20,7 +20,6 @@ use jiff::Timestamp;
 
 use crate::app::model::{Model, NoticeLevel, View};
 use crate::app::msg::Command;
-use crate::app::tables;
 use crate::app::update::notify;
 use crate::audit::{AuditPhase, AuditRecord, PermissionCheck};
 use crate::domain::objects::Snapshot;
@@ -113,12 +112,8 @@ pub fn target_nodes(model: &Model) -> Vec<String> {
     if !model.view.is_table() {
         return Vec::new();
     }
-    let data = tables::table(model, model.view);
-    let cursor = model.cursor(model.view);
-    let rows = tables::visible_rows(&data, &cursor);
-    tables::selected_index(&rows, &cursor)
-        .and_then(|i| {
-            let row = rows[i];
+    crate::app::navigation::selected_row(model)
+        .and_then(|row| {
             row.node
                 .clone()
                 .or_else(|| node_of_row(&model.snapshot, &row.id))

@@ -1,10 +1,9 @@
 //! The audit table: this session's actions, one row per object of each
 //! plan (see `app::actions::audit_rows`), newest last.
 
-use super::{Column, SortKind, TableData, TableRow, Tone, Width, col};
+use super::{Cell, Column, Empty, SortKind, TableData, TableRow, Tone, Width, col};
 use crate::app::actions::audit_rows;
 use crate::app::model::Model;
-use crate::ui::format;
 
 const COLUMNS: [Column; 5] = [
     col("TIME", Width::Fixed(8), SortKind::Text, 0),
@@ -30,11 +29,11 @@ pub(super) fn table(model: &Model) -> TableData {
             TableRow {
                 search: format!("{} {}", r.object, r.result),
                 cells: vec![
-                    format::clock(r.time),
-                    r.action,
-                    r.object,
-                    r.change,
-                    r.result,
+                    Cell::Clock(r.time),
+                    r.action.into(),
+                    r.object.into(),
+                    r.change.into(),
+                    r.result.into(),
                 ],
                 id: r.id,
                 tone,
@@ -47,6 +46,6 @@ pub(super) fn table(model: &Model) -> TableData {
         columns: COLUMNS.to_vec(),
         rows,
         missing: Vec::new(),
-        empty: "no actions taken in this session yet".into(),
+        empty: Empty::Text("no actions taken in this session yet".into()),
     }
 }

@@ -1,12 +1,11 @@
 //! The Events view: the changes the console has seen (object, field,
 //! old -> new), newest first by default (the AGE column sorts youngest first).
 
-use super::{Column, SortKind, TableData, TableRow, Tone, Width, col};
+use super::{Cell, Column, Empty, SortKind, TableData, TableRow, Tone, Width, col};
 use crate::app::model::Model;
 use crate::domain::changes::{ADDED, Change, REMOVED};
 use crate::domain::lockmsg::split_timestamp;
-use crate::domain::objects::Kind;
-use crate::ui::format;
+use crate::domain::objects::{ClusterId, Kind};
 
 const COLUMNS: [Column; 5] = [
     col("AGE", Width::Fixed(6), SortKind::Age, 0),
@@ -87,26 +86,28 @@ pub(super) fn table(model: &Model) -> TableData {
         .map(|(i, c)| TableRow {
             id: format!("change/{}", first_seq + i as u64),
             cells: vec![
-                format::age(model.now, c.at),
-                format::clock(c.at),
-                format!("{}/{}", kind_short(c.key.kind), c.key.name),
+                Cell::age(Some(c.at), ClusterId::Mgmt),
+                Cell::Clock(c.at),
+                format!("{}/{}", kind_short(c.key.kind), c.key.name).into(),
                 if c.is_added() || c.is_removed() {
                     "-".into()
                 } else {
-                    field_short(&c.field).to_string()
+                    field_short(&c.field).into()
                 },
-                change_text(c),
+                change_text(c).into(),
             ],
             search: format!("{} {}", c.key.kind.api_kind(), c.field),
             tone: tone(c),
             node: None,
-            keys: vec![(0, format::secs_between(model.now, c.at))],
+            keys: Vec::new(),
         })
         .collect();
     TableData {
         columns: COLUMNS.to_vec(),
         rows,
         missing: Vec::new(),
-        empty: "no changes seen yet (changes appear here as the watches report them)".into(),
+        empty: Empty::Text(
+            "no changes seen yet (changes appear here as the watches report them)".into(),
+        ),
     }
 }

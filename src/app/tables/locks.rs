@@ -3,13 +3,12 @@
 //! is split off and shown as an age ("last checked").
 
 use super::{
-    Column, SortKind, TableData, TableRow, Tone, Width, col, empty_text, missing_lines, or_dash,
-    scoped_malformed_rows,
+    Cell, Column, SortKind, TableData, TableRow, Tone, Width, col, empty_text, missing_lines,
+    or_dash, scoped_malformed_rows,
 };
 use crate::app::model::Model;
 use crate::domain::lockmsg::{self, MessageKind};
-use crate::domain::objects::{Kind, LockState, WorkloadLock};
-use crate::ui::format;
+use crate::domain::objects::{ClusterId, Kind, LockState, WorkloadLock};
 
 const COLUMNS: [Column; 8] = [
     col("KIND", Width::Fixed(7), SortKind::Text, 2),
@@ -43,15 +42,15 @@ pub(crate) fn lock_tone(lock: &WorkloadLock, kind: Option<&MessageKind>) -> Tone
     }
 }
 
-fn row(model: &Model, lock: &WorkloadLock, cluster: bool) -> TableRow {
+fn row(lock: &WorkloadLock, cluster: bool) -> TableRow {
     let parsed = lock
         .error_message
         .as_deref()
         .filter(|m| !m.trim().is_empty())
         .map(lockmsg::parse);
     let (age, text) = match &parsed {
-        Some(m) => (format::age_opt(model.now, m.at), m.text.clone()),
-        None => ("-".to_string(), "-".to_string()),
+        Some(m) => (Cell::age(m.at, ClusterId::Mgmt), m.text.clone()),
+        None => (Cell::age(None, ClusterId::Mgmt), "-".to_string()),
     };
     let mut message = text;
     if let (Some(p), Some(d)) = (lock.progress_percentage, &lock.progress_description) {
@@ -69,24 +68,20 @@ fn row(model: &Model, lock: &WorkloadLock, cluster: bool) -> TableRow {
         id: format!("{}/{}", if cluster { "cwl" } else { "nwl" }, lock.name),
         cells: vec![
             if cluster { "cluster" } else { "node" }.into(),
-            lock.name.clone(),
-            lock.controller.clone(),
-            or_dash(lock.node_name.as_deref()),
-            state,
-            or_dash(lock.inner_state.as_deref()),
+            lock.name.clone().into(),
+            lock.controller.clone().into(),
+            or_dash(lock.node_name.as_deref()).into(),
+            state.into(),
+            or_dash(lock.inner_state.as_deref()).into(),
             age,
-            message,
+            message.into(),
         ],
         search: lock.release.clone().unwrap_or_default(),
         tone: lock_tone(lock, parsed.as_ref().map(|m| &m.kind)),
         node: lock.node_name.clone(),
-        // The AGE column: how long ago the message was written.
-        keys: parsed
-            .as_ref()
-            .and_then(|m| m.at)
-            .map(|at| (6, format::secs_between(model.now, at)))
-            .into_iter()
-            .collect(),
+        // The AGE column (how long ago the message was written) sorts by
+        // its cell's time.
+        keys: Vec::new(),
     }
 }
 
@@ -95,14 +90,14 @@ pub(super) fn table(model: &Model) -> TableData {
     let mut rows: Vec<TableRow> = model
         .snapshot
         .cluster_locks()
-        .map(|l| row(model, l, true))
+        .map(|l| row(l, true))
         .collect();
-    rows.extend(model.snapshot.node_locks().map(|l| row(model, l, false)));
+    rows.extend(model.snapshot.node_locks().map(|l| row(l, false)));
     rows.extend(scoped_malformed_rows(model, kinds, COLUMNS.len(), 1, 7));
     TableData {
         columns: COLUMNS.to_vec(),
         rows,
         missing: missing_lines(model, &kinds),
-        empty: empty_text(model, "locks", &kinds),
+        empty: empty_text("locks", &kinds),
     }
 }

@@ -6,14 +6,13 @@
 //! and the actions keep targeting machines.
 
 use super::{
-    Column, SortKind, TableData, TableRow, Tone, Width, col, derived, empty_text, malformed_rows,
-    missing_lines,
+    Cell, Column, SortKind, TableData, TableRow, Tone, Width, col, derived, empty_text,
+    malformed_rows, missing_lines,
 };
 use crate::app::model::{Model, View};
 use crate::domain::history::History;
 use crate::domain::join::{MachineRow, NodeLink, pending};
 use crate::domain::objects::{ClusterId, Kind, LockState};
-use crate::ui::format;
 
 use super::locks::controller_short;
 
@@ -84,20 +83,18 @@ pub fn mode_text(row: &MachineRow) -> String {
     }
 }
 
-/// The maintenance request: `os 39m00s`, `os 39m00s terminating`, `-`.
-pub fn nmr_text(row: &MachineRow, model: &Model) -> String {
+/// The maintenance request: `os 39m00s`, `os 39m00s terminating`, `-`
+/// (its age on the MOSK API server's clock, which stamped it).
+pub fn nmr_cell(row: &MachineRow) -> Cell {
     match &row.maintenance {
         None => "-".into(),
         Some(r) => {
-            let mut s = r.scope.clone().unwrap_or_else(|| "?".into());
-            if let Some(c) = r.created {
-                s.push(' ');
-                s.push_str(&format::age(model.now_on(ClusterId::Mosk), c));
+            let scope = r.scope.clone().unwrap_or_else(|| "?".into());
+            let after = if r.deleting { " terminating" } else { "" };
+            match r.created {
+                Some(c) => Cell::since(format!("{scope} "), Some(c), ClusterId::Mosk, after),
+                None => format!("{scope}{after}").into(),
             }
-            if r.deleting {
-                s.push_str(" terminating");
-            }
-            s
         }
     }
 }
@@ -177,46 +174,46 @@ fn search_text(row: &MachineRow) -> String {
 /// The state, with how long the machine has been in it when the console
 /// saw it enter (`Deploy 35m12s`); `disabled (Ready)` for a disabled
 /// machine (how long it has been in its state does not matter then).
-pub fn state_text(row: &MachineRow, history: &History, model: &Model) -> String {
+pub fn state_cell(row: &MachineRow, history: &History) -> Cell {
     if row.disabled {
         let state = if row.state().is_empty() {
             "-"
         } else {
             row.state()
         };
-        return format!("disabled ({state})");
+        return format!("disabled ({state})").into();
     }
-    lcm_state_text(row, history, model)
+    lcm_state_cell(row, history)
 }
 
-fn lcm_state_text(row: &MachineRow, history: &History, model: &Model) -> String {
+fn lcm_state_cell(row: &MachineRow, history: &History) -> Cell {
     if row.state().is_empty() {
         return "-".into();
     }
     match history.machine_state_since(row.name()) {
         Some(t) if history.machine_state_observed(row.name()) => {
-            format!("{} {}", row.state(), format::age(model.now, t))
+            Cell::since(format!("{} ", row.state()), Some(t), ClusterId::Mgmt, "")
         }
-        _ => row.state().to_string(),
+        _ => row.state().into(),
     }
 }
 
-pub(super) fn row(order: usize, row: &MachineRow, history: &History, model: &Model) -> TableRow {
-    let mut cells = vec![
-        (order + 1).to_string(),
-        row.name().to_string(),
-        row.machine_type().as_str().to_string(),
-        state_text(row, history, model),
-        row.node_name.clone().unwrap_or_else(|| "-".into()),
-        mode_text(row),
-        nmr_text(row, model),
-        locks_short(row),
-        drain_text(row),
-        vrouter_text(row),
-        row.waiting_on.clone().unwrap_or_else(|| "-".into()),
+pub(super) fn row(order: usize, row: &MachineRow, history: &History) -> TableRow {
+    let mut cells: Vec<Cell> = vec![
+        (order + 1).to_string().into(),
+        row.name().into(),
+        row.machine_type().as_str().into(),
+        state_cell(row, history),
+        row.node_name.as_deref().unwrap_or("-").into(),
+        mode_text(row).into(),
+        nmr_cell(row),
+        locks_short(row).into(),
+        drain_text(row).into(),
+        vrouter_text(row).into(),
+        row.waiting_on.as_deref().unwrap_or("-").into(),
     ];
     if row.update_group.is_some() {
-        cells.push(group_text(row));
+        cells.push(group_text(row).into());
     }
     TableRow {
         id: row.name().to_string(),
@@ -255,7 +252,7 @@ pub(super) fn table(model: &Model) -> TableData {
         .rows
         .iter()
         .enumerate()
-        .map(|(i, r)| row(i, r, &model.history, model))
+        .map(|(i, r)| row(i, r, &model.history))
         .collect();
     for r in &mut rows {
         // A machine the join gave no group while others have one.
@@ -279,6 +276,6 @@ pub(super) fn table(model: &Model) -> TableData {
         columns,
         rows,
         missing: missing_lines(model, &[Kind::LcmMachine, Kind::Node]),
-        empty: empty_text(model, "machines", &kinds),
+        empty: empty_text("machines", &kinds),
     }
 }

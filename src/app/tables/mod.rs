@@ -1,9 +1,13 @@
-//! Table data per view, as plain strings: pure builders from the model, and
-//! the filter and sort the cursor applies. The UI renders a [`TableData`]
-//! with one generic table widget; `update` uses the same rows to move the
-//! cursor and to find what `space` selects.
+//! Table data per view: pure builders from the model into typed rows
+//! ([`TableRow`]: id, node, tone, typed sort keys, and [`Cell`]s whose times
+//! stay times), and the filter and sort the cursor applies. `update` keeps
+//! each shown view's table, filtered and sorted, in [`Derived::tables`]
+//! ([`ViewTable`], rebuilt only when what it reads changed); the cursor, the
+//! selection and the actions read those rows, and the UI turns the cells of
+//! the rows on screen into text (ages against the clock of the frame).
 
 mod audit;
+mod cache;
 mod derived;
 pub mod events;
 mod locks;
@@ -13,11 +17,104 @@ mod states;
 pub mod update_plan;
 mod vrouter;
 
-use crate::app::model::{Model, TableCursor, View};
-use crate::domain::objects::{Kind, MalformedObject};
-use crate::ui::format;
+use std::borrow::Cow;
 
+use jiff::Timestamp;
+
+use crate::app::model::{Model, TableCursor, View};
+use crate::domain::objects::{ClusterId, Kind, MalformedObject};
+
+pub use cache::{ViewTable, settle, shown};
 pub use derived::{Derived, derived};
+
+/// One cell of a row: text, or a time that the UI draws against the clock
+/// of the frame (so a table is not rebuilt every second for its ages).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    Text(String),
+    /// `before` + the time since `at` on `clock`'s API server + `after`
+    /// (`Ready 5m`, `os 39m00s terminating`); with no `at`, the words alone,
+    /// or `-` when there are none.
+    Age {
+        before: String,
+        at: Option<Timestamp>,
+        clock: ClusterId,
+        after: String,
+    },
+    /// A time of day (`10:28:41`).
+    Clock(Timestamp),
+}
+
+impl Cell {
+    /// The time since `at` (`-` when unknown).
+    pub fn age(at: Option<Timestamp>, clock: ClusterId) -> Cell {
+        Cell::since("", at, clock, "")
+    }
+    /// `before` + the time since `at` + `after`.
+    pub fn since(
+        before: impl Into<String>,
+        at: Option<Timestamp>,
+        clock: ClusterId,
+        after: impl Into<String>,
+    ) -> Cell {
+        Cell::Age {
+            before: before.into(),
+            at,
+            clock,
+            after: after.into(),
+        }
+    }
+    /// The words of the cell without its time: what the filter matches and
+    /// a text sort compares (a time of day as an RFC 3339 text, which sorts
+    /// in time order).
+    pub fn words(&self) -> Cow<'_, str> {
+        match self {
+            Cell::Text(t) => Cow::Borrowed(t),
+            Cell::Age { before, after, .. } if after.is_empty() => Cow::Borrowed(before.trim_end()),
+            Cell::Age { before, after, .. } => Cow::Owned(format!("{}{after}", before.trim_end())),
+            Cell::Clock(t) => Cow::Owned(t.to_string()),
+        }
+    }
+    /// How wide the cell's text is, without an age (the UI measures the
+    /// ages of the rows on screen when it draws them).
+    pub fn width(&self) -> u16 {
+        let n = |s: &str| s.chars().count().min(u16::MAX as usize) as u16;
+        match self {
+            Cell::Text(t) => n(t),
+            Cell::Age { before, after, .. } => n(before).saturating_add(n(after)).max(1),
+            Cell::Clock(_) => 8,
+        }
+    }
+    /// The cell's width depends on the clock (an age).
+    pub fn timed(&self) -> bool {
+        matches!(self, Cell::Age { at: Some(_), .. })
+    }
+    /// The time a cell shows an age of, if any.
+    pub fn since_time(&self) -> Option<Timestamp> {
+        match self {
+            Cell::Age { at, .. } => *at,
+            _ => None,
+        }
+    }
+}
+
+impl From<String> for Cell {
+    fn from(s: String) -> Cell {
+        Cell::Text(s)
+    }
+}
+
+impl From<&str> for Cell {
+    fn from(s: &str) -> Cell {
+        Cell::Text(s.to_string())
+    }
+}
+
+impl PartialEq<&str> for Cell {
+    fn eq(&self, other: &&str) -> bool {
+        matches!(self, Cell::Text(t) if t == other)
+    }
+}
 
 /// How wide a column may be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,32 +196,45 @@ pub struct TableRow {
     /// Stable across updates (the machine name, the object key, …): the
     /// cursor follows it.
     pub id: String,
-    pub cells: Vec<String>,
+    pub cells: Vec<Cell>,
     /// Hidden text the `/` filter also matches (node name, full messages).
     pub search: String,
     pub tone: Tone,
     /// The Kubernetes node the row is about, if any: what `space` selects
     /// (`Model::selected_nodes` holds node names).
     pub node: Option<String>,
-    /// Typed sort values of the row's Number, Age and Ranked columns:
-    /// (column index, value). A column without one sorts last.
+    /// Typed sort values of the row's Number and Ranked columns (and Age
+    /// columns whose cell is not an age): (column index, value). A column
+    /// without one sorts last.
     pub keys: Vec<(usize, i64)>,
 }
 
 impl TableRow {
-    /// The typed sort value of column `i`, if the row has one.
+    /// The typed sort value of column `i`, if the row has one: its key, else
+    /// for an age the negated time it counts from (youngest first).
     pub fn key(&self, i: usize) -> Option<i64> {
-        self.keys.iter().find(|(c, _)| *c == i).map(|(_, v)| *v)
+        self.keys
+            .iter()
+            .find(|(c, _)| *c == i)
+            .map(|(_, v)| *v)
+            .or_else(|| {
+                self.cells
+                    .get(i)
+                    .and_then(Cell::since_time)
+                    .map(|t| -t.as_second())
+            })
     }
 }
 
 /// A row's place when sorting by a column: rows without a typed value
-/// last, then the value, then the text (lowercased once per sort).
+/// last, then the value, then the text (lowercased once per sort), then
+/// for a text with an age (`Ready 1h35m`) the age, youngest first.
 #[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct SortPlace {
     missing: bool,
     value: i64,
     text: String,
+    then: Option<i64>,
 }
 
 fn sort_place(kind: SortKind, row: &TableRow, i: usize) -> SortPlace {
@@ -134,16 +244,19 @@ fn sort_place(kind: SortKind, row: &TableRow, i: usize) -> SortPlace {
             missing: false,
             value: 0,
             text: text(),
+            then: row.key(i),
         },
         SortKind::Number | SortKind::Age => SortPlace {
             missing: row.key(i).is_none(),
             value: row.key(i).unwrap_or_default(),
             text: String::new(),
+            then: None,
         },
         SortKind::Ranked => SortPlace {
             missing: row.key(i).is_none(),
             value: row.key(i).unwrap_or_default(),
             text: text(),
+            then: None,
         },
     }
 }
@@ -155,8 +268,26 @@ pub struct TableData {
     pub rows: Vec<TableRow>,
     /// One line per kind of this table whose CRD is missing, saying so.
     pub missing: Vec<String>,
-    /// What to say when there are no rows at all ("no locks yet" + watch state).
-    pub empty: String,
+    /// What to say when there are no rows at all.
+    pub empty: Empty,
+}
+
+/// What an empty table says.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Empty {
+    /// `no <noun> yet` and the state of the watches on `kinds` (drawn by
+    /// the UI: it says how long ago each watch last heard).
+    NotYet {
+        noun: &'static str,
+        kinds: Vec<Kind>,
+    },
+    Text(String),
+}
+
+impl Default for Empty {
+    fn default() -> Empty {
+        Empty::Text(String::new())
+    }
 }
 
 /// The table of a view (`Overview` and `Logs` are not tables: empty data).
@@ -181,28 +312,35 @@ pub fn table(model: &Model, view: View) -> TableData {
 /// column (numeric or by age when the column says so), reversed on request;
 /// when the cursor groups by a column, by that column first (never reversed).
 pub fn visible_rows<'a>(data: &'a TableData, cursor: &TableCursor) -> Vec<&'a TableRow> {
+    visible_order(data, cursor)
+        .into_iter()
+        .map(|i| &data.rows[i])
+        .collect()
+}
+
+/// [`visible_rows`] as indices into `data.rows`.
+pub fn visible_order(data: &TableData, cursor: &TableCursor) -> Vec<usize> {
     let words: Vec<String> = cursor
         .filter
         .split_whitespace()
         .map(|w| w.to_lowercase())
         .collect();
-    let mut rows: Vec<&TableRow> = data
-        .rows
-        .iter()
-        .filter(|r| words.is_empty() || matches_all(r, &words))
+    let mut rows: Vec<usize> = (0..data.rows.len())
+        .filter(|&i| words.is_empty() || matches_all(&data.rows[i], &words))
         .collect();
+    let row = |i: &usize| &data.rows[*i];
     if let Some(column) = data.columns.get(cursor.sort_column) {
         let i = cursor.sort_column;
         if cursor.sort_reverse {
-            rows.sort_by_cached_key(|r| std::cmp::Reverse(sort_place(column.sort, r, i)));
+            rows.sort_by_cached_key(|r| std::cmp::Reverse(sort_place(column.sort, row(r), i)));
         } else {
-            rows.sort_by_cached_key(|r| sort_place(column.sort, r, i));
+            rows.sort_by_cached_key(|r| sort_place(column.sort, row(r), i));
         }
     }
     if let Some(g) = cursor.group_column
         && let Some(column) = data.columns.get(g)
     {
-        rows.sort_by_cached_key(|r| sort_place(column.sort, r, g));
+        rows.sort_by_cached_key(|r| sort_place(column.sort, row(r), g));
     }
     rows
 }
@@ -232,13 +370,16 @@ pub fn selected_index(rows: &[&TableRow], cursor: &TableCursor) -> Option<usize>
     Some(cursor.selected.min(rows.len() - 1))
 }
 
-fn cell(row: &TableRow, i: usize) -> &str {
-    row.cells.get(i).map(|s| s.as_str()).unwrap_or("")
+fn cell(row: &TableRow, i: usize) -> Cow<'_, str> {
+    row.cells.get(i).map(Cell::words).unwrap_or_default()
 }
 
 fn matches_all(row: &TableRow, words: &[String]) -> bool {
-    let mut hay = row.cells.join("\u{1f}").to_lowercase();
-    hay.push('\u{1f}');
+    let mut hay = String::new();
+    for c in &row.cells {
+        hay.push_str(&c.words().to_lowercase());
+        hay.push('\u{1f}');
+    }
     hay.push_str(&row.search.to_lowercase());
     words.iter().all(|w| hay.contains(w.as_str()))
 }
@@ -259,49 +400,23 @@ fn missing_lines(model: &Model, kinds: &[Kind]) -> Vec<String> {
         .collect()
 }
 
-/// The state of the watches on `kinds`, for empty tables.
-pub fn watch_state(model: &Model, kinds: &[Kind]) -> String {
-    let parts: Vec<String> = kinds
-        .iter()
-        .map(|k| {
-            let what = match model.health.get(k) {
-                None => "watch starting".to_string(),
-                Some(h) if !h.connected => match &h.last_error {
-                    Some(e) => format!("watch disconnected: {e}"),
-                    None => "watch connecting".to_string(),
-                },
-                Some(h) => match (&h.last_error, h.last_event) {
-                    (Some(e), _) => format!("watch degraded: {e}"),
-                    (None, Some(t)) => {
-                        format!("watch ok, last event {} ago", format::age(model.now, t))
-                    }
-                    (None, None) => "watch ok, nothing received".to_string(),
-                },
-            };
-            if kinds.len() > 1 {
-                format!("{}: {what}", k.api_kind())
-            } else {
-                what
-            }
-        })
-        .collect();
-    parts.join("; ")
-}
-
-/// The "no … yet" text of an empty table.
-fn empty_text(model: &Model, noun: &str, kinds: &[Kind]) -> String {
-    format!("no {noun} yet ({})", watch_state(model, kinds))
+/// The "no … yet" of an empty table; the UI adds the watches' state.
+fn empty_text(noun: &'static str, kinds: &[Kind]) -> Empty {
+    Empty::NotYet {
+        noun,
+        kinds: kinds.to_vec(),
+    }
 }
 
 /// An error row for an object that could not be read. `width` is the number
 /// of columns; the name goes to `name_col`, the error to `msg_col`.
 fn malformed_row(m: &MalformedObject, width: usize, name_col: usize, msg_col: usize) -> TableRow {
-    let mut cells = vec!["-".to_string(); width];
+    let mut cells = vec![Cell::from("-"); width];
     if let Some(c) = cells.get_mut(name_col) {
-        c.clone_from(&m.name);
+        *c = m.name.clone().into();
     }
     if let Some(c) = cells.get_mut(msg_col) {
-        *c = format!("MALFORMED {}: {}", m.kind.api_kind(), m.error);
+        *c = format!("MALFORMED {}: {}", m.kind.api_kind(), m.error).into();
     }
     TableRow {
         id: format!("malformed/{:?}/{}/{}", m.kind, m.namespace, m.name),

@@ -2,12 +2,11 @@
 //! NodeMaintenanceRequest per node being worked on.
 
 use super::{
-    Column, SortKind, TableData, TableRow, Tone, Width, col, empty_text, missing_lines, or_dash,
-    scoped_malformed_rows,
+    Cell, Column, SortKind, TableData, TableRow, Tone, Width, col, empty_text, missing_lines,
+    or_dash, scoped_malformed_rows,
 };
 use crate::app::model::Model;
 use crate::domain::objects::{ClusterId, Kind};
-use crate::ui::format;
 
 const COLUMNS: [Column; 7] = [
     col("KIND", Width::Fixed(7), SortKind::Text, 1),
@@ -19,14 +18,6 @@ const COLUMNS: [Column; 7] = [
     col("TERMINATING", Width::Fixed(11), SortKind::Text, 2),
 ];
 
-/// The AGE column's typed value.
-fn age_key(now: jiff::Timestamp, created: Option<jiff::Timestamp>) -> Vec<(usize, i64)> {
-    created
-        .map(|t| (5, format::secs_between(now, t)))
-        .into_iter()
-        .collect()
-}
-
 fn terminating(deleting: bool) -> String {
     if deleting { "yes" } else { "no" }.into()
 }
@@ -36,8 +27,6 @@ pub(super) fn table(model: &Model) -> TableData {
         Kind::ClusterMaintenanceRequest,
         Kind::NodeMaintenanceRequest,
     ];
-    // Requests are stamped by the MOSK API server's clock.
-    let now = model.now_on(ClusterId::Mosk);
     let mut rows: Vec<TableRow> = model
         .snapshot
         .cluster_requests()
@@ -45,12 +34,13 @@ pub(super) fn table(model: &Model) -> TableData {
             id: format!("cmr/{}", r.name),
             cells: vec![
                 "cluster".into(),
-                r.name.clone(),
+                r.name.clone().into(),
                 "-".into(),
-                or_dash(r.scope.as_deref()),
-                or_dash(r.release.as_deref()),
-                format::age_opt(now, r.created),
-                terminating(r.deleting),
+                or_dash(r.scope.as_deref()).into(),
+                or_dash(r.release.as_deref()).into(),
+                // Requests are stamped by the MOSK API server's clock.
+                Cell::age(r.created, ClusterId::Mosk),
+                terminating(r.deleting).into(),
             ],
             search: String::new(),
             tone: if r.deleting {
@@ -59,30 +49,30 @@ pub(super) fn table(model: &Model) -> TableData {
                 Tone::Normal
             },
             node: None,
-            keys: age_key(now, r.created),
+            keys: Vec::new(),
         })
         .collect();
     rows.extend(model.snapshot.node_requests().map(|r| TableRow {
         id: format!("nmr/{}", r.name),
         cells: vec![
             "node".into(),
-            r.name.clone(),
-            r.node_name.clone(),
-            or_dash(r.scope.as_deref()),
-            or_dash(r.release.as_deref()),
-            format::age_opt(now, r.created),
-            terminating(r.deleting),
+            r.name.clone().into(),
+            r.node_name.clone().into(),
+            or_dash(r.scope.as_deref()).into(),
+            or_dash(r.release.as_deref()).into(),
+            Cell::age(r.created, ClusterId::Mosk),
+            terminating(r.deleting).into(),
         ],
         search: String::new(),
         tone: if r.deleting { Tone::Muted } else { Tone::Warn },
         node: Some(r.node_name.clone()),
-        keys: age_key(now, r.created),
+        keys: Vec::new(),
     }));
     rows.extend(scoped_malformed_rows(model, kinds, COLUMNS.len(), 1, 2));
     TableData {
         columns: COLUMNS.to_vec(),
         rows,
         missing: missing_lines(model, &kinds),
-        empty: empty_text(model, "maintenance requests", &kinds),
+        empty: empty_text("maintenance requests", &kinds),
     }
 }

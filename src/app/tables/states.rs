@@ -37,15 +37,16 @@ pub(crate) fn row(s: &ClusterState) -> TableRow {
     TableRow {
         id: format!("{}/{}", s.namespace, s.name),
         cells: vec![
-            s.name.clone(),
-            s.state_type.clone(),
-            or_dash(s.arg.as_deref()),
-            or_dash(s.value.as_deref()),
-            or_dash(s.actual_value.as_deref()),
+            s.name.clone().into(),
+            s.state_type.clone().into(),
+            or_dash(s.arg.as_deref()).into(),
+            or_dash(s.value.as_deref()).into(),
+            or_dash(s.actual_value.as_deref()).into(),
             s.attempt
                 .map(|a| a.to_string())
-                .unwrap_or_else(|| "-".into()),
-            or_dash(s.message.as_deref()),
+                .unwrap_or_else(|| "-".into())
+                .into(),
+            or_dash(s.message.as_deref()).into(),
         ],
         search: s.cluster_name.clone(),
         tone: tone(s),
@@ -68,6 +69,6 @@ pub(super) fn table(model: &Model) -> TableData {
         columns: COLUMNS.to_vec(),
         rows,
         missing: missing_lines(model, &kinds),
-        empty: empty_text(model, "cluster states", &kinds),
+        empty: empty_text("cluster states", &kinds),
     }
 }

@@ -49,7 +49,7 @@ fn data(rows: &[(&str, Cell, Cell)]) -> TableData {
             .iter()
             .map(|(n, (c, ck), (a, ak))| TableRow {
                 id: n.to_string(),
-                cells: vec![n.to_string(), c.to_string(), a.to_string()],
+                cells: vec![(*n).into(), (*c).into(), (*a).into()],
                 search: String::new(),
                 tone: Tone::Normal,
                 node: None,
@@ -168,15 +168,31 @@ fn machines_row_says_what_it_waits_on() {
     let w2 = t.rows.iter().find(|r| r.id == WORKER_2).unwrap();
     let cell = |title: &str| {
         let i = t.columns.iter().position(|c| c.title == title).unwrap();
-        w2.cells[i].as_str()
+        &w2.cells[i]
     };
-    assert_eq!(cell("STATE"), "Deploy");
-    assert_eq!(cell("MODE"), "live (default)");
-    assert_eq!(cell("NMR"), "os 39m00s");
-    assert_eq!(cell("LOCKS"), "os:active tf:inactive");
-    assert!(cell("DRAIN").starts_with("try 4: Error: following NodeWorkloadLocks"));
-    assert_eq!(cell("VROUTER"), "outdated");
-    assert_eq!(cell("WAITING ON"), "lock openstack active: servers present");
+    assert_eq!(cell("STATE").words(), "Deploy");
+    assert_eq!(cell("MODE"), &"live (default)");
+    // The request's age, counted when drawn (39m00s at 10:30).
+    assert_eq!(
+        cell("NMR"),
+        &super::Cell::since(
+            "os ",
+            Some(fixtures::at("09:51")),
+            crate::domain::objects::ClusterId::Mosk,
+            ""
+        )
+    );
+    assert_eq!(cell("LOCKS"), &"os:active tf:inactive");
+    assert!(
+        cell("DRAIN")
+            .words()
+            .starts_with("try 4: Error: following NodeWorkloadLocks")
+    );
+    assert_eq!(cell("VROUTER"), &"outdated");
+    assert_eq!(
+        cell("WAITING ON"),
+        &"lock openstack active: servers present"
+    );
     assert_eq!(w2.tone, Tone::Attention);
     assert_eq!(w2.node.as_deref(), Some(NODE_W2));
     let w1 = t.rows.iter().find(|r| r.id == WORKER_1).unwrap();
@@ -192,8 +208,18 @@ fn lock_messages_lose_the_timestamp_and_show_its_age() {
         .iter()
         .find(|r| r.node.as_deref() == Some(NODE_W2) && r.cells[2] == "openstack")
         .unwrap();
-    assert_eq!(l.cells[6], "1m18s", "10:30:00 - 10:28:41.120334");
-    assert!(l.cells[7].starts_with("Some servers {"), "{}", l.cells[7]);
+    // The age counts from the message's own time (1m18s at 10:30:00).
+    let at = l.cells[6].since_time().expect("an age");
+    assert_eq!(
+        fixtures::mid_update_now().duration_since(at),
+        jiff::SignedDuration::new(78, 879_666_000),
+        "10:30:00 - 10:28:41.120334"
+    );
+    assert!(
+        l.cells[7].words().starts_with("Some servers {"),
+        "{:?}",
+        l.cells[7]
+    );
     assert_eq!(l.tone, Tone::Attention);
     let cwl = t.rows.iter().filter(|r| r.cells[0] == "cluster").count();
     assert_eq!(cwl, 3);
@@ -211,7 +237,11 @@ fn malformed_objects_are_error_rows_and_missing_crds_are_said() {
     let t = table(&m, View::Locks);
     let bad = t.rows.iter().find(|r| r.cells[1] == "broken-lock").unwrap();
     assert_eq!(bad.tone, Tone::Error);
-    assert!(bad.cells[7].contains("MALFORMED NodeWorkloadLock: spec.nodeName"));
+    assert!(
+        bad.cells[7]
+            .words()
+            .contains("MALFORMED NodeWorkloadLock: spec.nodeName")
+    );
     assert_eq!(bad.cells[0], "node");
     assert!(t.missing.is_empty());
     m.snapshot.apply(Object::Malformed(MalformedObject {
@@ -241,29 +271,19 @@ fn malformed_objects_are_error_rows_and_missing_crds_are_said() {
 }
 
 #[test]
-fn empty_tables_say_no_rows_yet_and_the_watch_state() {
+fn empty_tables_say_no_rows_yet_of_their_kinds() {
+    // The UI adds the state of the watches (`ui::cells` tests).
     let mut m = model();
     m.snapshot = Default::default();
     let t = table(&m, View::Requests);
-    assert!(
-        t.empty.starts_with("no maintenance requests yet"),
-        "{}",
-        t.empty
-    );
-    assert!(t.empty.contains("watch starting"), "{}", t.empty);
-    m.health.insert(
-        Kind::LcmClusterState,
-        crate::cluster::events::WatchHealth {
-            cluster: crate::domain::objects::ClusterId::Mgmt,
-            connected: false,
-            last_event: None,
-            last_error: Some("connection refused".into()),
-            retry_at: None,
-        },
-    );
-    let t = table(&m, View::States);
     assert_eq!(
         t.empty,
-        "no cluster states yet (watch disconnected: connection refused)"
+        Empty::NotYet {
+            noun: "maintenance requests",
+            kinds: vec![
+                Kind::ClusterMaintenanceRequest,
+                Kind::NodeMaintenanceRequest
+            ],
+        }
     );
 }

@@ -7,7 +7,7 @@
 use jiff::{SignedDuration, Timestamp};
 
 use super::{
-    Column, SortKind, TableData, TableRow, Tone, Width, col, empty_text, malformed_rows,
+    Column, Empty, SortKind, TableData, TableRow, Tone, Width, col, empty_text, malformed_rows,
     missing_lines,
 };
 use crate::app::model::Model;
@@ -184,13 +184,13 @@ pub(super) fn table(model: &Model) -> TableData {
             .map(|s| TableRow {
                 id: row_id(s.index),
                 cells: vec![
-                    number_cell(s, running, waiting),
-                    s.id.clone().unwrap_or_else(|| "(no id)".into()),
-                    s.name.clone(),
-                    impact_text(s),
-                    estimate_text(s),
+                    number_cell(s, running, waiting).into(),
+                    s.id.clone().unwrap_or_else(|| "(no id)".into()).into(),
+                    s.name.clone().into(),
+                    impact_text(s).into(),
+                    estimate_text(s).into(),
                     commence_text(s).into(),
-                    status_text(p, s, now),
+                    status_text(p, s, now).into(),
                 ],
                 search: [
                     s.description.join(" "),
@@ -215,11 +215,11 @@ pub(super) fn table(model: &Model) -> TableData {
         .get(&Kind::ClusterUpdatePlan)
         .is_some_and(|f| f.listed);
     let empty = if listed && shown_plan(model).is_none() {
-        no_plan_text(model)
+        Empty::Text(no_plan_text(model))
     } else if shown_plan(model).is_some() {
-        "the update plan has no steps".into()
+        Empty::Text("the update plan has no steps".into())
     } else {
-        empty_text(model, "ClusterUpdatePlan", &kinds)
+        empty_text("ClusterUpdatePlan", &kinds)
     };
     TableData {
         columns: COLUMNS.to_vec(),

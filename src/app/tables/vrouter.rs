@@ -3,13 +3,12 @@
 //! (from `domain::vrouter::daemonsets`).
 
 use super::{
-    Column, SortKind, TableData, TableRow, Tone, Width, col, empty_text, malformed_rows,
+    Cell, Column, SortKind, TableData, TableRow, Tone, Width, col, empty_text, malformed_rows,
     missing_lines, or_dash,
 };
 use crate::app::model::Model;
 use crate::domain::objects::{ClusterId, Kind};
 use crate::domain::vrouter::pod_status;
-use crate::ui::format;
 
 const COLUMNS: [Column; 7] = [
     col("NODE", Width::Min(16), SortKind::Text, 0).keep_end(),
@@ -56,22 +55,18 @@ pub(super) fn table(model: &Model) -> TableData {
             TableRow {
                 id: format!("{}/{}", pod.namespace, pod.name),
                 cells: vec![
-                    or_dash(pod.node_name.as_deref()),
-                    pod.name.clone(),
-                    revision,
+                    or_dash(pod.node_name.as_deref()).into(),
+                    pod.name.clone().into(),
+                    revision.into(),
                     up_to_date.into(),
                     if pod.ready { "yes" } else { "no" }.into(),
-                    phase,
-                    format::age_opt(model.now_on(ClusterId::Mosk), pod.created),
+                    phase.into(),
+                    Cell::age(pod.created, ClusterId::Mosk),
                 ],
                 search: pod.daemonset.clone().unwrap_or_default(),
                 tone,
                 node: pod.node_name.clone(),
-                keys: pod
-                    .created
-                    .map(|t| (6, format::secs_between(model.now_on(ClusterId::Mosk), t)))
-                    .into_iter()
-                    .collect(),
+                keys: Vec::new(),
             }
         })
         .collect();
@@ -87,6 +82,6 @@ pub(super) fn table(model: &Model) -> TableData {
         columns: COLUMNS.to_vec(),
         rows,
         missing: missing_lines(model, &kinds),
-        empty: empty_text(model, "vRouter pods", &[Kind::VrouterPod]),
+        empty: empty_text("vRouter pods", &[Kind::VrouterPod]),
     }
 }

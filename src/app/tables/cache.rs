@@ -1,0 +1,156 @@
+//! The tables `update` keeps: for each table view shown, its rows (rebuilt
+//! only when what they read changed) and the cursor's filter and sort of
+//! them (redone only when the cursor's filter, sort or grouping changed).
+//! A key press that moves the cursor reads these; nothing is rebuilt.
+
+use jiff::Timestamp;
+
+use super::{TableData, TableRow, table, visible_order};
+use crate::app::model::{Model, TableCursor, View};
+
+/// One view's table as `update` last settled it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ViewTable {
+    pub data: TableData,
+    /// Indices into `data.rows` of the rows the cursor's filter lets
+    /// through, in the cursor's order.
+    pub order: Vec<usize>,
+    /// Per column, the widest cell among the rows in `order`.
+    pub content_widths: Vec<u16>,
+    inputs: Inputs,
+    ordered_for: OrderKey,
+}
+
+impl ViewTable {
+    /// The rows shown, in order.
+    pub fn rows(&self) -> Vec<&TableRow> {
+        self.order.iter().map(|&i| &self.data.rows[i]).collect()
+    }
+
+    /// The row at place `i` of the order.
+    pub fn row(&self, i: usize) -> Option<&TableRow> {
+        self.order.get(i).map(|&r| &self.data.rows[r])
+    }
+
+    /// The place of the cursor's row in the order: the row with the
+    /// cursor's id, else the remembered index clamped; `None` when empty.
+    pub fn selected(&self, cursor: &TableCursor) -> Option<usize> {
+        if self.order.is_empty() {
+            return None;
+        }
+        if let Some(id) = &cursor.selected_id
+            && let Some(i) = self.order.iter().position(|&r| &self.data.rows[r].id == id)
+        {
+            return Some(i);
+        }
+        Some(cursor.selected.min(self.order.len() - 1))
+    }
+
+    fn new(data: TableData, inputs: Inputs, cursor: &TableCursor) -> ViewTable {
+        let mut t = ViewTable {
+            data,
+            order: Vec::new(),
+            content_widths: Vec::new(),
+            inputs,
+            ordered_for: OrderKey::of(cursor),
+        };
+        t.reorder(cursor);
+        t
+    }
+
+    fn reorder(&mut self, cursor: &TableCursor) {
+        self.order = visible_order(&self.data, cursor);
+        self.content_widths = (0..self.data.columns.len())
+            .map(|c| {
+                self.order
+                    .iter()
+                    .filter_map(|&r| self.data.rows[r].cells.get(c))
+                    .map(|cell| cell.width())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        self.ordered_for = OrderKey::of(cursor);
+    }
+}
+
+/// What a table's rows read besides the builder's fixed inputs.
+#[derive(Debug, Clone, PartialEq)]
+struct Inputs {
+    /// The snapshot (and its history) the rows were built from.
+    generation: u64,
+    /// The Machines view's grouping (it moves a column).
+    group: Option<usize>,
+    /// Views whose rows also read the clock or this session's actions are
+    /// rebuilt at every settle (they are small): the time they were built at.
+    volatile: Option<Timestamp>,
+}
+
+impl Inputs {
+    fn of(model: &Model, view: View) -> Inputs {
+        Inputs {
+            generation: model.snapshot.generation(),
+            group: model.cursor(view).group_column,
+            volatile: matches!(view, View::Audit | View::UpdatePlan).then_some(model.now),
+        }
+    }
+    fn still(&self, now: &Inputs) -> bool {
+        // A volatile table is never still.
+        self.volatile.is_none() && self == now
+    }
+}
+
+/// What the order depends on.
+#[derive(Debug, Clone, PartialEq)]
+struct OrderKey {
+    filter: String,
+    sort_column: usize,
+    sort_reverse: bool,
+    group_column: Option<usize>,
+}
+
+impl OrderKey {
+    fn of(c: &TableCursor) -> OrderKey {
+        OrderKey {
+            filter: c.filter.clone(),
+            sort_column: c.sort_column,
+            sort_reverse: c.sort_reverse,
+            group_column: c.group_column,
+        }
+    }
+}
+
+/// Brings the current view's table up to date (called by `update`'s settle,
+/// after the derived data it reads).
+pub fn settle(model: &mut Model) {
+    let view = model.view;
+    if !view.is_table() {
+        return;
+    }
+    let inputs = Inputs::of(model, view);
+    let cursor = model.cursor(view);
+    match model.derived.tables.get_mut(&view) {
+        Some(t) if t.inputs.still(&inputs) => {
+            if t.ordered_for == OrderKey::of(&cursor) {
+                return;
+            }
+            t.reorder(&cursor);
+        }
+        _ => {
+            let t = ViewTable::new(table(model, view), inputs, &cursor);
+            model.derived.tables.insert(view, t);
+        }
+    }
+    // The cursor's row may have moved (a new sort, rows added): keep its
+    // place in step so that, should the row go, the cursor stays near.
+    let place = model.derived.tables[&view].selected(&cursor);
+    if let Some(i) = place {
+        model.cursor_mut(view).selected = i;
+    }
+}
+
+/// The table of `view` as `update` last settled it; `None` for a view that
+/// is not a table or has not been shown.
+pub fn shown(model: &Model, view: View) -> Option<&ViewTable> {
+    model.derived.tables.get(&view)
+}
