@@ -8,7 +8,7 @@ use super::{
 };
 use crate::app::model::Model;
 use crate::domain::lockmsg::{self, MessageKind};
-use crate::domain::objects::{Kind, LockState, WorkloadLock};
+use crate::domain::objects::{Controller, Kind, LockState, WorkloadLock};
 use crate::ui::format;
 
 const COLUMNS: [Column; 8] = [
@@ -23,11 +23,11 @@ const COLUMNS: [Column; 8] = [
 ];
 
 /// The short name of a controller, as in the Machines view's LOCKS column.
-pub(crate) fn controller_short(controller: &str) -> &str {
+pub(crate) fn controller_short(controller: &Controller) -> &str {
     match controller {
-        "openstack" => "os",
-        "tungstenfabric" => "tf",
-        other => other,
+        Controller::Openstack => "os",
+        Controller::Tungstenfabric => "tf",
+        other => other.as_str(),
     }
 }
 
@@ -70,7 +70,7 @@ fn row(model: &Model, lock: &WorkloadLock, cluster: bool) -> TableRow {
         cells: vec![
             if cluster { "cluster" } else { "node" }.into(),
             lock.name.clone(),
-            lock.controller.clone(),
+            lock.controller.to_string(),
             or_dash(lock.node_name.as_deref()),
             state,
             or_dash(lock.inner_state.as_deref()),

@@ -12,7 +12,7 @@ use super::{
 use crate::app::model::{Model, View};
 use crate::domain::history::History;
 use crate::domain::join::{MachineRow, NodeLink, pending};
-use crate::domain::objects::{ClusterId, Kind, LockState};
+use crate::domain::objects::{ClusterId, ClusterStateType, Kind, LockState};
 use crate::ui::format;
 
 use super::locks::controller_short;
@@ -104,7 +104,7 @@ pub fn nmr_text(row: &MachineRow, model: &Model) -> String {
 
 /// The cordon-drain cluster state: `done`, `try 4: <message>`, `pending`, `-`.
 pub fn drain_text(row: &MachineRow) -> String {
-    let Some(cs) = row.cluster_state("cordon-drain") else {
+    let Some(cs) = row.cluster_state(&ClusterStateType::CordonDrain) else {
         return "-".into();
     };
     if !pending(cs) {
@@ -179,10 +179,10 @@ fn search_text(row: &MachineRow) -> String {
 /// machine (how long it has been in its state does not matter then).
 pub fn state_text(row: &MachineRow, history: &History, model: &Model) -> String {
     if row.disabled {
-        let state = if row.state().is_empty() {
+        let state = if row.state().is_unset() {
             "-"
         } else {
-            row.state()
+            row.state().as_str()
         };
         return format!("disabled ({state})");
     }
@@ -190,7 +190,7 @@ pub fn state_text(row: &MachineRow, history: &History, model: &Model) -> String 
 }
 
 fn lcm_state_text(row: &MachineRow, history: &History, model: &Model) -> String {
-    if row.state().is_empty() {
+    if row.state().is_unset() {
         return "-".into();
     }
     match history.machine_state_since(row.name()) {
