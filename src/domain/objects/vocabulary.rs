@@ -61,7 +61,11 @@ macro_rules! vocabulary {
 /// LCMMachine `status.state`: the values of the Go constants, as listed by
 /// the CRD (`assets/crds/lcm.mirantis.com_lcmmachines.yaml`) and
 /// mosk-lcm-api §7.1. Ordered as a machine goes through an update
-/// (declaration order is the `Ord`), unknown values last.
+/// (declaration order is the `Ord`), unknown values last. `Provision`, which
+/// the docs show for a provider Machine before these (mosk-update-plan §7.3),
+/// is not in the CRD's list: an LCMMachine in it is `Other`. The brief's
+/// "Maintenance" is no state in the reference (it is a Machine condition
+/// type), so it is `Other` too.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MachineState {
     /// Not yet assigned to an LCMCluster (no InternalIP yet).
