@@ -23,7 +23,7 @@ pub fn parse<V: Vocabulary>(text: Option<&str>) -> V {
 mod tests {
     use super::*;
     use crate::domain::objects::{
-        ClusterStateType, Controller, LockState, MachineState, MachineType,
+        ClusterStateType, Controller, Impact, LockState, MachineState, MachineType, StepStatus,
     };
 
     /// Every known value parses to its variant and draws as the same text.
@@ -71,6 +71,23 @@ mod tests {
         assert_eq!(
             parse::<ClusterStateType>(Some("cordon-drain")),
             ClusterStateType::CordonDrain
+        );
+    }
+
+    #[test]
+    fn update_plan_impacts_and_step_statuses_parse() {
+        round_trips::<Impact>(&["none", "minor", "major"]);
+        round_trips::<StepStatus>(&[
+            "NotStarted",
+            "InProgress",
+            "AutoPaused",
+            "Completed",
+            "Failed",
+        ]);
+        assert_eq!(parse::<Impact>(Some("huge")), Impact::Other("huge".into()));
+        assert_eq!(
+            parse::<StepStatus>(Some("completed")),
+            StepStatus::Other("completed".into())
         );
     }
 

@@ -1,5 +1,6 @@
 //! The values of the LCM fields the console reasons about, as enums: machine
-//! state, machine type, lock controller, lock state and cluster-state type.
+//! state, machine type, lock controller, lock state and cluster-state type;
+//! and the update plan's step impact and status.
 //!
 //! Each enum names the values the reference knows and keeps any other value
 //! verbatim in `Other(String)`: an unknown value is never lost or hidden, it
@@ -226,3 +227,42 @@ impl ClusterStateType {
         }
     }
 }
+
+/// ClusterUpdatePlan `spec.steps[].impact.users` / `.workloads`: `none`,
+/// `minor`, `major` (mosk-update-plan §1.2).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Impact {
+    None,
+    Minor,
+    Major,
+    /// A value outside the documented enum, kept verbatim.
+    Other(String),
+}
+
+vocabulary!(Impact {
+    None => "none",
+    Minor => "minor",
+    Major => "major",
+});
+
+/// A ClusterUpdatePlan step's (or the plan's) status value. \[I\]: the
+/// documented value is only `AutoPaused`; the others come from Mirantis
+/// tooling's fixtures (\[W\], mosk-update-plan §1.4).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum StepStatus {
+    NotStarted,
+    InProgress,
+    AutoPaused,
+    Completed,
+    Failed,
+    /// Any other value, shown raw.
+    Other(String),
+}
+
+vocabulary!(StepStatus {
+    NotStarted => "NotStarted",
+    InProgress => "InProgress",
+    AutoPaused => "AutoPaused",
+    Completed => "Completed",
+    Failed => "Failed",
+});
