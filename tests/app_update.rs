@@ -11,7 +11,9 @@ use mosk_console::cluster::events::ClusterEvent;
 use mosk_console::config::keymap::Keymap;
 use mosk_console::domain::attention::AttentionKind;
 use mosk_console::domain::fixtures::{self, names};
-use mosk_console::domain::objects::{Kind, LockState, MigrationMode, Object, ObjectKey, Snapshot};
+use mosk_console::domain::objects::{
+    Controller, Kind, LockState, MigrationMode, Object, ObjectKey, Snapshot,
+};
 
 fn model_at(now: Timestamp) -> Model {
     Model::new(SessionInfo::default(), Keymap::default_keymap(), now)
@@ -85,7 +87,9 @@ fn attention_item_appears_and_clears_when_the_lock_is_released() {
     let lock = m
         .snapshot
         .node_locks()
-        .find(|l| l.controller == "openstack" && l.node_name.as_deref() == Some(names::NODE_W3))
+        .find(|l| {
+            l.controller == Controller::Openstack && l.node_name.as_deref() == Some(names::NODE_W3)
+        })
         .cloned()
         .unwrap();
     let mut released = lock.clone();

@@ -9,7 +9,7 @@ use jiff::SignedDuration;
 use mosk_console::app::model::{Model, Notice, NoticeLevel, Overlay, TableCursor, View};
 use mosk_console::cluster::events::WatchHealth;
 use mosk_console::domain::fixtures::{self, names::*};
-use mosk_console::domain::objects::{ClusterId, Kind};
+use mosk_console::domain::objects::{ClusterId, Kind, MachineState};
 use ui_support::*;
 
 /// Snapshots `model` at 80x24 and 160x48 as `<name>_80x24` and `<name>_160x48`.
@@ -292,7 +292,7 @@ fn two_thousand_machines_render_the_window_around_the_cursor() {
         m.snapshot.apply(Object::Machine(fixtures::machine(
             &name,
             MachineType::Worker,
-            "Ready",
+            MachineState::Ready,
             None,
             Some(100 + i),
         )));

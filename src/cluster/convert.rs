@@ -21,11 +21,12 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use crate::domain::objects::{
-    ClusterMaintenanceRequest, ClusterState, Kind, LcmCluster, LockState, Machine, MachineType,
-    MalformedObject, MigrationMode, Node, NodeMaintenanceRequest, NodeNotice, Object, ObjectKey,
-    VrouterDaemonSet, VrouterPod, WorkloadLock,
+    ClusterMaintenanceRequest, ClusterState, Kind, LcmCluster, Machine, MalformedObject,
+    MigrationMode, Node, NodeMaintenanceRequest, NodeNotice, Object, ObjectKey, VrouterDaemonSet,
+    VrouterPod, WorkloadLock,
 };
 use crate::sanitize::sanitize;
+pub use vocabulary::parse;
 
 /// Name prefix of the vRouter pods and DaemonSets (mosk-lcm-api §5.2).
 pub const VROUTER_PREFIX: &str = "tf-vrouter";
@@ -265,8 +266,8 @@ fn machine(obj: &DynamicObject) -> Result<Machine, String> {
         namespace: s_opt(obj.metadata.namespace.as_deref()),
         uid: s_opt(obj.metadata.uid.as_deref()),
         cluster_name: s_opt(spec.cluster_name.as_deref()),
-        machine_type: MachineType::parse(spec.machine_type.as_deref().unwrap_or_default()),
-        state: s_opt(status.state.as_deref()),
+        machine_type: parse(spec.machine_type.as_deref()),
+        state: parse(status.state.as_deref()),
         internal_ip: address("InternalIP"),
         hostname: address("Hostname"),
         agent_version: so(status.agent_version),
@@ -304,7 +305,7 @@ fn cluster_state(obj: &DynamicObject) -> Result<ClusterState, String> {
         name: name_of(&obj.metadata)?,
         namespace: s_opt(obj.metadata.namespace.as_deref()),
         cluster_name: s_opt(spec.cluster_name.as_deref()),
-        state_type: s_opt(spec.state_type.as_deref()),
+        state_type: parse(spec.state_type.as_deref()),
         arg: so(spec.arg),
         value: so(spec.value),
         actual_value: so(status.value),
@@ -391,11 +392,10 @@ struct Progress {
 
 fn lock(obj: &DynamicObject, per_node: bool) -> Result<WorkloadLock, String> {
     let (spec, status): (LockSpec, LockStatus) = body(obj)?;
-    let controller = spec
-        .controller_name
-        .as_deref()
-        .map(s)
-        .ok_or("spec.controllerName is missing")?;
+    let controller = match spec.controller_name.as_deref() {
+        Some(name) => parse(Some(name)),
+        None => return Err("spec.controllerName is missing".to_string()),
+    };
     let node_name = if per_node {
         Some(
             spec.node_name
@@ -411,7 +411,7 @@ fn lock(obj: &DynamicObject, per_node: bool) -> Result<WorkloadLock, String> {
         name: name_of(&obj.metadata)?,
         controller,
         node_name,
-        state: LockState::parse(status.state.map(|v| s(&v)).as_deref()),
+        state: parse(status.state.as_deref()),
         error_message: so(status.error_message),
         release: so(status.release),
         inner_state: annotation(&obj.metadata, INNER_STATE_ANNOTATION),
@@ -422,6 +422,7 @@ fn lock(obj: &DynamicObject, per_node: bool) -> Result<WorkloadLock, String> {
 
 mod builtin;
 mod kaas;
+mod vocabulary;
 
 #[cfg(test)]
 mod tests;

@@ -6,6 +6,10 @@ use jiff::{SignedDuration, Timestamp};
 use crate::domain::objects::{ClusterId, Kind, Object, ObjectKey};
 
 /// One thing the cluster layer observed.
+// Events are moved through a channel and consumed at once, never stored in
+// bulk (as `Msg`), so boxing the object of `Applied` would only add an
+// allocation per watch event.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ClusterEvent {
     /// An object was added or changed.

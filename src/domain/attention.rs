@@ -4,11 +4,12 @@ use std::collections::BTreeSet;
 
 use jiff::{SignedDuration, Timestamp};
 
-use super::history::{History, READY};
+use super::history::History;
 use super::join::{self, same_node};
 use super::lockmsg::{self, MessageKind, ServersFormat, server_groups};
 use super::objects::{
-    Kind, LockState, MachineType, MigrationMode, Object, ObjectKey, Snapshot, WorkloadLock,
+    Controller, Kind, LockState, MachineState, MigrationMode, Object, ObjectKey, Snapshot,
+    WorkloadLock,
 };
 use super::progress::human_duration;
 use super::reminders::Reminder;
@@ -297,8 +298,7 @@ fn retrying_states(
 
 fn stalls(snap: &Snapshot, history: &History, now: Timestamp, out: &mut Vec<AttentionItem>) {
     for m in snap.machines() {
-        if m.state == READY || !matches!(m.machine_type, MachineType::Control | MachineType::Worker)
-        {
+        if m.state.is_ready() || !m.machine_type.is_updated() {
             continue;
         }
         let under_request = m.hostname.as_deref().is_some_and(|h| {
@@ -307,7 +307,7 @@ fn stalls(snap: &Snapshot, history: &History, now: Timestamp, out: &mut Vec<Atte
         });
         // Workers wait in Prepare for their turn [I]: only a machine whose
         // turn has come (a maintenance request exists) can stall there.
-        if m.state == "Prepare" && !under_request {
+        if m.state == MachineState::Prepare && !under_request {
             continue;
         }
         let (Some(since), Some(median)) = (

@@ -50,7 +50,7 @@ pub fn fields(obj: &Object) -> Vec<(&'static str, String)> {
         ],
         Object::Machine(m) => vec![
             ("spec.type", m.machine_type.as_str().to_string()),
-            ("status.state", m.state.clone()),
+            ("status.state", m.state.to_string()),
             ("status.addresses.InternalIP", opt(&m.internal_ip)),
             ("status.addresses.Hostname", opt(&m.hostname)),
             ("status.agentVersion", opt(&m.agent_version)),
@@ -60,7 +60,7 @@ pub fn fields(obj: &Object) -> Vec<(&'static str, String)> {
             ("status.kubernetesCordonDrainError", opt(&m.drain_error)),
         ],
         Object::ClusterState(s) => vec![
-            ("spec.type", s.state_type.clone()),
+            ("spec.type", s.state_type.to_string()),
             ("spec.arg", opt(&s.arg)),
             ("spec.value", opt(&s.value)),
             ("status.value", opt(&s.actual_value)),
@@ -94,7 +94,7 @@ pub fn fields(obj: &Object) -> Vec<(&'static str, String)> {
             ("metadata.deletionTimestamp", deleting(r.deleting)),
         ],
         Object::ClusterWorkloadLock(l) | Object::NodeWorkloadLock(l) => vec![
-            ("spec.controllerName", l.controller.clone()),
+            ("spec.controllerName", l.controller.to_string()),
             ("spec.nodeName", opt(&l.node_name)),
             ("status.state", l.state.as_str().to_string()),
             ("status.errorMessage", opt(&l.error_message)),
@@ -257,14 +257,14 @@ mod tests {
         let a = Object::Machine(fixtures::machine(
             WORKER_4,
             MachineType::Worker,
-            "Prepare",
+            MachineState::Prepare,
             Some(NODE_W4),
             Some(6),
         ));
         let b = Object::Machine(fixtures::machine(
             WORKER_4,
             MachineType::Worker,
-            "Deploy",
+            MachineState::Deploy,
             Some(NODE_W4),
             Some(6),
         ));
@@ -283,7 +283,7 @@ mod tests {
     fn add_remove_and_lock_message() {
         let t = fixtures::at("10:00");
         let l = Object::NodeWorkloadLock(fixtures::node_lock(
-            "openstack",
+            Controller::Openstack,
             NODE_W2,
             LockState::Active,
             None,
@@ -291,7 +291,7 @@ mod tests {
         assert!(diff(None, Some(&l), t)[0].is_added());
         assert!(diff(Some(&l), None, t)[0].is_removed());
         let m = Object::NodeWorkloadLock(fixtures::node_lock(
-            "openstack",
+            Controller::Openstack,
             NODE_W2,
             LockState::Inactive,
             Some("x"),

@@ -17,18 +17,11 @@ use jiff::{SignedDuration, Timestamp};
 use super::changes::{Change, diff};
 use super::join::same_node;
 use super::lockmsg::{self, MessageKind};
-use super::objects::{Kind, Machine, MachineType, Object, ObjectKey, Snapshot};
+use super::objects::{Kind, Machine, MachineState, MachineType, Object, ObjectKey, Snapshot};
 
 pub const MAX_CHANGES: usize = 5_000;
 pub const MAX_FINISHED: usize = 10_000;
 pub const MAX_SAMPLES: usize = 1_000;
-
-/// The machine state that means "nothing to do".
-pub const READY: &str = "Ready";
-
-/// States in which a machine is being worked on (its turn has come), as
-/// opposed to Prepare, where workers download and wait for their turn \[I\].
-pub const ACTIVE_STATES: [&str; 4] = ["Deploy", "Reboot", "Upgrade", "Reconfigure"];
 
 /// A machine that went through an update and returned to Ready.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,7 +47,7 @@ impl FinishedMachine {
 struct MachineTrack {
     machine_type: MachineType,
     hostname: Option<String>,
-    state: String,
+    state: MachineState,
     since: Timestamp,
     /// The entry into `state` was seen (not just the first sight of the machine).
     since_observed: bool,
@@ -73,7 +66,7 @@ pub struct History {
     machines: BTreeMap<String, MachineTrack>,
     finished: VecDeque<FinishedMachine>,
     done: BTreeSet<String>,
-    samples: BTreeMap<String, VecDeque<SignedDuration>>,
+    samples: BTreeMap<MachineState, VecDeque<SignedDuration>>,
     /// Node maintenance requests by node name: (created or first seen).
     nmr_since: BTreeMap<String, Timestamp>,
     lock_state: HashMap<ObjectKey, (String, Timestamp)>,
@@ -206,7 +199,7 @@ impl History {
                     .machines
                     .values_mut()
                     .find(|t| t.hostname.as_deref().is_some_and(|h| same_node(h, &name)))
-                    && t.state == READY
+                    && t.state.is_ready()
                     && t.left_ready.is_none()
                 {
                     // Maintenance without the machine ever leaving Ready: no turn.
@@ -285,12 +278,12 @@ impl History {
         });
         let Some(t) = self.machines.get_mut(&m.name) else {
             // First sight.
-            let active = ACTIVE_STATES.contains(&m.state.as_str());
-            let not_ready = m.state != READY;
+            let active = m.state.is_active();
+            let not_ready = !m.state.is_ready();
             self.machines.insert(
                 m.name.clone(),
                 MachineTrack {
-                    machine_type: m.machine_type,
+                    machine_type: m.machine_type.clone(),
                     hostname,
                     state: m.state.clone(),
                     since: at,
@@ -304,7 +297,7 @@ impl History {
             self.count_concurrency();
             return;
         };
-        t.machine_type = m.machine_type;
+        t.machine_type = m.machine_type.clone();
         t.hostname = hostname;
         if t.turn.is_none()
             && let Some(n) = nmr
@@ -322,17 +315,17 @@ impl History {
             }
             samples.push_back(at.duration_since(t.since));
         }
-        let was_ready = t.state == READY;
+        let was_ready = t.state.is_ready();
         t.state = m.state.clone();
         t.since = at;
         t.since_observed = true;
         if was_ready {
             t.left_ready = Some((at, true));
         }
-        if t.turn.is_none() && ACTIVE_STATES.contains(&m.state.as_str()) {
+        if t.turn.is_none() && m.state.is_active() {
             t.turn = Some((at, true));
         }
-        if m.state == READY {
+        if m.state.is_ready() {
             let (started, complete) = t.turn.or(t.left_ready).unwrap_or((at, false));
             t.turn = None;
             t.left_ready = None;
@@ -341,7 +334,7 @@ impl History {
             }
             self.finished.push_back(FinishedMachine {
                 name: m.name.clone(),
-                machine_type: m.machine_type,
+                machine_type: m.machine_type.clone(),
                 started,
                 finished: at,
                 complete,
@@ -354,8 +347,8 @@ impl History {
     fn count_concurrency(&mut self) {
         let mut now: BTreeMap<MachineType, usize> = BTreeMap::new();
         for t in self.machines.values() {
-            if t.turn.is_some() && t.state != READY {
-                *now.entry(t.machine_type).or_default() += 1;
+            if t.turn.is_some() && !t.state.is_ready() {
+                *now.entry(t.machine_type.clone()).or_default() += 1;
             }
         }
         for (ty, n) in now {
@@ -424,7 +417,7 @@ impl History {
             .filter(move |f| start.is_none_or(|s| f.finished >= s))
     }
     /// The median time machines spent in `state` (observed entries and exits only).
-    pub fn median_state_duration(&self, state: &str) -> Option<SignedDuration> {
+    pub fn median_state_duration(&self, state: &MachineState) -> Option<SignedDuration> {
         let s = self.samples.get(state)?;
         if s.is_empty() {
             return None;
@@ -439,12 +432,12 @@ impl History {
         })
     }
     /// How many durations of `state` were observed.
-    pub fn state_samples(&self, state: &str) -> usize {
+    pub fn state_samples(&self, state: &MachineState) -> usize {
         self.samples.get(state).map_or(0, VecDeque::len)
     }
     /// The most machines of `ty` seen in their turn at once during this update.
-    pub fn max_concurrency(&self, ty: MachineType) -> usize {
-        self.max_concurrency.get(&ty).copied().unwrap_or(0)
+    pub fn max_concurrency(&self, ty: &MachineType) -> usize {
+        self.max_concurrency.get(ty).copied().unwrap_or(0)
     }
     /// A ClusterMaintenanceRequest exists.
     pub fn cmr_present(&self) -> bool {

@@ -15,8 +15,9 @@ use jiff::{SignedDuration, Timestamp};
 
 use super::lockmsg::{self, LockMessage, MessageKind};
 use super::objects::{
-    ClusterState, LockState, Machine, MachineType, MigrationMode, Node, NodeMaintenanceRequest,
-    Snapshot, VrouterDaemonSet, VrouterPod, WorkloadLock,
+    ClusterState, ClusterStateType, Controller, LockState, Machine, MachineState, MachineType,
+    MigrationMode, Node, NodeMaintenanceRequest, Snapshot, VrouterDaemonSet, VrouterPod,
+    WorkloadLock,
 };
 use super::update_groups::{GroupIndex, GroupRef};
 use super::vrouter::{self, PodStatus};
@@ -94,14 +95,14 @@ impl MachineRow {
     pub fn name(&self) -> &str {
         &self.machine.name
     }
-    pub fn machine_type(&self) -> MachineType {
-        self.machine.machine_type
+    pub fn machine_type(&self) -> &MachineType {
+        &self.machine.machine_type
     }
-    pub fn state(&self) -> &str {
+    pub fn state(&self) -> &MachineState {
         &self.machine.state
     }
     pub fn is_ready(&self) -> bool {
-        self.machine.state == "Ready"
+        self.machine.state.is_ready()
     }
     /// The node is known.
     pub fn has_node(&self) -> bool {
@@ -122,16 +123,16 @@ impl MachineRow {
         }
     }
     /// The lock of `controller` on the node.
-    pub fn lock(&self, controller: &str) -> Option<&LockRow> {
-        self.locks.iter().find(|l| l.lock.controller == controller)
+    pub fn lock(&self, controller: &Controller) -> Option<&LockRow> {
+        self.locks.iter().find(|l| l.lock.controller == *controller)
     }
     pub fn openstack_lock(&self) -> Option<&LockRow> {
-        self.lock("openstack")
+        self.lock(&Controller::Openstack)
     }
-    pub fn cluster_state(&self, state_type: &str) -> Option<&ClusterState> {
+    pub fn cluster_state(&self, state_type: &ClusterStateType) -> Option<&ClusterState> {
         self.cluster_states
             .iter()
-            .find(|s| s.state_type == state_type)
+            .find(|s| s.state_type == *state_type)
     }
     /// How long the maintenance request has existed.
     pub fn maintenance_age(&self, now: Timestamp) -> Option<SignedDuration> {
@@ -173,21 +174,21 @@ fn short(name: &str) -> &str {
     name.split('.').next().unwrap_or(name)
 }
 
-fn type_rank(t: MachineType) -> u8 {
+fn type_rank(t: &MachineType) -> u8 {
     match t {
         MachineType::Control => 0,
         MachineType::Worker => 1,
         MachineType::Bastion => 2,
-        MachineType::Unassigned => 3,
+        MachineType::Unassigned | MachineType::Other(_) => 3,
     }
 }
 
-fn state_type_rank(t: &str) -> u8 {
+fn state_type_rank(t: &ClusterStateType) -> u8 {
     match t {
-        "cordon-drain" => 0,
-        "swarm-drain" => 1,
-        "swarm-remove" => 2,
-        _ => 3,
+        ClusterStateType::CordonDrain => 0,
+        ClusterStateType::SwarmDrain => 1,
+        ClusterStateType::SwarmRemove => 2,
+        ClusterStateType::HelmDeployed | ClusterStateType::Other(_) => 3,
     }
 }
 
@@ -293,13 +294,13 @@ pub fn machine_row_indexed(index: &JoinIndex<'_>, machine: &Machine) -> MachineR
         .collect();
     locks.sort_by(|a, b| {
         (
-            a.lock.controller != "openstack",
-            &a.lock.controller,
+            a.lock.controller != Controller::Openstack,
+            a.lock.controller.as_str(),
             &a.lock.name,
         )
             .cmp(&(
-                b.lock.controller != "openstack",
-                &b.lock.controller,
+                b.lock.controller != Controller::Openstack,
+                b.lock.controller.as_str(),
                 &b.lock.name,
             ))
     });
@@ -309,11 +310,16 @@ pub fn machine_row_indexed(index: &JoinIndex<'_>, machine: &Machine) -> MachineR
         .map(|v| v.iter().map(|s| (*s).clone()).collect())
         .unwrap_or_default();
     cluster_states.sort_by(|a, b| {
-        (state_type_rank(&a.state_type), &a.state_type, &a.name).cmp(&(
-            state_type_rank(&b.state_type),
-            &b.state_type,
-            &b.name,
-        ))
+        (
+            state_type_rank(&a.state_type),
+            a.state_type.as_str(),
+            &a.name,
+        )
+            .cmp(&(
+                state_type_rank(&b.state_type),
+                b.state_type.as_str(),
+                &b.name,
+            ))
     });
     let mut vrouter: Vec<PodStatus> = of_node(&index.pods, key)
         .into_iter()
@@ -355,13 +361,13 @@ pub fn machine_rows(snap: &Snapshot) -> Vec<MachineRow> {
     let mut machines: Vec<&Machine> = snap.machines().collect();
     machines.sort_by(|a, b| {
         (
-            type_rank(a.machine_type),
+            type_rank(&a.machine_type),
             a.index.is_none(),
             a.index,
             &a.name,
         )
             .cmp(&(
-                type_rank(b.machine_type),
+                type_rank(&b.machine_type),
                 b.index.is_none(),
                 b.index,
                 &b.name,
@@ -422,7 +428,7 @@ pub fn waiting_on(row: &MachineRow) -> Option<String> {
     match (&row.node, &row.node_name) {
         (NodeLink::NoHostname, _) => Some("no node: machine has no Hostname address".to_string()),
         (NodeLink::Found(_), _)
-            if row.machine.state == "Prepare"
+            if row.machine.state == MachineState::Prepare
                 && row.machine.machine_type == MachineType::Worker
                 && row.maintenance.is_none() =>
         {

@@ -13,10 +13,12 @@ use jiff::Timestamp;
 mod kaas;
 mod removal;
 mod snapshot;
+mod vocabulary;
 
 pub use kaas::*;
 pub use removal::NodeNotice;
 pub use snapshot::Snapshot;
+pub use vocabulary::*;
 
 /// Which of the two clusters an object lives in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -156,34 +158,6 @@ pub struct ObjectKey {
     pub name: String,
 }
 
-/// `spec.type` of an LCMMachine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum MachineType {
-    Control,
-    Worker,
-    Bastion,
-    Unassigned,
-}
-
-impl MachineType {
-    pub fn parse(s: &str) -> MachineType {
-        match s {
-            "control" => MachineType::Control,
-            "worker" => MachineType::Worker,
-            "bastion" => MachineType::Bastion,
-            _ => MachineType::Unassigned,
-        }
-    }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MachineType::Control => "control",
-            MachineType::Worker => "worker",
-            MachineType::Bastion => "bastion",
-            MachineType::Unassigned => "unassigned",
-        }
-    }
-}
-
 /// LCMCluster (management cluster): release and upgrade knobs.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LcmCluster {
@@ -205,8 +179,8 @@ pub struct Machine {
     pub uid: String,
     pub cluster_name: String,
     pub machine_type: MachineType,
-    /// `status.state`: Uninitialized, Pending, Prepare, Deploy, Upgrade, Reconfigure, Ready, Reboot.
-    pub state: String,
+    /// `status.state`.
+    pub state: MachineState,
     /// `status.addresses[type=InternalIP]`.
     pub internal_ip: Option<String>,
     /// `status.addresses[type=Hostname]`: the Kubernetes node name (`kaas-node-…`).
@@ -291,42 +265,12 @@ pub struct NodeMaintenanceRequest {
     pub deleting: bool,
 }
 
-/// `status.state` of a workload lock.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum LockState {
-    Active,
-    Inactive,
-    Failed,
-    /// Not set yet, or a value outside the CRD's enum (kept verbatim).
-    Other(String),
-}
-
-impl LockState {
-    pub fn parse(s: Option<&str>) -> LockState {
-        match s {
-            Some("active") => LockState::Active,
-            Some("inactive") => LockState::Inactive,
-            Some("failed") => LockState::Failed,
-            Some(other) => LockState::Other(other.to_string()),
-            None => LockState::Other(String::new()),
-        }
-    }
-    pub fn as_str(&self) -> &str {
-        match self {
-            LockState::Active => "active",
-            LockState::Inactive => "inactive",
-            LockState::Failed => "failed",
-            LockState::Other(s) => s,
-        }
-    }
-}
-
 /// ClusterWorkloadLock or NodeWorkloadLock (MOSK, cluster-scoped).
 #[derive(Debug, Clone, PartialEq)]
 pub struct WorkloadLock {
     pub name: String,
-    /// `spec.controllerName`: `openstack`, `ceph`, `tungstenfabric`, ….
-    pub controller: String,
+    /// `spec.controllerName`.
+    pub controller: Controller,
     /// `spec.nodeName`; `None` for a ClusterWorkloadLock.
     pub node_name: Option<String>,
     pub state: LockState,
@@ -347,8 +291,8 @@ pub struct ClusterState {
     pub name: String,
     pub namespace: String,
     pub cluster_name: String,
-    /// `spec.type`: `cordon-drain`, `swarm-drain`, `swarm-remove`, `helm-deployed`.
-    pub state_type: String,
+    /// `spec.type`.
+    pub state_type: ClusterStateType,
     /// `spec.arg`: usually the machine name.
     pub arg: Option<String>,
     /// `spec.value`.

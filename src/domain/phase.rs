@@ -21,8 +21,8 @@
 //! phase at idle, a plan paused before a step keeps it at the phase of the
 //! steps done, and a running step caps the phase at the one the step covers.
 
-use super::history::{ACTIVE_STATES, History, READY};
-use super::objects::{LockState, Machine, MachineType, Snapshot, WorkloadLock};
+use super::history::History;
+use super::objects::{Controller, LockState, Machine, MachineType, Snapshot, WorkloadLock};
 
 /// The update phase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -147,7 +147,7 @@ pub fn phase(snap: &Snapshot, history: &History) -> PhaseInfo {
 fn from_objects(snap: &Snapshot, history: &History) -> PhaseInfo {
     let machines: Vec<&Machine> = snap
         .machines()
-        .filter(|m| matches!(m.machine_type, MachineType::Control | MachineType::Worker))
+        .filter(|m| m.machine_type.is_updated())
         .collect();
     let target = target_release(snap, &machines);
     if snap.cluster_requests().next().is_none() {
@@ -171,9 +171,9 @@ fn from_objects(snap: &Snapshot, history: &History) -> PhaseInfo {
             .is_some_and(|h| requested.contains(&short(h)))
     };
     let turn = |m: &Machine| -> Standing {
-        if under_request(m) || ACTIVE_STATES.contains(&m.state.as_str()) {
+        if under_request(m) || m.state.is_active() {
             Standing::InTurn
-        } else if m.state == READY
+        } else if m.state.is_ready()
             && (history.is_done(&m.name) || target.is_some_and(|t| m.release.as_deref() == Some(t)))
         {
             Standing::Updated
@@ -292,7 +292,7 @@ fn without_request(
     machines: &[&Machine],
     target: Option<&str>,
 ) -> PhaseInfo {
-    let not_ready = machines.iter().filter(|m| m.state != READY).count();
+    let not_ready = machines.iter().filter(|m| !m.state.is_ready()).count();
     let readiness = if not_ready == 0 {
         "every machine is Ready".to_string()
     } else {
@@ -308,7 +308,7 @@ fn without_request(
         let on_target = !machines.is_empty()
             && machines
                 .iter()
-                .all(|m| m.state == READY && m.release.as_deref() == Some(t));
+                .all(|m| m.state.is_ready() && m.release.as_deref() == Some(t));
         if on_target {
             // The request is gone and every machine runs the target: the
             // update ended before the console saw it (LCM writes the
@@ -335,14 +335,15 @@ fn without_request(
 /// Phase 2's reason: the held cluster locks in the order of the flow
 /// (OpenStack, then Ceph, then the others).
 fn held_reason(snap: &Snapshot, held: &[&WorkloadLock]) -> String {
-    let rank = |c: &str| match c {
-        "openstack" => 0,
-        "ceph" => 1,
+    let rank = |c: &Controller| match c {
+        Controller::Openstack => 0,
+        Controller::Ceph => 1,
         _ => 2,
     };
     let mut held = held.to_vec();
     held.sort_by(|a, b| {
-        (rank(&a.controller), &a.controller).cmp(&(rank(&b.controller), &b.controller))
+        (rank(&a.controller), a.controller.as_str())
+            .cmp(&(rank(&b.controller), b.controller.as_str()))
     });
     let first = held[0];
     let what = |l: &WorkloadLock| {
@@ -358,17 +359,19 @@ fn held_reason(snap: &Snapshot, held: &[&WorkloadLock]) -> String {
             }
         )
     };
-    let released = |c: &str| {
+    let released = |c: Controller| {
         let mut locks = snap
             .cluster_locks()
             .filter(|l| l.controller == c)
             .peekable();
         locks.peek().is_some() && locks.all(|l| l.state == LockState::Inactive)
     };
-    let stage = match first.controller.as_str() {
-        "openstack" => "OpenStack update under way".to_string(),
-        "ceph" if released("openstack") => "OpenStack done; Ceph update under way".to_string(),
-        "ceph" => "Ceph update under way".to_string(),
+    let stage = match first.controller {
+        Controller::Openstack => "OpenStack update under way".to_string(),
+        Controller::Ceph if released(Controller::Openstack) => {
+            "OpenStack done; Ceph update under way".to_string()
+        }
+        Controller::Ceph => "Ceph update under way".to_string(),
         _ => "OpenStack and Ceph done; LCM waits for every cluster lock".to_string(),
     };
     let mut reason = format!("{stage}: {}", what(first));

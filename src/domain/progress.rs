@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use jiff::{SignedDuration, Timestamp};
 
-use super::history::{FinishedMachine, History, READY};
+use super::history::{FinishedMachine, History};
 use super::objects::{Machine, MachineType, Snapshot};
 use super::plan;
 use super::update_groups::{self, GroupIndex};
@@ -65,12 +65,12 @@ impl Progress {
 }
 
 fn counted(m: &Machine) -> bool {
-    matches!(m.machine_type, MachineType::Control | MachineType::Worker)
+    m.machine_type.is_updated()
 }
 
 /// A machine counts as done in the update shown in `snap`.
 pub fn machine_done(snap: &Snapshot, history: &History, m: &Machine) -> bool {
-    if m.state != READY {
+    if !m.state.is_ready() {
         return false;
     }
     if snap.cluster_requests().next().is_none() {
@@ -177,7 +177,7 @@ fn plan_eta(snap: &Snapshot, now: Timestamp) -> Option<(SignedDuration, f64)> {
 }
 
 /// The mean machine duration of `ty`, else of any type.
-fn mean_for(finished: &[&FinishedMachine], ty: MachineType) -> Option<SignedDuration> {
+fn mean_for(finished: &[&FinishedMachine], ty: &MachineType) -> Option<SignedDuration> {
     mean_duration(finished, Some(ty)).or(mean_duration(finished, None))
 }
 
@@ -191,7 +191,7 @@ fn eta_by_type(
 ) -> SignedDuration {
     let mut eta = SignedDuration::ZERO;
     for ty in [MachineType::Control, MachineType::Worker] {
-        let Some(mean) = mean_for(finished, ty) else {
+        let Some(mean) = mean_for(finished, &ty) else {
             continue;
         };
         let work: SignedDuration = left
@@ -199,7 +199,7 @@ fn eta_by_type(
             .filter(|l| l.machine.machine_type == ty)
             .map(|l| l.time_left(mean, now))
             .sum();
-        let conc = history.max_concurrency(ty).max(1) as i32;
+        let conc = history.max_concurrency(&ty).max(1) as i32;
         eta += work / conc;
     }
     eta
@@ -224,8 +224,8 @@ fn eta_by_group(
     // stage -> group name -> (lanes, machines running, machines waiting)
     type Jobs = (usize, Vec<SignedDuration>, Vec<SignedDuration>);
     let mut stages: BTreeMap<(u8, i64), BTreeMap<String, Jobs>> = BTreeMap::new();
-    let control_mean = mean_for(finished, MachineType::Control);
-    let worker_mean = mean_for(finished, MachineType::Worker);
+    let control_mean = mean_for(finished, &MachineType::Control);
+    let worker_mean = mean_for(finished, &MachineType::Worker);
     for l in left {
         let m = l.machine;
         let mean = if m.machine_type == MachineType::Control {
@@ -296,10 +296,13 @@ pub fn eta_basis(p: &Progress) -> String {
 
 /// The mean duration of the finished machines of `ty` (all types for
 /// `None`), from complete observations when there are any.
-fn mean_duration(finished: &[&FinishedMachine], ty: Option<MachineType>) -> Option<SignedDuration> {
+fn mean_duration(
+    finished: &[&FinishedMachine],
+    ty: Option<&MachineType>,
+) -> Option<SignedDuration> {
     let of_type: Vec<&&FinishedMachine> = finished
         .iter()
-        .filter(|f| ty.is_none_or(|t| f.machine_type == t))
+        .filter(|f| ty.is_none_or(|t| f.machine_type == *t))
         .collect();
     let complete: Vec<&&FinishedMachine> = of_type.iter().copied().filter(|f| f.complete).collect();
     let use_ = if complete.is_empty() {

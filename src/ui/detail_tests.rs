@@ -6,7 +6,7 @@ use crate::app::model::SessionInfo;
 use crate::config::keymap::Keymap;
 use crate::domain::fixtures::{self, names::*};
 use crate::domain::join::machine_rows;
-use crate::domain::objects::{LockState, Object};
+use crate::domain::objects::{Controller, LockState, Object};
 
 fn text_for(machine: &str, node: &str, message: Option<&str>) -> Vec<String> {
     let mut model = Model::new(
@@ -17,7 +17,7 @@ fn text_for(machine: &str, node: &str, message: Option<&str>) -> Vec<String> {
     let mut snap = fixtures::mid_update();
     if let Some(msg) = message {
         snap.apply(Object::NodeWorkloadLock(fixtures::node_lock(
-            "openstack",
+            Controller::Openstack,
             node,
             LockState::Active,
             Some(msg),

@@ -69,15 +69,13 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
     }
 }
 
-/// The machines in their turn: under a maintenance request, or deploying,
-/// rebooting or upgrading.
+/// The machines in their turn: under a maintenance request, or in an
+/// active state (deploying, reconfiguring, upgrading, rebooting: the one
+/// list, `MachineState::is_active`).
 fn working_on(d: &Derived) -> Vec<&MachineRow> {
     d.rows
         .iter()
-        .filter(|r| {
-            r.maintenance.is_some()
-                || matches!(r.state(), "Deploy" | "Reboot" | "Upgrade" | "Reconfigure")
-        })
+        .filter(|r| r.maintenance.is_some() || r.state().is_active())
         .collect()
 }
 
@@ -202,7 +200,7 @@ fn draw_update(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme:
     lines.extend(plan_line(model, stale, inner.width as usize, theme));
 
     let mut locks: Vec<_> = model.snapshot.cluster_locks().collect();
-    locks.sort_by(|a, b| a.controller.cmp(&b.controller));
+    locks.sort_by(|a, b| a.controller.as_str().cmp(b.controller.as_str()));
     if locks.is_empty() {
         lines.push(Line::styled("cluster locks: none seen", theme.muted));
     }

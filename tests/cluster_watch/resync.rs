@@ -1,7 +1,7 @@
 //! Initial lists, changes, re-lists after 410 Gone, dropped connections.
 
 use mosk_console::cluster::ClusterEvent;
-use mosk_console::domain::objects::{ClusterId, Kind, Object};
+use mosk_console::domain::objects::{ClusterId, Kind, MachineState, Object};
 use serde_json::json;
 
 use crate::cluster_support::*;
@@ -89,7 +89,7 @@ async fn every_kind_arrives_as_one_resync_then_changes_follow() {
         .unwrap();
     r.events
         .until("m-worker-2 in Prepare", |e| {
-            matches!(e, ClusterEvent::Applied(Object::Machine(m)) if m.name == "m-worker-2" && m.state == "Prepare")
+            matches!(e, ClusterEvent::Applied(Object::Machine(m)) if m.name == "m-worker-2" && m.state == MachineState::Prepare)
         })
         .await;
     assert!(

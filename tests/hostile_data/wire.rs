@@ -133,7 +133,7 @@ async fn hostile_strings_over_http_are_drawn_inert() {
         model
             .snapshot
             .machines()
-            .any(|m| m.state.starts_with("state"))
+            .any(|m| m.state.as_str().starts_with("state"))
     );
 
     let theme = Theme::default_theme();

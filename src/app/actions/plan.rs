@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::app::actions::registry::{ActionId, VROUTER_NAMESPACE};
 use crate::domain::lockmsg::{self, MessageKind, ServerGroup, servers};
-use crate::domain::objects::{ClusterId, Kind, LockState, MigrationMode, Snapshot};
+use crate::domain::objects::{ClusterId, Controller, Kind, LockState, MigrationMode, Snapshot};
 use crate::domain::vrouter;
 
 /// One object a plan touches, as it was when the plan was made.
@@ -285,7 +285,7 @@ pub fn plan_set_mode(
 pub fn acknowledge_offer(snap: &Snapshot, node: &str) -> Result<Vec<String>, String> {
     let lock = snap
         .node_locks()
-        .find(|l| l.controller == "openstack" && l.node_name.as_deref() == Some(node))
+        .find(|l| l.controller == Controller::Openstack && l.node_name.as_deref() == Some(node))
         .ok_or_else(|| format!("{node}: no OpenStack node lock"))?;
     if lock.state == LockState::Inactive {
         return Err(format!(
@@ -314,7 +314,7 @@ fn acknowledge_groups(
 ) -> Vec<AcknowledgeGroup> {
     let Some(kind) = snap
         .node_locks()
-        .find(|l| l.controller == "openstack" && l.node_name.as_deref() == Some(node))
+        .find(|l| l.controller == Controller::Openstack && l.node_name.as_deref() == Some(node))
         .and_then(|l| l.error_message.as_deref())
         .map(|m| lockmsg::parse(m).kind)
     else {

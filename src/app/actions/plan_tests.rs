@@ -160,8 +160,12 @@ fn acknowledge_reads_the_documented_list_form_too() {
     let msg = format!(
         "2022-02-04 14:43:52.674125 Some servers ['{SERVER_A}'] are still present on host {NODE_W4}. Waiting unless all of them are migrated manually or instance_migration_mode is set to 'skip'"
     );
-    let lock: WorkloadLock =
-        fixtures::node_lock("openstack", NODE_W4, LockState::Active, Some(&msg));
+    let lock: WorkloadLock = fixtures::node_lock(
+        Controller::Openstack,
+        NODE_W4,
+        LockState::Active,
+        Some(&msg),
+    );
     snap.apply(Object::NodeWorkloadLock(lock));
     assert_eq!(
         acknowledge_offer(&snap, NODE_W4),
@@ -174,7 +178,7 @@ fn acknowledge_is_not_offered_when_the_lock_is_inactive_or_says_something_else()
     let mut snap = fixtures::mid_update();
     let msg = fixtures::worker2_lock_message();
     snap.apply(Object::NodeWorkloadLock(fixtures::node_lock(
-        "openstack",
+        Controller::Openstack,
         NODE_W2,
         LockState::Inactive,
         Some(&msg),
@@ -186,7 +190,7 @@ fn acknowledge_is_not_offered_when_the_lock_is_inactive_or_says_something_else()
         fixtures::rockoon_stamp("10:00:00")
     );
     snap.apply(Object::NodeWorkloadLock(fixtures::node_lock(
-        "openstack",
+        Controller::Openstack,
         NODE_W2,
         LockState::Active,
         Some(&other),

@@ -8,7 +8,7 @@ use super::{
 };
 use crate::app::model::Model;
 use crate::domain::lockmsg::{self, MessageKind};
-use crate::domain::objects::{ClusterId, Kind, LockState, WorkloadLock};
+use crate::domain::objects::{ClusterId, Controller, Kind, LockState, WorkloadLock};
 
 const COLUMNS: [Column; 8] = [
     col("KIND", Width::Fixed(7), SortKind::Text, 2),
@@ -22,11 +22,11 @@ const COLUMNS: [Column; 8] = [
 ];
 
 /// The short name of a controller, as in the Machines view's LOCKS column.
-pub(crate) fn controller_short(controller: &str) -> &str {
+pub(crate) fn controller_short(controller: &Controller) -> &str {
     match controller {
-        "openstack" => "os",
-        "tungstenfabric" => "tf",
-        other => other,
+        Controller::Openstack => "os",
+        Controller::Tungstenfabric => "tf",
+        other => other.as_str(),
     }
 }
 
@@ -69,7 +69,7 @@ fn row(lock: &WorkloadLock, cluster: bool) -> TableRow {
         cells: vec![
             if cluster { "cluster" } else { "node" }.into(),
             lock.name.clone().into(),
-            lock.controller.clone().into(),
+            lock.controller.to_string().into(),
             or_dash(lock.node_name.as_deref()).into(),
             state.into(),
             or_dash(lock.inner_state.as_deref()).into(),

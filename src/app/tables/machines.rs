@@ -12,7 +12,7 @@ use super::{
 use crate::app::model::{Model, View};
 use crate::domain::history::History;
 use crate::domain::join::{MachineRow, NodeLink, pending};
-use crate::domain::objects::{ClusterId, Kind, LockState};
+use crate::domain::objects::{ClusterId, ClusterStateType, Kind, LockState};
 
 use super::locks::controller_short;
 
@@ -101,7 +101,7 @@ pub fn nmr_cell(row: &MachineRow) -> Cell {
 
 /// The cordon-drain cluster state: `done`, `try 4: <message>`, `pending`, `-`.
 pub fn drain_text(row: &MachineRow) -> String {
-    let Some(cs) = row.cluster_state("cordon-drain") else {
+    let Some(cs) = row.cluster_state(&ClusterStateType::CordonDrain) else {
         return "-".into();
     };
     if !pending(cs) {
@@ -176,10 +176,10 @@ fn search_text(row: &MachineRow) -> String {
 /// machine (how long it has been in its state does not matter then).
 pub fn state_cell(row: &MachineRow, history: &History) -> Cell {
     if row.disabled {
-        let state = if row.state().is_empty() {
+        let state = if row.state().is_unset() {
             "-"
         } else {
-            row.state()
+            row.state().as_str()
         };
         return format!("disabled ({state})").into();
     }
@@ -187,14 +187,14 @@ pub fn state_cell(row: &MachineRow, history: &History) -> Cell {
 }
 
 fn lcm_state_cell(row: &MachineRow, history: &History) -> Cell {
-    if row.state().is_empty() {
+    if row.state().is_unset() {
         return "-".into();
     }
     match history.machine_state_since(row.name()) {
         Some(t) if history.machine_state_observed(row.name()) => {
             Cell::since(format!("{} ", row.state()), Some(t), ClusterId::Mgmt, "")
         }
-        _ => row.state().into(),
+        _ => row.state().as_str().into(),
     }
 }
 

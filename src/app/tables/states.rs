@@ -38,7 +38,7 @@ pub(crate) fn row(s: &ClusterState) -> TableRow {
         id: format!("{}/{}", s.namespace, s.name),
         cells: vec![
             s.name.clone().into(),
-            s.state_type.clone().into(),
+            s.state_type.to_string().into(),
             or_dash(s.arg.as_deref()).into(),
             or_dash(s.value.as_deref()).into(),
             or_dash(s.actual_value.as_deref()).into(),

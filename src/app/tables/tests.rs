@@ -1,7 +1,7 @@
 use super::*;
 use crate::config::keymap::Keymap;
 use crate::domain::fixtures::{self, names::*};
-use crate::domain::objects::{MalformedObject, Object};
+use crate::domain::objects::{MachineState, MalformedObject, Object};
 
 fn model() -> Model {
     let mut m = Model::new(
@@ -131,7 +131,7 @@ fn ids_are_stable_and_the_cursor_follows_them() {
     let new = Object::Machine(fixtures::machine(
         "aaa-new",
         crate::domain::objects::MachineType::Worker,
-        "Pending",
+        MachineState::Pending,
         None,
         None,
     ));

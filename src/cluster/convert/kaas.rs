@@ -6,10 +6,9 @@ use kube::api::DynamicObject;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{body, name_of, s, s_opt, so, time};
+use super::{body, name_of, parse, s, s_opt, so, time};
 use crate::domain::objects::{
-    Impact, PlanStep, ProviderMachine, StepStatus, UpdateAutoPause, UpdateGroup, UpdatePlan,
-    parse_go_duration,
+    PlanStep, ProviderMachine, UpdateAutoPause, UpdateGroup, UpdatePlan, parse_go_duration,
 };
 
 pub use crate::domain::objects::{CLUSTER_NAME_LABEL, CONTROL_PLANE_LABEL, UPDATE_GROUP_LABEL};
@@ -115,8 +114,8 @@ pub(super) fn update_plan(obj: &DynamicObject) -> Result<UpdatePlan, String> {
                 name,
                 description: st.description.lines(),
                 constraints: st.constraints.lines(),
-                impact_users: st.impact.users.as_deref().map(|v| Impact::parse(&s(v))),
-                impact_workloads: st.impact.workloads.as_deref().map(|v| Impact::parse(&s(v))),
+                impact_users: st.impact.users.as_deref().map(|v| parse(Some(v))),
+                impact_workloads: st.impact.workloads.as_deref().map(|v| parse(Some(v))),
                 impact_info: st.impact.info.lines(),
                 estimated_raw: if estimated.is_none() { so(raw) } else { None },
                 estimated,
@@ -126,7 +125,7 @@ pub(super) fn update_plan(obj: &DynamicObject) -> Result<UpdatePlan, String> {
                 commence_present: st.commence.is_some(),
                 status: found
                     .and_then(|f| f.status.as_deref())
-                    .map(|v| StepStatus::parse(&s(v))),
+                    .map(|v| parse(Some(v))),
                 message: found.and_then(|f| f.message.as_deref()).map(s),
                 started_at: found.and_then(|f| time(f.started_at.as_ref())),
                 completed_at: found.and_then(|f| time(f.completed_at.as_ref())),
@@ -141,7 +140,7 @@ pub(super) fn update_plan(obj: &DynamicObject) -> Result<UpdatePlan, String> {
         target: so(spec.target),
         release_notes: so(spec.release_notes),
         steps,
-        status: status.status.as_deref().map(|v| StepStatus::parse(&s(v))),
+        status: status.status.as_deref().map(|v| parse(Some(v))),
         created: time(obj.metadata.creation_timestamp.as_ref()),
     })
 }

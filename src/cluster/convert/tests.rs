@@ -1,7 +1,9 @@
 use serde_json::json;
 
 use super::*;
-use crate::domain::objects::{Impact, StepStatus};
+use crate::domain::objects::{
+    ClusterStateType, Controller, Impact, LockState, MachineState, MachineType, StepStatus,
+};
 
 fn dynobj(v: serde_json::Value) -> DynamicObject {
     serde_json::from_value(v).expect("a DynamicObject")
@@ -25,11 +27,64 @@ fn machine_reads_spec_status_addresses_and_index() {
     assert_eq!(m.name, "m-worker-1");
     assert_eq!(m.cluster_name, "child-cl");
     assert_eq!(m.machine_type, MachineType::Worker);
-    assert_eq!(m.state, "Prepare");
+    assert_eq!(m.state, MachineState::Prepare);
     assert_eq!(m.internal_ip.as_deref(), Some("10.0.0.5"));
     assert_eq!(m.hostname.as_deref(), Some("kaas-node-1"));
     assert_eq!(m.index, Some(3));
     assert_eq!(m.release.as_deref(), Some("17.3.0"));
+}
+
+/// Values the console does not know are kept, sanitized, with their own
+/// text; missing ones are empty: nothing is dropped or renamed.
+#[test]
+fn unknown_states_types_and_controllers_are_kept_with_their_text() {
+    let machine = dynobj(json!({
+        "metadata": {"name": "m-new", "namespace": "child-ns"},
+        "spec": {"clusterName": "child-cl", "type": "storage"},
+        "status": {"state": "Provision\u{1b}[31m"}
+    }));
+    let Object::Machine(m) = convert(Kind::LcmMachine, &machine) else {
+        panic!("not a machine");
+    };
+    assert_eq!(m.machine_type, MachineType::Other("storage".into()));
+    assert_eq!(m.state.as_str(), sanitize("Provision\u{1b}[31m"));
+    assert!(m.state.as_str().starts_with("Provision"), "{:?}", m.state);
+    assert!(!m.state.as_str().contains('\u{1b}'), "{:?}", m.state);
+
+    let bare = dynobj(json!({"metadata": {"name": "m-bare", "namespace": "child-ns"}}));
+    let Object::Machine(m) = convert(Kind::LcmMachine, &bare) else {
+        panic!("not a machine");
+    };
+    assert_eq!(m.machine_type, MachineType::Other(String::new()));
+    assert!(m.state.is_unset(), "{:?}", m.state);
+
+    let lock = dynobj(json!({
+        "metadata": {"name": "stacklight-kaas-node-1"},
+        "spec": {"controllerName": "stacklight", "nodeName": "kaas-node-1"},
+        "status": {"state": "Active"}
+    }));
+    let Object::NodeWorkloadLock(l) = convert(Kind::NodeWorkloadLock, &lock) else {
+        panic!("not a lock");
+    };
+    assert_eq!(l.controller, Controller::Other("stacklight".into()));
+    assert_eq!(l.state, LockState::Other("Active".into()), "case as sent");
+
+    let state = dynobj(json!({
+        "metadata": {"name": "cd-m-1", "namespace": "child-ns"},
+        "spec": {"clusterName": "child-cl", "type": "cordon-drain", "arg": "m-1", "value": "true"}
+    }));
+    let Object::ClusterState(cs) = convert(Kind::LcmClusterState, &state) else {
+        panic!("not a cluster state");
+    };
+    assert_eq!(cs.state_type, ClusterStateType::CordonDrain);
+    let other = dynobj(json!({
+        "metadata": {"name": "nl-m-1", "namespace": "child-ns"},
+        "spec": {"clusterName": "child-cl", "type": "node-label", "arg": "m-1", "value": "true"}
+    }));
+    let Object::ClusterState(cs) = convert(Kind::LcmClusterState, &other) else {
+        panic!("not a cluster state");
+    };
+    assert_eq!(cs.state_type, ClusterStateType::Other("node-label".into()));
 }
 
 #[test]
@@ -71,6 +126,7 @@ fn lock_reads_state_progress_and_inner_state() {
         panic!("expected a cluster lock");
     };
     assert_eq!(l.state, LockState::Inactive);
+    assert_eq!(l.controller, Controller::Tungstenfabric);
     assert_eq!(l.node_name, None);
     assert_eq!(l.progress_percentage, Some(20));
     assert_eq!(l.inner_state.as_deref(), Some("active"));

@@ -5,7 +5,7 @@ use super::*;
 use crate::domain::attention::{AttentionItem, AttentionKind, attention};
 use crate::domain::fixtures::blockers::{node_notice, provider_machine};
 use crate::domain::fixtures::{self, at, names::*, rockoon_stamp};
-use crate::domain::objects::{LockState, Machine, MachineType, Object};
+use crate::domain::objects::{Controller, LockState, Machine, MachineState, MachineType, Object};
 
 const DRAIN_ERROR: &str = "Error: error when evicting pods/\"patroni-13-2\" -n \"stacklight\": global timeout reached: 10m0s";
 
@@ -14,7 +14,13 @@ fn of(items: &[AttentionItem], kind: AttentionKind) -> Vec<&AttentionItem> {
 }
 
 fn worker(name: &str, node: &str, index: i64) -> Machine {
-    fixtures::machine(name, MachineType::Worker, "Deploy", Some(node), Some(index))
+    fixtures::machine(
+        name,
+        MachineType::Worker,
+        MachineState::Deploy,
+        Some(node),
+        Some(index),
+    )
 }
 
 #[test]
@@ -30,7 +36,7 @@ fn a_node_deletion_request_names_the_machine_and_quotes_the_removal_text() {
         rockoon_stamp("09:41:00")
     );
     snap.apply(Object::NodeWorkloadLock(fixtures::node_lock(
-        "openstack",
+        Controller::Openstack,
         NODE_W4,
         LockState::Active,
         Some(&removal),

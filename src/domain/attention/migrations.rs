@@ -10,7 +10,7 @@ pub(super) fn migrations(
     out: &mut Vec<AttentionItem>,
 ) {
     for lock in snap.node_locks() {
-        if lock.controller != "openstack" || lock.state == LockState::Inactive {
+        if lock.controller != Controller::Openstack || lock.state == LockState::Inactive {
             continue;
         }
         let Some(node) = lock.node_name.as_deref() else {

@@ -67,7 +67,7 @@ fn attempt_below_threshold_or_reached_value_is_quiet() {
     let mut snap = fixtures::mid_update();
     let now = fixtures::mid_update_now();
     snap.apply(Object::ClusterState(fixtures::cluster_state(
-        "cordon-drain",
+        ClusterStateType::CordonDrain,
         WORKER_2,
         "true",
         None,
@@ -81,7 +81,7 @@ fn attempt_below_threshold_or_reached_value_is_quiet() {
             .all(|i| i.kind != AttentionKind::ClusterStateRetrying)
     );
     snap.apply(Object::ClusterState(fixtures::cluster_state(
-        "cordon-drain",
+        ClusterStateType::CordonDrain,
         WORKER_2,
         "true",
         Some("true"),
@@ -119,7 +119,12 @@ fn skip_mode_with_servers_has_no_acknowledge() {
 /// Put `message` on worker-3's OpenStack lock, with the node in `mode`.
 fn worker3_says(message: &str, mode: Option<MigrationMode>) -> AttentionItem {
     let mut snap = fixtures::mid_update();
-    let mut l = fixtures::node_lock("openstack", NODE_W3, LockState::Active, Some(message));
+    let mut l = fixtures::node_lock(
+        Controller::Openstack,
+        NODE_W3,
+        LockState::Active,
+        Some(message),
+    );
     l.inner_state = Some("active".into());
     snap.apply(Object::NodeWorkloadLock(l));
     let mut n = fixtures::node(NODE_W3, true);
@@ -197,7 +202,7 @@ fn long_lists_name_three_servers_in_the_item() {
 fn released_lock_is_not_a_migration_wait() {
     let mut snap = fixtures::mid_update();
     snap.apply(Object::NodeWorkloadLock(fixtures::node_lock(
-        "openstack",
+        Controller::Openstack,
         NODE_W3,
         LockState::Inactive,
         Some(&fixtures::worker3_lock_message()),
@@ -210,14 +215,14 @@ fn released_lock_is_not_a_migration_wait() {
 fn failed_locks_node_and_cluster() {
     let mut snap = fixtures::mid_update();
     snap.apply(Object::NodeWorkloadLock(fixtures::node_lock(
-        "ceph",
+        Controller::Ceph,
         NODE_W4,
         LockState::Failed,
         Some("2025-03-04 09:00:00 OSD down"),
     )));
     snap.apply(Object::ClusterWorkloadLock(fixtures::cluster_lock(
         TF_CWL,
-        "tungstenfabric",
+        Controller::Tungstenfabric,
         LockState::Failed,
     )));
     let now = fixtures::mid_update_now();
@@ -289,7 +294,7 @@ fn update_over_with_old_vrouters(target: Option<&str>) -> fixtures::Scenario {
         .cloned()
         .collect();
     for (name, ty, node, idx) in fixtures::MACHINES {
-        let mut m = fixtures::machine(name, ty, "Ready", Some(node), Some(idx));
+        let mut m = fixtures::machine(name, ty, MachineState::Ready, Some(node), Some(idx));
         m.release = Some(TARGET_RELEASE.into());
         sc.apply(Object::Machine(m), at("11:30"));
     }
@@ -298,7 +303,12 @@ fn update_over_with_old_vrouters(target: Option<&str>) -> fixtures::Scenario {
     }
     for l in [NODE_W2, NODE_W3] {
         sc.apply(
-            Object::NodeWorkloadLock(fixtures::node_lock("openstack", l, LockState::Active, None)),
+            Object::NodeWorkloadLock(fixtures::node_lock(
+                Controller::Openstack,
+                l,
+                LockState::Active,
+                None,
+            )),
             at("11:40"),
         );
     }

@@ -13,8 +13,8 @@ pub(super) fn vrouter_outdated(
     let finished = snap.cluster_requests().next().is_none()
         && snap
             .machines()
-            .filter(|m| matches!(m.machine_type, MachineType::Control | MachineType::Worker))
-            .all(|m| m.state == READY);
+            .filter(|m| m.machine_type.is_updated())
+            .all(|m| m.state.is_ready());
     if !finished {
         return;
     }

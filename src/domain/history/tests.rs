@@ -3,7 +3,7 @@ use super::*;
 use crate::domain::fixtures::{self, Scenario, at, names::*};
 use crate::domain::objects::*;
 
-fn worker(state: &str) -> Object {
+fn worker(state: MachineState) -> Object {
     Object::Machine(fixtures::machine(
         WORKER_4,
         MachineType::Worker,
@@ -38,12 +38,12 @@ fn machine_turn_and_finish() {
     assert_eq!(h.turn_started(WORKER_4), None);
     assert_eq!(h.machine_state_since(WORKER_2), Some(at("09:55")));
     assert_eq!(h.machine_state_since(WORKER_4), Some(at("08:06")));
-    assert_eq!(h.max_concurrency(MachineType::Worker), 2);
-    assert_eq!(h.max_concurrency(MachineType::Control), 1);
+    assert_eq!(h.max_concurrency(&MachineType::Worker), 2);
+    assert_eq!(h.max_concurrency(&MachineType::Control), 1);
     // Deploy: 13m for each master, 20m for worker-1.
-    assert_eq!(h.state_samples("Deploy"), 4);
+    assert_eq!(h.state_samples(&MachineState::Deploy), 4);
     assert_eq!(
-        h.median_state_duration("Deploy"),
+        h.median_state_duration(&MachineState::Deploy),
         Some(SignedDuration::from_mins(13))
     );
     assert_eq!(h.update_started(), Some(at("08:05")));
@@ -83,12 +83,12 @@ fn message_since_ignores_retries_but_not_new_conditions() {
 #[test]
 fn observe_returns_field_changes() {
     let mut h = History::new();
-    let c = h.observe(None, Some(&worker("Ready")), at("08:00"));
+    let c = h.observe(None, Some(&worker(MachineState::Ready)), at("08:00"));
     assert_eq!(c.len(), 1);
     assert!(c[0].is_added());
     let c = h.observe(
-        Some(&worker("Ready")),
-        Some(&worker("Prepare")),
+        Some(&worker(MachineState::Ready)),
+        Some(&worker(MachineState::Prepare)),
         at("08:06"),
     );
     assert_eq!(c.len(), 1);
@@ -96,13 +96,13 @@ fn observe_returns_field_changes() {
     assert_eq!(c[0].at, at("08:06"));
     assert!(
         h.observe(
-            Some(&worker("Prepare")),
-            Some(&worker("Prepare")),
+            Some(&worker(MachineState::Prepare)),
+            Some(&worker(MachineState::Prepare)),
             at("08:07")
         )
         .is_empty()
     );
-    let c = h.observe(Some(&worker("Prepare")), None, at("08:08"));
+    let c = h.observe(Some(&worker(MachineState::Prepare)), None, at("08:08"));
     assert!(c[0].is_removed());
     assert_eq!(h.changes().count(), 3);
     assert_eq!(h.machine_state_since(WORKER_4), None);
@@ -111,22 +111,22 @@ fn observe_returns_field_changes() {
 #[test]
 fn finish_without_request_uses_left_ready() {
     let mut sc = Scenario::new();
-    sc.apply(worker("Ready"), at("08:00"));
-    sc.apply(worker("Prepare"), at("08:10"));
-    sc.apply(worker("Ready"), at("08:40"));
+    sc.apply(worker(MachineState::Ready), at("08:00"));
+    sc.apply(worker(MachineState::Prepare), at("08:10"));
+    sc.apply(worker(MachineState::Ready), at("08:40"));
     let f: Vec<_> = sc.history.finished().collect();
     assert_eq!(f.len(), 1);
     assert_eq!(f[0].started, at("08:10"));
     assert!(f[0].complete);
     // First seen mid-way: a lower bound, flagged incomplete.
     let mut sc = Scenario::new();
-    sc.apply(worker("Deploy"), at("09:00"));
-    sc.apply(worker("Ready"), at("09:20"));
+    sc.apply(worker(MachineState::Deploy), at("09:00"));
+    sc.apply(worker(MachineState::Ready), at("09:20"));
     let f: Vec<_> = sc.history.finished().collect();
     assert_eq!(f[0].started, at("09:00"));
     assert!(!f[0].complete);
     // Its Deploy duration was not observed from the start: no sample.
-    assert_eq!(sc.history.state_samples("Deploy"), 0);
+    assert_eq!(sc.history.state_samples(&MachineState::Deploy), 0);
 }
 
 #[test]
@@ -136,7 +136,7 @@ fn request_seen_before_machine_sets_turn() {
         Object::NodeMaintenanceRequest(fixtures::nmr(NODE_W4, "os", at("09:00"))),
         at("09:30"),
     );
-    sc.apply(worker("Prepare"), at("09:30"));
+    sc.apply(worker(MachineState::Prepare), at("09:30"));
     assert_eq!(sc.history.turn_started(WORKER_4), Some(at("09:00")));
 }
 
@@ -163,7 +163,7 @@ fn memory_is_bounded() {
     let mut before: Option<Object> = None;
     for i in 0..(MAX_CHANGES + 500) {
         let l = Object::NodeWorkloadLock(fixtures::node_lock(
-            "openstack",
+            Controller::Openstack,
             NODE_W4,
             LockState::Active,
             Some(&format!(
@@ -208,13 +208,13 @@ fn relist_reports_only_differences() {
         if let Object::Machine(m) = o
             && m.name == WORKER_4
         {
-            m.state = "Deploy".into();
+            m.state = MachineState::Deploy;
         }
     }
     objs.push(Object::Machine(fixtures::machine(
         "child-cl-compute-5",
         MachineType::Worker,
-        "Pending",
+        MachineState::Pending,
         None,
         Some(7),
     )));

@@ -202,7 +202,7 @@ impl<'a> JoinIndex<'a> {
 /// The join's order of rows: masters first, then by index (unset last), name.
 fn row_order(m: &Machine) -> (u8, bool, Option<i64>, &str) {
     (
-        type_rank(m.machine_type),
+        type_rank(&m.machine_type),
         m.index.is_none(),
         m.index,
         &m.name,

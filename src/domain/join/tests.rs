@@ -14,11 +14,17 @@ fn order_is_masters_then_workers_by_index() {
     snap.apply(Object::Machine(fixtures::machine(
         "a-worker",
         MachineType::Worker,
-        "Ready",
+        MachineState::Ready,
         None,
         None,
     )));
-    let mut m = fixtures::machine(MASTER_2, MachineType::Control, "Ready", Some(NODE_M2), None);
+    let mut m = fixtures::machine(
+        MASTER_2,
+        MachineType::Control,
+        MachineState::Ready,
+        Some(NODE_M2),
+        None,
+    );
     m.index = Some(-1);
     snap.apply(Object::Machine(m));
     let names: Vec<String> = machine_rows(&snap)
@@ -37,7 +43,7 @@ fn order_is_masters_then_workers_by_index() {
 fn worker_under_maintenance_joins_everything() {
     let rows = machine_rows(&fixtures::mid_update());
     let r = row(&rows, WORKER_2);
-    assert_eq!(r.state(), "Deploy");
+    assert_eq!(r.state(), &MachineState::Deploy);
     assert_eq!(r.node_name.as_deref(), Some(NODE_W2));
     assert!(r.has_node());
     assert_eq!(r.migration_mode, MigrationMode::Live);
@@ -61,7 +67,12 @@ fn worker_under_maintenance_joins_everything() {
         .map(|s| s.state_type.as_str())
         .collect();
     assert_eq!(types, vec!["cordon-drain", "swarm-drain"]);
-    assert_eq!(r.cluster_state("cordon-drain").unwrap().attempt, Some(4));
+    assert_eq!(
+        r.cluster_state(&ClusterStateType::CordonDrain)
+            .unwrap()
+            .attempt,
+        Some(4)
+    );
     assert_eq!(r.vrouter.len(), 1);
     assert_eq!(r.vrouter_outdated(), Some(true));
     assert_eq!(
@@ -99,7 +110,7 @@ fn helm_state_without_arg_is_not_joined() {
     assert!(rows.iter().all(|r| {
         r.cluster_states
             .iter()
-            .all(|s| s.state_type != "helm-deployed")
+            .all(|s| s.state_type != ClusterStateType::HelmDeployed)
     }));
 }
 
@@ -107,8 +118,13 @@ fn helm_state_without_arg_is_not_joined() {
 fn waiting_on_cluster_state_when_locks_released() {
     let mut snap = fixtures::mid_update();
     for l in [
-        fixtures::node_lock("openstack", NODE_W2, LockState::Inactive, None),
-        fixtures::node_lock("tf", NODE_W2, LockState::Inactive, None),
+        fixtures::node_lock(Controller::Openstack, NODE_W2, LockState::Inactive, None),
+        fixtures::node_lock(
+            Controller::Other("tf".into()),
+            NODE_W2,
+            LockState::Inactive,
+            None,
+        ),
     ] {
         snap.apply(Object::NodeWorkloadLock(l));
     }
@@ -120,7 +136,7 @@ fn waiting_on_cluster_state_when_locks_released() {
 fn failed_lock_wins() {
     let mut snap = fixtures::mid_update();
     snap.apply(Object::NodeWorkloadLock(fixtures::node_lock(
-        "ceph",
+        Controller::Ceph,
         NODE_W2,
         LockState::Failed,
         Some("OSDs not ok"),
@@ -138,14 +154,14 @@ fn machine_without_node_still_listed_and_flagged() {
     snap.apply(Object::Machine(fixtures::machine(
         "child-cl-compute-9",
         MachineType::Worker,
-        "Pending",
+        MachineState::Pending,
         None,
         Some(9),
     )));
     snap.apply(Object::Machine(fixtures::machine(
         "child-cl-compute-8",
         MachineType::Worker,
-        "Ready",
+        MachineState::Ready,
         Some("kaas-node-gone"),
         Some(8),
     )));

@@ -5,74 +5,12 @@
 //!
 //! The plan's `status` layout is only weakly sourced (Mirantis's own tooling
 //! reads `status.status` and `status.steps[].status`); everything about it is
-//! marked inferred ([I]) and unknown values are kept verbatim.
+//! marked inferred ([I]) and unknown values are kept verbatim (the step
+//! impact and status enums are in `vocabulary.rs`).
 
 use jiff::{SignedDuration, Timestamp};
 
-/// `spec.steps[].impact.users` / `.workloads`: `none`, `minor`, `major`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Impact {
-    None,
-    Minor,
-    Major,
-    /// A value outside the documented enum, kept verbatim.
-    Other(String),
-}
-
-impl Impact {
-    pub fn parse(s: &str) -> Impact {
-        match s {
-            "none" => Impact::None,
-            "minor" => Impact::Minor,
-            "major" => Impact::Major,
-            other => Impact::Other(other.to_string()),
-        }
-    }
-    pub fn as_str(&self) -> &str {
-        match self {
-            Impact::None => "none",
-            Impact::Minor => "minor",
-            Impact::Major => "major",
-            Impact::Other(s) => s,
-        }
-    }
-}
-
-/// A step's (or the plan's) status value. [I]: the documented value is only
-/// `AutoPaused`; the others come from Mirantis tooling's fixtures ([W]).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum StepStatus {
-    NotStarted,
-    InProgress,
-    AutoPaused,
-    Completed,
-    Failed,
-    /// Any other value, shown raw.
-    Other(String),
-}
-
-impl StepStatus {
-    pub fn parse(s: &str) -> StepStatus {
-        match s {
-            "NotStarted" => StepStatus::NotStarted,
-            "InProgress" => StepStatus::InProgress,
-            "AutoPaused" => StepStatus::AutoPaused,
-            "Completed" => StepStatus::Completed,
-            "Failed" => StepStatus::Failed,
-            other => StepStatus::Other(other.to_string()),
-        }
-    }
-    pub fn as_str(&self) -> &str {
-        match self {
-            StepStatus::NotStarted => "NotStarted",
-            StepStatus::InProgress => "InProgress",
-            StepStatus::AutoPaused => "AutoPaused",
-            StepStatus::Completed => "Completed",
-            StepStatus::Failed => "Failed",
-            StepStatus::Other(s) => s,
-        }
-    }
-}
+use super::{Impact, StepStatus};
 
 /// One entry of `spec.steps[]`, joined with its `status.steps[]` entry.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -4,24 +4,24 @@ use super::*;
 use crate::domain::fixtures::{self, Scenario, at, names::*};
 use crate::domain::objects::*;
 
-fn lock(name: &str, controller: &str, state: LockState) -> Object {
+fn lock(name: &str, controller: Controller, state: LockState) -> Object {
     Object::ClusterWorkloadLock(fixtures::cluster_lock(name, controller, state))
 }
 
 /// The three cluster locks of the fixture cluster.
 fn locks(snap: &mut Snapshot, openstack: LockState, ceph: LockState, tf: LockState) {
-    snap.apply(lock(OPENSTACK_CWL, "openstack", openstack));
-    snap.apply(lock(CEPH_CWL, "ceph", ceph));
-    snap.apply(lock(TF_CWL, "tungstenfabric", tf));
+    snap.apply(lock(OPENSTACK_CWL, Controller::Openstack, openstack));
+    snap.apply(lock(CEPH_CWL, Controller::Ceph, ceph));
+    snap.apply(lock(TF_CWL, Controller::Tungstenfabric, tf));
 }
 
 /// Every master and worker in `state`, on `release`.
-fn machines(snap: &mut Snapshot, masters: (&str, &str), workers: (&str, &str)) {
+fn machines(snap: &mut Snapshot, masters: (MachineState, &str), workers: (MachineState, &str)) {
     for (name, ty, node, index) in fixtures::MACHINES {
         let (state, release) = if ty == MachineType::Control {
-            masters
+            masters.clone()
         } else {
-            workers
+            workers.clone()
         };
         let mut m = fixtures::machine(name, ty, state, Some(node), Some(index));
         m.release = Some(release.into());
@@ -29,7 +29,7 @@ fn machines(snap: &mut Snapshot, masters: (&str, &str), workers: (&str, &str)) {
     }
 }
 
-fn set_machine(snap: &mut Snapshot, name: &str, state: &str, release: &str) {
+fn set_machine(snap: &mut Snapshot, name: &str, state: MachineState, release: &str) {
     let (_, ty, node, index) = fixtures::MACHINES
         .into_iter()
         .find(|(n, ..)| *n == name)
@@ -45,8 +45,8 @@ fn triggered() -> Snapshot {
     snap.apply(Object::LcmCluster(fixtures::lcm_cluster()));
     machines(
         &mut snap,
-        ("Prepare", CURRENT_RELEASE),
-        ("Prepare", CURRENT_RELEASE),
+        (MachineState::Prepare, CURRENT_RELEASE),
+        (MachineState::Prepare, CURRENT_RELEASE),
     );
     snap
 }
@@ -151,7 +151,7 @@ fn rows() -> Vec<Row> {
     let mut s = locks_released();
     s.apply(lock(
         "stacklight-lock",
-        "stacklight",
+        Controller::Other("stacklight".into()),
         LockState::Other(String::new()),
     ));
     row(
@@ -162,9 +162,9 @@ fn rows() -> Vec<Row> {
     );
     let mut s = requested();
     for (name, controller) in [
-        (OPENSTACK_CWL, "openstack"),
-        (CEPH_CWL, "ceph"),
-        (TF_CWL, "tungstenfabric"),
+        (OPENSTACK_CWL, Controller::Openstack),
+        (CEPH_CWL, Controller::Ceph),
+        (TF_CWL, Controller::Tungstenfabric),
     ] {
         s.remove(&lock(name, controller, LockState::Active).key());
     }
@@ -178,8 +178,8 @@ fn rows() -> Vec<Row> {
     let mut s = locks_released();
     machines(
         &mut s,
-        ("Ready", CURRENT_RELEASE),
-        ("Ready", CURRENT_RELEASE),
+        (MachineState::Ready, CURRENT_RELEASE),
+        (MachineState::Ready, CURRENT_RELEASE),
     );
     row(
         "cluster locks inactive, every machine Ready on the old release",
@@ -196,8 +196,8 @@ fn rows() -> Vec<Row> {
     let mut s = locks_released();
     machines(
         &mut s,
-        ("Ready", CURRENT_RELEASE),
-        ("Prepare", CURRENT_RELEASE),
+        (MachineState::Ready, CURRENT_RELEASE),
+        (MachineState::Prepare, CURRENT_RELEASE),
     );
     s.apply(Object::NodeMaintenanceRequest(fixtures::nmr(
         NODE_M1,
@@ -211,8 +211,8 @@ fn rows() -> Vec<Row> {
         "master child-cl-control-1 Ready",
     );
     let mut s = locks_released();
-    set_machine(&mut s, MASTER_0, "Ready", TARGET_RELEASE);
-    set_machine(&mut s, MASTER_1, "Deploy", CURRENT_RELEASE);
+    set_machine(&mut s, MASTER_0, MachineState::Ready, TARGET_RELEASE);
+    set_machine(&mut s, MASTER_1, MachineState::Deploy, CURRENT_RELEASE);
     row(
         "a master without collocated roles (no request) in Deploy",
         s,
@@ -228,8 +228,8 @@ fn rows() -> Vec<Row> {
     let mut s = locks_released();
     machines(
         &mut s,
-        ("Ready", TARGET_RELEASE),
-        ("Prepare", CURRENT_RELEASE),
+        (MachineState::Ready, TARGET_RELEASE),
+        (MachineState::Prepare, CURRENT_RELEASE),
     );
     row(
         "masters updated, workers waiting for their turn",
@@ -240,10 +240,10 @@ fn rows() -> Vec<Row> {
     let mut s = locks_released();
     machines(
         &mut s,
-        ("Ready", CURRENT_RELEASE),
-        ("Prepare", CURRENT_RELEASE),
+        (MachineState::Ready, CURRENT_RELEASE),
+        (MachineState::Prepare, CURRENT_RELEASE),
     );
-    set_machine(&mut s, WORKER_1, "Deploy", CURRENT_RELEASE);
+    set_machine(&mut s, WORKER_1, MachineState::Deploy, CURRENT_RELEASE);
     row(
         "a worker in Deploy while no master was seen updated (console started late)",
         s,
@@ -251,7 +251,11 @@ fn rows() -> Vec<Row> {
         "4 of 4 workers not done: child-cl-compute-1 Deploy",
     );
     let mut s = locks_released();
-    machines(&mut s, ("Ready", TARGET_RELEASE), ("Ready", TARGET_RELEASE));
+    machines(
+        &mut s,
+        (MachineState::Ready, TARGET_RELEASE),
+        (MachineState::Ready, TARGET_RELEASE),
+    );
     row(
         "every machine Ready on the target release",
         s,
@@ -261,13 +265,13 @@ fn rows() -> Vec<Row> {
     let mut s = locks_released();
     machines(
         &mut s,
-        ("Ready", CURRENT_RELEASE),
-        ("Ready", TARGET_RELEASE),
+        (MachineState::Ready, CURRENT_RELEASE),
+        (MachineState::Ready, TARGET_RELEASE),
     );
     s.apply(Object::Machine(fixtures::machine(
         MASTER_2,
         MachineType::Control,
-        "Ready",
+        MachineState::Ready,
         Some(NODE_M2),
         Some(2),
     )));
@@ -279,7 +283,11 @@ fn rows() -> Vec<Row> {
     );
     let mut s = locks_released();
     s.remove(&Object::ClusterMaintenanceRequest(fixtures::cmr(at("08:05"))).key());
-    machines(&mut s, ("Ready", TARGET_RELEASE), ("Ready", TARGET_RELEASE));
+    machines(
+        &mut s,
+        (MachineState::Ready, TARGET_RELEASE),
+        (MachineState::Ready, TARGET_RELEASE),
+    );
     row(
         "request gone, every machine on the target, LCMCluster status not written yet",
         s,
@@ -343,8 +351,8 @@ fn history_proves_every_machine_updated() {
             &Object::NodeMaintenanceRequest(fixtures::nmr(node, "os", t)).key(),
             t,
         );
-        set_state(&mut sc, name, "Deploy", t);
-        set_state(&mut sc, name, "Ready", t);
+        set_state(&mut sc, name, MachineState::Deploy, t);
+        set_state(&mut sc, name, MachineState::Ready, t);
     }
     let p = phase(&sc.snap, &sc.history);
     assert_eq!(p.phase, Phase::Finalization, "{}", p.reason);
@@ -356,7 +364,7 @@ fn history_proves_every_machine_updated() {
     assert!(p.reason.contains("not seen updated"), "{}", p.reason);
 }
 
-fn set_state(sc: &mut Scenario, name: &str, state: &str, t: jiff::Timestamp) {
+fn set_state(sc: &mut Scenario, name: &str, state: MachineState, t: jiff::Timestamp) {
     let Some(Object::Machine(m)) = sc
         .snap
         .machines()
@@ -367,7 +375,7 @@ fn set_state(sc: &mut Scenario, name: &str, state: &str, t: jiff::Timestamp) {
         panic!("no machine {name}");
     };
     let mut m = m;
-    m.state = state.into();
+    m.state = state;
     sc.apply(Object::Machine(m), t);
 }
 
@@ -393,19 +401,19 @@ fn no_state_produces_a_phase_the_flow_has_not_reached() {
     use LockState::*;
     let lock_states = [Active, Inactive, Failed];
     let machine_states = [
-        ("Ready", CURRENT_RELEASE, false),
-        ("Ready", TARGET_RELEASE, false),
-        ("Prepare", CURRENT_RELEASE, false),
-        ("Deploy", CURRENT_RELEASE, false),
-        ("Ready", CURRENT_RELEASE, true),
+        (MachineState::Ready, CURRENT_RELEASE, false),
+        (MachineState::Ready, TARGET_RELEASE, false),
+        (MachineState::Prepare, CURRENT_RELEASE, false),
+        (MachineState::Deploy, CURRENT_RELEASE, false),
+        (MachineState::Ready, CURRENT_RELEASE, true),
     ];
     let mut checked = 0;
     for os in &lock_states {
         for ceph in &lock_states {
             for tf in &lock_states {
                 for request in [false, true] {
-                    for m in machine_states {
-                        for w in machine_states {
+                    for m in &machine_states {
+                        for w in &machine_states {
                             let mut s = triggered();
                             if request {
                                 s.apply(Object::ClusterMaintenanceRequest(fixtures::cmr(at(
@@ -413,7 +421,7 @@ fn no_state_produces_a_phase_the_flow_has_not_reached() {
                                 ))));
                             }
                             locks(&mut s, os.clone(), ceph.clone(), tf.clone());
-                            machines(&mut s, (m.0, m.1), (w.0, w.1));
+                            machines(&mut s, (m.0.clone(), m.1), (w.0.clone(), w.1));
                             if m.2 {
                                 s.apply(Object::NodeMaintenanceRequest(fixtures::nmr(
                                     NODE_M0,
@@ -441,11 +449,12 @@ fn no_state_produces_a_phase_the_flow_has_not_reached() {
                             if p.phase >= Phase::Masters && p.phase != Phase::Done {
                                 assert!(all_inactive, "{ctx}");
                             }
-                            let updated = |x: (&str, &str, bool)| {
-                                x.0 == "Ready" && x.1 == TARGET_RELEASE && !x.2
+                            let updated = |x: &(MachineState, &str, bool)| {
+                                x.0 == MachineState::Ready && x.1 == TARGET_RELEASE && !x.2
                             };
-                            let moved =
-                                |x: (&str, &str, bool)| updated(x) || x.0 == "Deploy" || x.2;
+                            let moved = |x: &(MachineState, &str, bool)| {
+                                updated(x) || x.0 == MachineState::Deploy || x.2
+                            };
                             if p.phase == Phase::Workers {
                                 assert!(updated(m) || moved(w), "{ctx}");
                             }

@@ -15,10 +15,10 @@ fn workers_moving() -> Snapshot {
     let mut s = locks_released();
     machines(
         &mut s,
-        ("Ready", TARGET_RELEASE),
-        ("Prepare", CURRENT_RELEASE),
+        (MachineState::Ready, TARGET_RELEASE),
+        (MachineState::Prepare, CURRENT_RELEASE),
     );
-    set_machine(&mut s, WORKER_1, "Ready", TARGET_RELEASE);
+    set_machine(&mut s, WORKER_1, MachineState::Ready, TARGET_RELEASE);
     s
 }
 
@@ -150,7 +150,11 @@ fn plan_rows() -> Vec<PlanRow> {
         "3 of 4 workers not done",
     );
     let mut s = locks_released();
-    machines(&mut s, ("Ready", TARGET_RELEASE), ("Ready", TARGET_RELEASE));
+    machines(
+        &mut s,
+        (MachineState::Ready, TARGET_RELEASE),
+        (MachineState::Ready, TARGET_RELEASE),
+    );
     row(
         "plan done, the request still there: finalization",
         with_plan(s, [done(), done(), done(), done()]),

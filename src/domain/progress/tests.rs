@@ -1,7 +1,7 @@
 //! Tests of `progress`.
 use super::*;
 use crate::domain::fixtures::{self, names::*};
-use crate::domain::objects::Object;
+use crate::domain::objects::{MachineState, Object};
 
 #[test]
 fn idle_cluster_is_all_done_without_eta() {
@@ -32,7 +32,7 @@ fn ready_on_old_release_is_not_done_during_update() {
     let mut m = fixtures::machine(
         WORKER_4,
         crate::domain::objects::MachineType::Worker,
-        "Ready",
+        MachineState::Ready,
         Some(NODE_W4),
         Some(6),
     );

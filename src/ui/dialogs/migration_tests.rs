@@ -14,7 +14,7 @@ use crate::app::update::update;
 use crate::config::keymap::Keymap;
 use crate::config::theme::Theme;
 use crate::domain::fixtures::{self, names::*};
-use crate::domain::objects::{LockState, MigrationMode, Object};
+use crate::domain::objects::{Controller, LockState, MigrationMode, Object};
 
 /// The mid-update cluster with `message` on worker-3's OpenStack lock and
 /// the node in `mode`; worker-3 selected and `a` pressed.
@@ -29,7 +29,12 @@ fn acknowledge_worker3(message: &str, mode: Option<MigrationMode>) -> Model {
         fixtures::mid_update_now(),
     );
     let mut snap = fixtures::mid_update();
-    let mut l = fixtures::node_lock("openstack", NODE_W3, LockState::Active, Some(message));
+    let mut l = fixtures::node_lock(
+        Controller::Openstack,
+        NODE_W3,
+        LockState::Active,
+        Some(message),
+    );
     l.inner_state = Some("active".into());
     snap.apply(Object::NodeWorkloadLock(l));
     let mut n = fixtures::node(NODE_W3, true);
