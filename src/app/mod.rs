@@ -2,7 +2,6 @@
 
 pub mod actions;
 pub mod attention_cursor;
-pub mod effects;
 pub mod frame;
 pub mod freshness;
 pub mod logs;
