@@ -381,6 +381,35 @@ mod tests {
     }
 
     #[test]
+    fn every_operator_action_has_one_key_action_named_as_the_action() {
+        let km = Keymap::default_keymap();
+        for id in ActionId::ALL {
+            let act = KeyAction::Act(id);
+            assert_eq!(
+                KeyAction::ALL.iter().filter(|a| **a == act).count(),
+                1,
+                "{} is listed once",
+                id.name()
+            );
+            assert_eq!(act.name(), id.name());
+            assert_eq!(KeyAction::from_name(id.name()), Some(act));
+            assert_eq!(act.group(), KeyGroup::Actions);
+        }
+        let act = |c| km.action_for(&ev(KeyCode::Char(c), KeyModifiers::NONE));
+        assert_eq!(act('m'), Some(KeyAction::Act(ActionId::SetMigrationMode)));
+        assert_eq!(
+            act('a'),
+            Some(KeyAction::Act(ActionId::AcknowledgeMigration))
+        );
+        assert_eq!(act('R'), Some(KeyAction::Act(ActionId::RestartVrouter)));
+        assert_eq!(act('c'), Some(KeyAction::Act(ActionId::CommenceStep)));
+        assert_eq!(
+            km.action_for(&ev(KeyCode::Char('r'), KeyModifiers::CONTROL)),
+            Some(KeyAction::Act(ActionId::RestartAllVrouters))
+        );
+    }
+
+    #[test]
     fn keys_resolve_like_a_terminal_sends_them() {
         let km = Keymap::default_keymap();
         let c = |ch| ev(KeyCode::Char(ch), KeyModifiers::NONE);
