@@ -5,15 +5,16 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mosk_console::app::actions::access::{AccessKey, AccessVerdict, all_keys};
 use mosk_console::app::actions::dialog::{Dialog, PickerFocus};
-use mosk_console::app::actions::events::{ActionEvent, RunOutcome, StepStatus};
 use mosk_console::app::actions::plan::Change;
-use mosk_console::app::actions::registry::ActionId;
 use mosk_console::app::actions::{access::Availability, audit_rows, availability};
 use mosk_console::app::model::{Model, SessionInfo};
 use mosk_console::app::msg::{Command, Msg};
 use mosk_console::app::update::update;
 use mosk_console::audit::{AuditOutcome, AuditPhase, AuditRecord, PermissionCheck};
+use mosk_console::cluster::writes::WriteEvent;
 use mosk_console::config::keymap::Keymap;
+use mosk_console::domain::action::ActionId;
+use mosk_console::domain::action::run::{RunOutcome, StepStatus};
 use mosk_console::domain::fixtures::{self, names::*};
 use mosk_console::domain::objects::MigrationMode;
 
@@ -34,7 +35,7 @@ fn model_with(read_only: bool, dry_run: bool) -> Model {
 }
 
 fn allowed(mut m: Model) -> Model {
-    for k in all_keys() {
+    for k in all_keys("child-ns") {
         m.actions.access.record(k, AccessVerdict::Allowed, m.now);
     }
     m
@@ -196,15 +197,15 @@ fn the_tick_asks_about_access_once_and_again_after_it_expires() {
     let Some(Command::CheckAccess(keys)) = cmds.first() else {
         panic!("{cmds:?}")
     };
-    assert_eq!(keys, &all_keys());
+    assert_eq!(keys, &all_keys("child-ns"));
     assert!(
         update(&mut m, Msg::Tick(fixtures::mid_update_now())).is_empty(),
         "in flight"
     );
-    for k in all_keys() {
+    for k in all_keys("child-ns") {
         update(
             &mut m,
-            Msg::Action(ActionEvent::Access {
+            Msg::Action(WriteEvent::Access {
                 key: k,
                 verdict: AccessVerdict::Allowed,
             }),
@@ -233,7 +234,7 @@ fn the_tick_asks_about_access_once_and_again_after_it_expires() {
 fn a_forbidden_action_is_not_offered_and_says_why() {
     let mut m = allowed(model_with(false, false));
     m.actions.access.record(
-        AccessKey::for_action(ActionId::RestartVrouter),
+        AccessKey::for_action(ActionId::RestartVrouter, "child-ns"),
         AccessVerdict::Denied("no RBAC policy matched".into()),
         m.now,
     );
@@ -269,8 +270,8 @@ fn confirming_before_the_server_answered_is_refused_until_it_does() {
     );
     update(
         &mut m,
-        Msg::Action(ActionEvent::Access {
-            key: AccessKey::for_action(ActionId::RestartVrouter),
+        Msg::Action(WriteEvent::Access {
+            key: AccessKey::for_action(ActionId::RestartVrouter, "child-ns"),
             verdict: AccessVerdict::Allowed,
         }),
     );
@@ -306,7 +307,7 @@ fn one_action_at_a_time_and_cancel_between_pods() {
     let id = plan.id;
     update(
         &mut m,
-        Msg::Action(ActionEvent::Step {
+        Msg::Action(WriteEvent::Step {
             plan_id: id,
             index: 0,
             status: StepStatus::Done("replaced".into()),
@@ -314,7 +315,7 @@ fn one_action_at_a_time_and_cancel_between_pods() {
     );
     update(
         &mut m,
-        Msg::Action(ActionEvent::Finished {
+        Msg::Action(WriteEvent::Finished {
             plan_id: id,
             outcome: RunOutcome::Cancelled { done: 1 },
         }),
@@ -359,7 +360,7 @@ fn the_audit_view_rows_pair_intent_and_result() {
     };
     update(
         &mut m,
-        Msg::Action(ActionEvent::Audit(Box::new(rec(
+        Msg::Action(WriteEvent::Audit(Box::new(rec(
             AuditPhase::Intent,
             AuditOutcome::Pending,
             None,
@@ -370,7 +371,7 @@ fn the_audit_view_rows_pair_intent_and_result() {
     assert_eq!(rows[0].result, "dry-run pending (permission not verified)");
     update(
         &mut m,
-        Msg::Action(ActionEvent::Audit(Box::new(rec(
+        Msg::Action(WriteEvent::Audit(Box::new(rec(
             AuditPhase::Result,
             AuditOutcome::Succeeded,
             Some("dry run accepted"),
@@ -378,7 +379,7 @@ fn the_audit_view_rows_pair_intent_and_result() {
     );
     let rows = audit_rows(&m);
     assert_eq!(rows.len(), 1);
-    assert_eq!(rows[0].action, "Acknowledge manual migration");
+    assert_eq!(rows[0].action, ActionId::AcknowledgeMigration.label());
     assert_eq!(rows[0].object, format!("Node/{NODE_W2}"));
     assert_eq!(rows[0].change, "instance_migration_mode: (unset) -> skip");
     assert_eq!(
@@ -417,7 +418,7 @@ fn without_a_selection_the_row_under_the_cursor_is_the_target() {
 fn an_unanswered_access_review_offers_the_action_and_confirms() {
     let mut m = allowed(model_with(false, false));
     m.actions.access.record(
-        AccessKey::for_action(ActionId::AcknowledgeMigration),
+        AccessKey::for_action(ActionId::AcknowledgeMigration, "child-ns"),
         AccessVerdict::Unknown("the server's review had no status".into()),
         m.now,
     );

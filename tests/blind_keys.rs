@@ -24,7 +24,7 @@ fn model() -> Model {
         fixtures::mid_update_now(),
     );
     m.snapshot = fixtures::mid_update();
-    for k in all_keys() {
+    for k in all_keys("child-ns") {
         m.actions.access.record(k, AccessVerdict::Allowed, m.now);
     }
     m

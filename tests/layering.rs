@@ -41,11 +41,6 @@ const RULES: &[(&str, &[&str], &[&str])] = &[
 
 /// Crossings still to remove (issue 9, item 6): (file under src/, module named).
 const KNOWN: &[(&str, &str)] = &[
-    ("cluster/writes/executor.rs", "app"),
-    ("cluster/writes/mod.rs", "app"),
-    ("cluster/writes/review.rs", "app"),
-    ("cluster/writes/update_plan.rs", "app"),
-    ("app/effects.rs", "console"),
     ("app/freshness.rs", "ui"),
     ("app/runtime.rs", "ui"),
 ];

@@ -7,12 +7,12 @@ mod ui_support;
 use std::cmp::Ordering;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use mosk_console::app::actions::events::ActionEvent;
 use mosk_console::app::model::{Model, View};
 use mosk_console::app::msg::Msg;
 use mosk_console::app::tables::{SortKind, TableData, table, visible_rows};
 use mosk_console::app::update::update;
 use mosk_console::audit::{AuditOutcome, AuditPhase, AuditRecord};
+use mosk_console::cluster::writes::WriteEvent;
 use mosk_console::config::theme::Theme;
 use mosk_console::domain::fixtures::names::*;
 use mosk_console::domain::fixtures::update_plan;
@@ -205,7 +205,7 @@ fn model_for(view: View) -> Model {
                     outcome,
                     message: None,
                 };
-                update(&mut m, Msg::Action(ActionEvent::Audit(Box::new(rec))));
+                update(&mut m, Msg::Action(WriteEvent::Audit(Box::new(rec))));
             }
         }
     }

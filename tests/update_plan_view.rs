@@ -13,6 +13,7 @@ use mosk_console::app::model::{Model, View};
 use mosk_console::app::msg::{Command, Msg};
 use mosk_console::app::update::update;
 use mosk_console::cluster::events::WatchHealth;
+use mosk_console::domain::action::ActionId;
 use mosk_console::domain::fixtures::update_plan::{self as up, PLAN_NAME, RELEASE_NOTES};
 use mosk_console::domain::objects::{Kind, Object, StepStatus, UpdateAutoPause, UpdatePlan};
 use ui_support::*;
@@ -20,7 +21,7 @@ use ui_support::*;
 fn with_plan(view: View, plan: UpdatePlan) -> Model {
     let mut m = with_view(view);
     m.snapshot.apply(Object::UpdatePlan(plan));
-    for k in all_keys() {
+    for k in all_keys("child-ns") {
         m.actions.access.record(k, AccessVerdict::Allowed, m.now);
     }
     m
@@ -226,7 +227,7 @@ fn commence_dialog_minor_step() {
     insta::assert_snapshot!("commence_minor_80x24", render(&m, 80, 24).backend());
     let s = screen(&m, 80, 24);
     for needle in [
-        "Commence update plan step",
+        ActionId::CommenceStep.label(),
         &format!("ClusterUpdatePlan/child-ns/{PLAN_NAME}"),
         "step 2 (id ceph): Update Ceph",
         "users none, workloads minor",

@@ -4,9 +4,9 @@
 //! (`app::actions::start`). A key acts only on an item the last frame drew
 //! (`FrameReport::attention_shown`).
 
-use crate::app::actions::registry::ActionId;
 use crate::app::model::{Model, Overlay};
 use crate::app::tables::derived;
+use crate::domain::action::ActionId;
 use crate::domain::attention::{AttentionItem, AttentionKind};
 use crate::domain::vrouter;
 
@@ -95,7 +95,7 @@ pub fn target_nodes(model: &Model, action: ActionId) -> Result<Vec<String>, Stri
         Some(item) => item,
         None => return Err("the attention queue is empty: nothing to act on".into()),
     };
-    let offered = item.action.and_then(ActionId::from_name);
+    let offered = item.action;
     // The migration mode can be set on any item about a node; acknowledge
     // and restart only on the items that offer them.
     if action != ActionId::SetMigrationMode && offered != Some(action) {

@@ -3,7 +3,6 @@
 pub mod actions;
 pub mod attention_cursor;
 pub mod derive;
-pub mod effects;
 pub mod frame;
 pub mod freshness;
 pub mod logs;

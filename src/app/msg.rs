@@ -4,11 +4,11 @@
 use crossterm::event::KeyEvent;
 use jiff::Timestamp;
 
-use crate::app::actions::access::AccessKey;
-use crate::app::actions::events::ActionEvent;
-use crate::app::actions::plan::ActionPlan;
 use crate::app::frame::FrameReport;
 use crate::cluster::events::ClusterEvent;
+use crate::cluster::writes::WriteEvent;
+use crate::domain::action::access::AccessKey;
+use crate::domain::action::plan::ActionPlan;
 
 // Messages are moved through a channel and consumed at once, never stored in
 // bulk, so boxing the large cluster events would only add an allocation each.
@@ -26,7 +26,7 @@ pub enum Msg {
     /// Something the cluster layer observed.
     Cluster(ClusterEvent),
     /// A report from the action executor (RBAC answers, audit records, progress).
-    Action(ActionEvent),
+    Action(WriteEvent),
     /// A frame was drawn (sent by the runtime after each draw): what keys
     /// may act on.
     Drawn(FrameReport),

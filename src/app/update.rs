@@ -4,8 +4,8 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use jiff::SignedDuration;
 
+use crate::app::actions;
 use crate::app::actions::dialog::{ConfirmFocus, Dialog};
-use crate::app::actions::{self, registry::ActionId};
 use crate::app::attention_cursor;
 use crate::app::derive::settle;
 use crate::app::freshness;
@@ -465,12 +465,7 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
         ToggleSelect => toggle_selected_node(model),
         DismissReminder => crate::app::reminders::dismiss_queue_reminder(model),
         GroupByUpdateGroup => crate::app::navigation::toggle_group_by_update_group(model),
-        SetMigrationMode | AcknowledgeMigration | RestartVrouter | RestartAllVrouters
-        | CommenceStep => {
-            if let Some(id) = ActionId::from_key(action) {
-                return actions::start(model, id);
-            }
-        }
+        Act(id) => return actions::start(model, id),
     }
     Vec::new()
 }

@@ -1,6 +1,7 @@
 //! Keymaps: which key does what. Loaded from TOML (`keymaps/default.toml` is
 //! built in); every key of the active keymap is listed by the help overlay.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -8,8 +9,11 @@ use crokey::KeyCombination;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde::Deserialize;
 
+use crate::domain::action::ActionId;
+
 /// What a key can do. The operator actions (which write to a cluster) are
-/// listed here by name only; what they do is defined in the action registry.
+/// one variant, [`KeyAction::Act`]: their names, labels and what they do
+/// come from `crate::domain::action`, the one place an action is defined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum KeyAction {
     Quit,
@@ -44,15 +48,12 @@ pub enum KeyAction {
     LogNextMatch,
     LogPreviousMatch,
     LogsForMachine,
-    SetMigrationMode,
-    AcknowledgeMigration,
-    RestartVrouter,
-    RestartAllVrouters,
+    /// Start an operator action (its dialog).
+    Act(ActionId),
     ToggleSelect,
     DismissReminder,
     GroupByUpdateGroup,
     ViewUpdatePlan,
-    CommenceStep,
 }
 
 /// Help-overlay sections, in display order.
@@ -115,11 +116,11 @@ impl KeyAction {
         KeyAction::LogNextMatch,
         KeyAction::LogPreviousMatch,
         KeyAction::LogsForMachine,
-        KeyAction::SetMigrationMode,
-        KeyAction::AcknowledgeMigration,
-        KeyAction::RestartVrouter,
-        KeyAction::RestartAllVrouters,
-        KeyAction::CommenceStep,
+        KeyAction::Act(ActionId::SetMigrationMode),
+        KeyAction::Act(ActionId::AcknowledgeMigration),
+        KeyAction::Act(ActionId::RestartVrouter),
+        KeyAction::Act(ActionId::RestartAllVrouters),
+        KeyAction::Act(ActionId::CommenceStep),
         KeyAction::ToggleSelect,
     ];
 
@@ -158,21 +159,18 @@ impl KeyAction {
             KeyAction::LogNextMatch => "log-next-match",
             KeyAction::LogPreviousMatch => "log-previous-match",
             KeyAction::LogsForMachine => "logs-for-machine",
-            KeyAction::SetMigrationMode => "set-migration-mode",
-            KeyAction::AcknowledgeMigration => "acknowledge-migration",
-            KeyAction::RestartVrouter => "restart-vrouter",
-            KeyAction::RestartAllVrouters => "restart-all-vrouters",
+            KeyAction::Act(a) => a.name(),
             KeyAction::ToggleSelect => "toggle-select",
             KeyAction::DismissReminder => "dismiss-reminder",
             KeyAction::GroupByUpdateGroup => "group-by-update-group",
             KeyAction::ViewUpdatePlan => "view-update-plan",
-            KeyAction::CommenceStep => "commence-step",
         }
     }
 
-    /// One line for the help overlay.
-    pub fn description(self) -> &'static str {
-        match self {
+    /// One line for the help overlay (an action's: its label, then what
+    /// it does).
+    pub fn description(self) -> Cow<'static, str> {
+        let text = match self {
             KeyAction::Quit => "quit (restores the terminal)",
             KeyAction::Help => "show or hide this help",
             KeyAction::Filter => "filter the current table (Enter keeps, Esc clears)",
@@ -205,16 +203,13 @@ impl KeyAction {
             KeyAction::LogNextMatch => "next search match",
             KeyAction::LogPreviousMatch => "previous search match",
             KeyAction::LogsForMachine => "log lines about the selected machine",
-            KeyAction::SetMigrationMode => "set migration mode of the node(s)",
-            KeyAction::AcknowledgeMigration => "acknowledge manual migration (mode -> skip)",
-            KeyAction::RestartVrouter => "restart the node's outdated vRouter pod",
-            KeyAction::RestartAllVrouters => "restart all outdated vRouter pods, one at a time",
+            KeyAction::Act(a) => return format!("{}: {}", a.hint(), a.spec().detail).into(),
             KeyAction::ToggleSelect => "select / unselect the row",
             KeyAction::DismissReminder => "dismiss a reminder for this session",
             KeyAction::GroupByUpdateGroup => "Machines: group by update group (on / off)",
             KeyAction::ViewUpdatePlan => "Update plan (ClusterUpdatePlan steps)",
-            KeyAction::CommenceStep => "commence the update plan's next step",
-        }
+        };
+        Cow::Borrowed(text)
     }
 
     pub fn group(self) -> KeyGroup {
@@ -227,8 +222,7 @@ impl KeyAction {
             | ViewLogs | ViewEvents | ViewAudit | ViewUpdatePlan => KeyGroup::Views,
             LogFollow | LogWrap | LogLevel | LogSearch | LogNextMatch | LogPreviousMatch
             | LogsForMachine => KeyGroup::Logs,
-            SetMigrationMode | AcknowledgeMigration | RestartVrouter | RestartAllVrouters
-            | ToggleSelect | CommenceStep => KeyGroup::Actions,
+            Act(_) | ToggleSelect => KeyGroup::Actions,
         }
     }
 
@@ -384,6 +378,35 @@ mod tests {
         for a in KeyAction::ALL {
             assert!(km.keys.contains_key(&a), "no key for {}", a.name());
         }
+    }
+
+    #[test]
+    fn every_operator_action_has_one_key_action_named_as_the_action() {
+        let km = Keymap::default_keymap();
+        for id in ActionId::ALL {
+            let act = KeyAction::Act(id);
+            assert_eq!(
+                KeyAction::ALL.iter().filter(|a| **a == act).count(),
+                1,
+                "{} is listed once",
+                id.name()
+            );
+            assert_eq!(act.name(), id.name());
+            assert_eq!(KeyAction::from_name(id.name()), Some(act));
+            assert_eq!(act.group(), KeyGroup::Actions);
+        }
+        let act = |c| km.action_for(&ev(KeyCode::Char(c), KeyModifiers::NONE));
+        assert_eq!(act('m'), Some(KeyAction::Act(ActionId::SetMigrationMode)));
+        assert_eq!(
+            act('a'),
+            Some(KeyAction::Act(ActionId::AcknowledgeMigration))
+        );
+        assert_eq!(act('R'), Some(KeyAction::Act(ActionId::RestartVrouter)));
+        assert_eq!(act('c'), Some(KeyAction::Act(ActionId::CommenceStep)));
+        assert_eq!(
+            km.action_for(&ev(KeyCode::Char('r'), KeyModifiers::CONTROL)),
+            Some(KeyAction::Act(ActionId::RestartAllVrouters))
+        );
     }
 
     #[test]

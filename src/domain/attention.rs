@@ -23,14 +23,8 @@ mod vrouter_pods;
 use migrations::migrations;
 use vrouter_pods::vrouter_outdated;
 
+use crate::domain::action::ActionId;
 pub use blockers::{DISABLED_MEANS, for_machine as blockers_for_machine};
-pub use reminders::DISMISS_REMINDER;
-pub use update_plan::COMMENCE_STEP;
-
-/// Action id: show the servers and set the node's migration mode to `skip`.
-pub const ACKNOWLEDGE_MIGRATION: &str = "acknowledge-migration";
-/// Action id: restart the outdated vRouter pods one by one.
-pub const RESTART_VROUTER: &str = "restart-vrouter";
 
 /// How many servers of each list an item's sentence names (the detail panel
 /// names them all).
@@ -132,8 +126,10 @@ pub struct AttentionItem {
     /// Since when: the history's first sight of the condition, else the
     /// message timestamp, else `now`.
     pub since: Timestamp,
-    /// The action the console offers, e.g. [`ACKNOWLEDGE_MIGRATION`].
-    pub action: Option<&'static str>,
+    /// The operator action the item offers (acknowledge a migration,
+    /// restart a vRouter pod, commence a step). A reminder offers none: the
+    /// dismiss key applies to every reminder.
+    pub action: Option<ActionId>,
     /// The object the item is about.
     pub key: ObjectKey,
 }

@@ -12,6 +12,7 @@
 //! [`reminders`] not dismissed), [`vrouter::daemonsets`] and
 //! [`vrouter::restart_order`]. [`fixtures`] builds realistic Snapshots for tests.
 
+pub mod action;
 pub mod attention;
 pub mod changes;
 pub mod fixtures;

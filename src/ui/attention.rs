@@ -18,18 +18,24 @@ use crate::domain::attention::{AttentionItem, AttentionKind};
 use crate::ui::format;
 use crate::ui::{fresh_pane, pane};
 
-/// `a: acknowledge migration` for an item whose action has a key.
-fn action_hint(item: &AttentionItem, model: &Model) -> Option<String> {
-    let name = item.action?;
-    let action = KeyAction::from_name(name)?;
-    let what = name.replace('-', " ");
-    // Only writes are off in a read-only session (dismissing a reminder is not one).
-    if model.session.read_only
-        && crate::app::actions::registry::ActionId::from_key(action).is_some()
-    {
-        return Some(format!("{what}: read-only"));
-    }
-    Some(match model.keymap.first_key(action) {
+/// `a: acknowledge migration` for an item that offers an action:
+/// the action's one label ([`ActionId::hint`]) and the keymap's key;
+/// `x: dismiss reminder` for a reminder.
+pub(crate) fn action_hint(item: &AttentionItem, model: &Model) -> Option<String> {
+    let (key, what) = match (item.action, &item.kind) {
+        (Some(id), _) => {
+            // Only writes are off in a read-only session (dismissing a reminder is not one).
+            if model.session.read_only {
+                return Some(format!("{}: read-only", id.hint()));
+            }
+            (KeyAction::Act(id), id.hint())
+        }
+        (None, AttentionKind::Reminder(_)) => {
+            (KeyAction::DismissReminder, "dismiss reminder".to_string())
+        }
+        (None, _) => return None,
+    };
+    Some(match model.keymap.first_key(key) {
         Some(k) => format!("{k}: {what}"),
         None => what,
     })

@@ -1,6 +1,8 @@
 //! The footer: the current notice, or the keys of the current view (taken
 //! from the active keymap, never hard-coded).
 
+use std::borrow::Cow;
+
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -9,73 +11,78 @@ use ratatui::widgets::Paragraph;
 use crate::app::model::{Model, NoticeLevel, View};
 use crate::config::keymap::{KeyAction, KeyGroup};
 use crate::config::theme::Theme;
+use crate::domain::action::ActionId;
 
 /// The actions worth a hint in `view`, most useful first (the footer shows
-/// as many as fit).
-pub(crate) fn hint_actions(model: &Model) -> Vec<(KeyAction, &'static str)> {
+/// as many as fit). An operator action's hint is its one label
+/// ([`ActionId::hint`]); the key shown is the keymap's.
+pub(crate) fn hint_actions(model: &Model) -> Vec<(KeyAction, Cow<'static, str>)> {
     use KeyAction::*;
-    let mut out: Vec<(KeyAction, &'static str)> = vec![(Help, "help")];
+    let act = |id: ActionId| (Act(id), Cow::Owned(id.hint()));
+    let key = |a: KeyAction, label: &'static str| (a, Cow::Borrowed(label));
+    let mut out = vec![key(Help, "help")];
     match model.view {
         View::Overview => {
-            out.push((AcknowledgeMigration, "ack migration"));
+            // The attention items name their own action and key
+            // (`[a: acknowledge migration]`); only commence is offered here.
             // Only when there is an update plan with a step to commence.
             if crate::app::tables::update_plan::shown_plan(model)
                 .and_then(crate::domain::plan::next_to_commence)
                 .is_some()
             {
-                out.push((CommenceStep, "commence step"));
+                out.push(act(ActionId::CommenceStep));
             }
             out.extend([
-                (ViewMachines, "machines"),
-                (ViewLogs, "logs"),
-                (Command, "view"),
+                key(ViewMachines, "machines"),
+                key(ViewLogs, "logs"),
+                key(Command, "view"),
             ])
         }
         View::Machines => {
             if model.detail_open {
-                out.push((Back, "close details"));
+                out.push(key(Back, "close details"));
             } else {
-                out.push((Open, "details"));
+                out.push(key(Open, "details"));
             }
             out.extend([
-                (Filter, "filter"),
-                (ToggleSelect, "select"),
-                (SetMigrationMode, "migration mode"),
-                (AcknowledgeMigration, "ack migration"),
-                (LogsForMachine, "logs"),
-                (Sort, "sort"),
-                (Command, "view"),
+                key(Filter, "filter"),
+                key(ToggleSelect, "select"),
+                act(ActionId::SetMigrationMode),
+                act(ActionId::AcknowledgeMigration),
+                key(LogsForMachine, "logs"),
+                key(Sort, "sort"),
+                key(Command, "view"),
             ])
         }
         View::Vrouter => out.extend([
-            (RestartVrouter, "restart pod"),
-            (RestartAllVrouters, "restart all"),
-            (Filter, "filter"),
-            (Sort, "sort"),
-            (Command, "view"),
+            act(ActionId::RestartVrouter),
+            act(ActionId::RestartAllVrouters),
+            key(Filter, "filter"),
+            key(Sort, "sort"),
+            key(Command, "view"),
         ]),
         View::Logs => out.extend([
-            (LogFollow, "follow/pause"),
-            (LogSearch, "search"),
-            (LogNextMatch, "next"),
-            (LogLevel, "level"),
-            (LogWrap, "wrap"),
-            (Command, "view"),
+            key(LogFollow, "follow/pause"),
+            key(LogSearch, "search"),
+            key(LogNextMatch, "next"),
+            key(LogLevel, "level"),
+            key(LogWrap, "wrap"),
+            key(Command, "view"),
         ]),
         View::UpdatePlan => out.extend([
-            (CommenceStep, "commence next step"),
-            (Down, "step"),
-            (ViewOverview, "overview"),
-            (Command, "view"),
+            act(ActionId::CommenceStep),
+            key(Down, "step"),
+            key(ViewOverview, "overview"),
+            key(Command, "view"),
         ]),
         View::States | View::Locks | View::Requests | View::Events | View::Audit => out.extend([
-            (Filter, "filter"),
-            (Sort, "sort"),
-            (ReverseSort, "reverse"),
-            (Command, "view"),
+            key(Filter, "filter"),
+            key(Sort, "sort"),
+            key(ReverseSort, "reverse"),
+            key(Command, "view"),
         ]),
     }
-    out.push((Quit, "quit"));
+    out.push(key(Quit, "quit"));
     out.retain(|(a, _)| !(model.session.read_only && a.group() == KeyGroup::Actions));
     out
 }

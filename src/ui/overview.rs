@@ -14,6 +14,7 @@ use crate::app::tables::update_plan::{plan_state, shown_plan};
 use crate::app::tables::{Derived, derived};
 use crate::config::keymap::KeyAction;
 use crate::config::theme::Theme;
+use crate::domain::action::ActionId;
 use crate::domain::join::MachineRow;
 use crate::domain::objects::LockState;
 use crate::domain::plan::{self, PlanState};
@@ -98,7 +99,9 @@ fn plan_line(model: &Model, stale: &str, width: usize, theme: &Theme) -> Option<
         PlanState::Running { .. } => theme.phase,
     };
     let text = format!("{}{stale}", plan::summary(p, &state));
-    let key = model.keymap.first_key(KeyAction::CommenceStep);
+    let key = model
+        .keymap
+        .first_key(KeyAction::Act(ActionId::CommenceStep));
     let hint = match (&state, key) {
         (PlanState::NotStarted | PlanState::PausedBefore { .. }, Some(k))
             if !model.session.read_only =>

@@ -16,6 +16,7 @@ use crate::app::tables::update_plan::{
 use crate::app::tables::{self};
 use crate::config::keymap::KeyAction;
 use crate::config::theme::Theme;
+use crate::domain::action::ActionId;
 use crate::domain::objects::{PlanStep, UpdatePlan};
 use crate::domain::plan::{self, PlanState};
 use crate::ui::{format, fresh_pane, pane, table};
@@ -105,7 +106,7 @@ fn header_lines<'a>(model: &Model, p: &'a UpdatePlan, theme: &Theme) -> Vec<Line
     {
         let key = model
             .keymap
-            .first_key(KeyAction::CommenceStep)
+            .first_key(KeyAction::Act(ActionId::CommenceStep))
             .unwrap_or("");
         // Paused: the summary names the step. Running: say which step
         // commencing now lets run without a pause.

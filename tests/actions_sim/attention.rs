@@ -3,13 +3,13 @@
 //! (confirmation, audit), and only on an item that offers the action.
 
 use jiff::SignedDuration;
-use mosk_console::app::actions::events::RunOutcome;
-use mosk_console::app::actions::registry::ActionId;
 use mosk_console::app::model::{Model, View};
 use mosk_console::app::msg::Msg;
 use mosk_console::app::tables::derived;
 use mosk_console::app::update::update;
 use mosk_console::cluster::events::ClusterEvent;
+use mosk_console::domain::action::ActionId;
+use mosk_console::domain::action::run::RunOutcome;
 use mosk_console::domain::attention::{AttentionItem, AttentionKind};
 use mosk_console::domain::objects::Kind;
 use mosk_console::sim::scenario::UpdatePhase;
@@ -147,7 +147,7 @@ async fn a_on_an_item_that_offers_no_acknowledge_sends_nothing() {
     lists_in(&mut h);
     let other = queue(&h.model)
         .into_iter()
-        .position(|i| i.action != Some("acknowledge-migration"));
+        .position(|i| i.action != Some(ActionId::AcknowledgeMigration));
     let Some(at) = other else {
         panic!("every item offers acknowledge: {:#?}", queue(&h.model));
     };

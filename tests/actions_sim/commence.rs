@@ -10,13 +10,15 @@ use std::sync::{Arc, Mutex};
 use crossterm::event::{KeyCode, KeyModifiers};
 use kube::Client;
 use mosk_console::app::actions::dialog::Dialog;
-use mosk_console::app::actions::events::RunOutcome;
 use mosk_console::app::model::View;
 use mosk_console::audit::{AuditLog, AuditOutcome, AuditPhase};
 use mosk_console::cluster::writes::WriteMode;
 use mosk_console::cluster::writes::executor::{ActionExecutor, ExecutorConfig};
+use mosk_console::console::effects::{ConsoleEffects, to_msgs};
+use mosk_console::domain::action::run::RunOutcome;
+use mosk_console::sim::rbac::{Rbac, RbacRule};
 use mosk_console::sim::scenario::load::load_scenario;
-use mosk_console::sim::world::SimWorld;
+use mosk_console::sim::world::{SimCluster, SimWorld};
 use serde_json::{Value, json};
 
 use super::harness::*;
@@ -37,7 +39,18 @@ const PLAN_PATH: &str =
 /// The harness on the `plan` scenario, its executor speaking to a management
 /// API server that records every request with its body.
 fn plan_harness(mode: WriteMode) -> (Harness, Arc<Mutex<Vec<MgmtSeen>>>) {
+    plan_harness_denying(mode, Vec::new())
+}
+
+/// [`plan_harness`] whose management API server denies what `deny` matches.
+fn plan_harness_denying(
+    mode: WriteMode,
+    deny: Vec<RbacRule>,
+) -> (Harness, Arc<Mutex<Vec<MgmtSeen>>>) {
     let world = SimWorld::new(load_scenario("plan").unwrap(), 7);
+    let mut rbac = Rbac::allow_all("operator-jane");
+    rbac.deny = deny;
+    world.set_rbac(SimCluster::Mgmt, rbac);
     let mut h = Harness::new(
         world,
         Options {
@@ -70,7 +83,7 @@ fn plan_harness(mode: WriteMode) -> (Harness, Arc<Mutex<Vec<MgmtSeen>>>) {
             }
         },
     ));
-    h.exec = ActionExecutor::new(ExecutorConfig {
+    let exec = ActionExecutor::new(ExecutorConfig {
         mgmt: Client::new(mgmt, "default"),
         mosk: Client::new(h.world.mosk_router(), "default"),
         mgmt_context: "sim-mgmt".into(),
@@ -79,9 +92,11 @@ fn plan_harness(mode: WriteMode) -> (Harness, Arc<Mutex<Vec<MgmtSeen>>>) {
         mosk_user: Some("kubeconfig-user".into()),
         audit: Arc::new(AuditLog::open(Some(&h.audit_path)).unwrap()),
         mode,
-        tx: h.tx.clone(),
+        project: h.model.session.namespace.clone(),
+        events: to_msgs(h.tx.clone()),
         replacement_timeout: std::time::Duration::from_secs(5),
     });
+    h.exec = ConsoleEffects::with_executor(exec, h.tx.clone());
     h.model.view = View::UpdatePlan;
     (h, seen)
 }
@@ -193,6 +208,58 @@ async fn commence_sends_the_json_patch_with_its_tests_and_audits_it() {
     );
     assert_eq!(rec.change["type"], "commence");
     assert_eq!(rec.change["id"], "openstack");
+}
+
+/// ClusterUpdatePlan is namespaced: commence asks its RBAC question in the
+/// cluster's project namespace, not cluster-wide (a user whose rights stop
+/// at the project could not commence).
+#[tokio::test(start_paused = true)]
+async fn commence_asks_its_permission_in_the_plans_namespace() {
+    let (mut h, seen) = plan_harness(WriteMode::Live);
+    h.tick_and_settle().await;
+    let reviews: Vec<Value> = mgmt_writes(&seen)
+        .iter()
+        .filter(|r| r.path.ends_with("/selfsubjectaccessreviews"))
+        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .collect();
+    assert_eq!(reviews.len(), 1, "{reviews:?}");
+    assert_eq!(
+        reviews[0]["spec"]["resourceAttributes"],
+        json!({"verb": "patch", "group": "kaas.mirantis.com",
+               "resource": "clusterupdateplans", "namespace": "child-ns"})
+    );
+}
+
+/// The server's answer for the project namespace is the one that counts:
+/// denied there, commence is unavailable at the key and nothing is sent.
+#[tokio::test(start_paused = true)]
+async fn a_denial_in_the_project_namespace_makes_commence_unavailable() {
+    let deny = RbacRule {
+        verb: "patch".into(),
+        group: "kaas.mirantis.com".into(),
+        resource: "clusterupdateplans".into(),
+        namespace: Some("child-ns".into()),
+    };
+    let (mut h, seen) = plan_harness_denying(WriteMode::Live, vec![deny]);
+    h.tick_and_settle().await;
+    h.press('c');
+    assert!(
+        h.model.actions.dialog.is_none(),
+        "{:?}",
+        h.model.actions.dialog
+    );
+    let notice = h
+        .model
+        .notice
+        .as_ref()
+        .map(|n| n.text.clone())
+        .unwrap_or_default();
+    assert!(
+        notice.contains("unavailable")
+            && notice.contains("patch clusterupdateplans.kaas.mirantis.com in child-ns"),
+        "{notice}"
+    );
+    assert!(patches(&seen).is_empty());
 }
 
 #[tokio::test(start_paused = true)]

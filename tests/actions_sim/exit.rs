@@ -189,7 +189,7 @@ async fn quit_while_a_restart_waits_for_its_replacement() {
         m.actions.running.as_ref().is_some_and(|r| {
             matches!(
                 r.steps[0],
-                mosk_console::app::actions::events::StepStatus::Waiting(_)
+                mosk_console::domain::action::run::StepStatus::Waiting(_)
             )
         })
     })

@@ -1,7 +1,7 @@
 //! A console model wired to the simulated clusters through the real
-//! executor: keys go through `update`, commands through `ActionExecutor`
-//! (kube-rs over the sim's HTTP router, in-process), results come back as
-//! messages. Every request the MOSK API server receives is recorded.
+//! executor: keys go through `update`, commands through the console's
+//! effects to `ActionExecutor` (kube-rs over the sim's HTTP router,
+//! in-process), results come back as messages. Every request the MOSK API server receives is recorded.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -11,7 +11,6 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use jiff::SignedDuration;
 use kube::Client;
 use kube::api::DynamicObject;
-use mosk_console::app::actions::events::RunOutcome;
 use mosk_console::app::model::{Model, SessionInfo};
 use mosk_console::app::msg::Msg;
 use mosk_console::app::runtime::Effects;
@@ -21,6 +20,8 @@ use mosk_console::cluster::convert::{convert, is_wanted};
 use mosk_console::cluster::writes::WriteMode;
 use mosk_console::cluster::writes::executor::{ActionExecutor, ExecutorConfig};
 use mosk_console::config::keymap::Keymap;
+use mosk_console::console::effects::{ConsoleEffects, to_msgs};
+use mosk_console::domain::action::run::RunOutcome;
 use mosk_console::domain::objects::{ClusterId, Kind, Snapshot};
 use mosk_console::sim::rbac::{Rbac, RbacRule};
 use mosk_console::sim::scenario::load::{load_scenario, parse_scenario};
@@ -50,7 +51,7 @@ impl Seen {
 pub struct Harness {
     pub world: SimWorld,
     pub model: Model,
-    pub exec: ActionExecutor,
+    pub exec: ConsoleEffects,
     pub rx: UnboundedReceiver<Msg>,
     /// The same channel's sender (keys for a test that runs the runtime loop).
     pub tx: UnboundedSender<Msg>,
@@ -284,6 +285,14 @@ impl Harness {
         let audit = Arc::new(AuditLog::open(Some(&audit_path)).unwrap());
         let (tx, rx) = unbounded_channel();
         let keys = tx.clone();
+        let session = SessionInfo {
+            mgmt_context: "sim-mgmt".into(),
+            mosk_context: "sim-mosk".into(),
+            namespace: world.spec().namespace,
+            read_only: opts.mode == WriteMode::ReadOnly,
+            dry_run: opts.mode == WriteMode::DryRun,
+            ..SessionInfo::default()
+        };
         let exec = ActionExecutor::new(ExecutorConfig {
             mgmt,
             mosk,
@@ -293,16 +302,11 @@ impl Harness {
             mosk_user: Some("kubeconfig-user".into()),
             audit,
             mode: opts.mode,
-            tx,
+            project: session.namespace.clone(),
+            events: to_msgs(tx.clone()),
             replacement_timeout: opts.replacement_timeout,
         });
-        let session = SessionInfo {
-            mgmt_context: "sim-mgmt".into(),
-            mosk_context: "sim-mosk".into(),
-            read_only: opts.mode == WriteMode::ReadOnly,
-            dry_run: opts.mode == WriteMode::DryRun,
-            ..SessionInfo::default()
-        };
+        let exec = ConsoleEffects::with_executor(exec, tx);
         let model = Model::new(session, Keymap::default_keymap(), world.now());
         let mut h = Harness {
             world,
@@ -338,7 +342,8 @@ impl Harness {
         self.model.now = self.world.now();
     }
 
-    fn apply(&mut self, msg: Msg) {
+    /// Runs `update` on `msg` and the commands it returns through the effects.
+    pub fn apply(&mut self, msg: Msg) {
         for cmd in update(&mut self.model, msg) {
             self.exec.run(cmd);
         }

@@ -3,6 +3,7 @@
 //! holds afterwards, and what the audit log says. Time is tokio's paused
 //! clock and the simulator's own clock; nothing sleeps.
 
+mod access_cache;
 mod attention;
 mod commence;
 mod exit;

@@ -3,13 +3,14 @@
 use crossterm::event::{KeyCode, KeyModifiers};
 use jiff::SignedDuration;
 use mosk_console::app::actions::access::Availability;
-use mosk_console::app::actions::events::RunOutcome;
+use mosk_console::app::actions::availability;
 use mosk_console::app::actions::plan::{self, PlanContext};
-use mosk_console::app::actions::{availability, registry::ActionId};
 use mosk_console::app::msg::Command;
 use mosk_console::app::runtime::Effects;
 use mosk_console::audit::{AuditOutcome, AuditPhase};
 use mosk_console::cluster::writes::WriteMode;
+use mosk_console::domain::action::ActionId;
+use mosk_console::domain::action::run::RunOutcome;
 use mosk_console::domain::objects::MigrationMode;
 use mosk_console::sim::scenario::UpdatePhase;
 
@@ -80,7 +81,7 @@ async fn read_only_sends_zero_write_requests() {
         RunOutcome::Refused { .. }
     ));
     h.exec.run(Command::CheckAccess(
-        mosk_console::app::actions::access::all_keys(),
+        mosk_console::app::actions::access::all_keys("child-ns"),
     ));
     for _ in 0..2 {
         h.next_msg().await;

@@ -1,8 +1,8 @@
 //! Set migration mode and acknowledge manual migration, on one and on several nodes.
 
 use crossterm::event::{KeyCode, KeyModifiers};
-use mosk_console::app::actions::events::RunOutcome;
 use mosk_console::audit::{AuditOutcome, AuditPhase};
+use mosk_console::domain::action::run::RunOutcome;
 use serde_json::json;
 
 use super::harness::*;

@@ -2,7 +2,7 @@
 //! migration through the console, runs to the end.
 
 use jiff::SignedDuration;
-use mosk_console::app::actions::events::RunOutcome;
+use mosk_console::domain::action::run::RunOutcome;
 use mosk_console::sim::scenario::UpdatePhase;
 
 use super::harness::*;

@@ -7,9 +7,10 @@
 use crossterm::event::{KeyCode, KeyModifiers};
 use jiff::SignedDuration;
 use mosk_console::app::actions::access::{Availability, NOT_VERIFIED};
-use mosk_console::app::actions::events::RunOutcome;
-use mosk_console::app::actions::{availability, registry::ActionId};
+use mosk_console::app::actions::availability;
 use mosk_console::audit::{AuditOutcome, AuditPhase, PermissionCheck};
+use mosk_console::domain::action::ActionId;
+use mosk_console::domain::action::run::RunOutcome;
 
 use super::harness::*;
 

@@ -3,8 +3,8 @@
 
 use crossterm::event::{KeyCode, KeyModifiers};
 use jiff::SignedDuration;
-use mosk_console::app::actions::events::{RunOutcome, StepStatus};
 use mosk_console::audit::{AuditOutcome, AuditPhase};
+use mosk_console::domain::action::run::{RunOutcome, StepStatus};
 use mosk_console::domain::attention::{AttentionKind, attention};
 use mosk_console::sim::scenario::UpdatePhase;
 use serde_json::{Value, json};

@@ -1,90 +1,17 @@
-//! What the console knows about the user's RBAC: one SelfSubjectAccessReview
-//! answer per permission, kept for a few minutes. `update` reads it to show
-//! actions as available or not; the executor asks the server.
-//!
-//! A review the server could not answer (404, 5xx, a timeout, an answer
-//! without `status`) is not a denial: the permission is *unknown*, the action
-//! is offered as "permission not verified: the server will decide", and the
-//! server's own authorization of the write decides (a 403 then is shown as
-//! any 403). Only a real `allowed: false` is a denial. The executor's cache
-//! (`cluster/writes/executor.rs`) reads verdicts with the same rules: the
-//! same lifetimes ([`AccessVerdict::ttl`]), and only `Denied` stops a plan.
+//! The one cache of what the console knows about the user's RBAC: one
+//! SelfSubjectAccessReview answer per permission, kept for a few minutes
+//! (see `crate::domain::action::access` for what an answer means). `update`
+//! reads it to show actions as available or not and again when a plan is
+//! confirmed; the confirmed plan carries the answer to the executor, which
+//! asks the server only when there is none and reports the answer back here.
 
 use std::collections::BTreeMap;
 
-use jiff::{SignedDuration, Timestamp};
+use jiff::Timestamp;
 
-use crate::app::actions::registry::{ActionId, Permission};
-use crate::domain::objects::ClusterId;
-
-/// How long an answer is trusted before the server is asked again.
-pub const ACCESS_TTL: SignedDuration = SignedDuration::from_secs(180);
-/// A question that could not be asked is asked again sooner.
-pub const UNKNOWN_TTL: SignedDuration = SignedDuration::from_secs(15);
-
-/// One question for SelfSubjectAccessReview.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct AccessKey {
-    pub cluster: ClusterId,
-    pub verb: String,
-    pub group: String,
-    pub resource: String,
-    pub namespace: Option<String>,
-}
-
-impl AccessKey {
-    pub fn of(cluster: ClusterId, p: &Permission) -> AccessKey {
-        AccessKey {
-            cluster,
-            verb: p.verb.to_string(),
-            group: p.group.to_string(),
-            resource: p.resource.to_string(),
-            namespace: p.namespace.map(str::to_string),
-        }
-    }
-
-    pub fn for_action(action: ActionId) -> AccessKey {
-        let s = action.spec();
-        AccessKey::of(s.cluster, &s.permission)
-    }
-
-    /// `delete pods in tf` / `patch nodes`.
-    pub fn describe(&self) -> String {
-        let res = if self.group.is_empty() {
-            self.resource.clone()
-        } else {
-            format!("{}.{}", self.resource, self.group)
-        };
-        match &self.namespace {
-            Some(ns) => format!("{} {res} in {ns}", self.verb),
-            None => format!("{} {res}", self.verb),
-        }
-    }
-}
-
-/// The server's answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AccessVerdict {
-    Allowed,
-    /// Denied, with the server's reason (may be empty).
-    Denied(String),
-    /// The question could not be answered (network, API error, timeout, an
-    /// answer without `status`): why. Not a denial.
-    Unknown(String),
-}
-
-/// What the dialog, the notices and the audit log say when a permission is unknown.
-pub const NOT_VERIFIED: &str = "permission not verified: the server will decide";
-
-impl AccessVerdict {
-    /// How long this answer is trusted: an unknown one is asked again sooner.
-    pub fn ttl(&self) -> SignedDuration {
-        match self {
-            AccessVerdict::Unknown(_) => UNKNOWN_TTL,
-            _ => ACCESS_TTL,
-        }
-    }
-}
+pub use crate::domain::action::access::{
+    ACCESS_TTL, AccessKey, AccessVerdict, NOT_VERIFIED, UNKNOWN_TTL, all_keys,
+};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AccessEntry {
@@ -164,21 +91,10 @@ impl AccessCache {
     }
 }
 
-/// Every permission the registry's actions need, once each.
-pub fn all_keys() -> Vec<AccessKey> {
-    let mut keys: Vec<AccessKey> = Vec::new();
-    for a in ActionId::ALL {
-        let k = AccessKey::for_action(a);
-        if !keys.contains(&k) {
-            keys.push(k);
-        }
-    }
-    keys
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::action::ActionId;
 
     fn t(s: i64) -> Timestamp {
         Timestamp::from_second(1_700_000_000 + s).unwrap()
@@ -187,7 +103,7 @@ mod tests {
     #[test]
     fn answers_expire_and_are_asked_once() {
         let mut c = AccessCache::default();
-        let k = AccessKey::for_action(ActionId::RestartVrouter);
+        let k = AccessKey::for_action(ActionId::RestartVrouter, "child-ns");
         assert_eq!(c.due(std::slice::from_ref(&k), t(0)), vec![k.clone()]);
         assert!(
             c.due(std::slice::from_ref(&k), t(1)).is_empty(),
@@ -222,7 +138,7 @@ mod tests {
     #[test]
     fn an_unanswered_review_offers_the_action_unverified_and_is_asked_again_sooner() {
         let mut c = AccessCache::default();
-        let k = AccessKey::for_action(ActionId::AcknowledgeMigration);
+        let k = AccessKey::for_action(ActionId::AcknowledgeMigration, "child-ns");
         c.due(std::slice::from_ref(&k), t(0));
         c.record(
             k.clone(),
@@ -248,24 +164,6 @@ mod tests {
             c.due(std::slice::from_ref(&k), t(17)),
             vec![k],
             "asked again after 15 s"
-        );
-    }
-
-    #[test]
-    fn all_keys_cover_nodes_pods_and_update_plans() {
-        let keys: Vec<String> = all_keys().iter().map(AccessKey::describe).collect();
-        assert_eq!(
-            keys,
-            vec![
-                "patch nodes",
-                "delete pods in tf",
-                "patch clusterupdateplans.kaas.mirantis.com"
-            ]
-        );
-        assert_eq!(
-            AccessKey::for_action(ActionId::CommenceStep).cluster,
-            ClusterId::Mgmt,
-            "the plan lives in the management cluster"
         );
     }
 }

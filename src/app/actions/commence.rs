@@ -9,84 +9,32 @@
 //! screen is refused by the server instead of commencing another step
 //! (`crate::cluster::writes::update_plan`).
 
-use serde::Serialize;
-
 use crate::app::actions::plan::{ActionPlan, Change, ObjectRef, PlanError, PlannedStep};
-use crate::app::actions::registry::ActionId;
 use crate::app::model::{Model, View};
 use crate::app::tables::update_plan::{estimate_text, shown_plan};
+use crate::domain::action::ActionId;
+pub use crate::domain::action::plan::CommenceStep;
 use crate::domain::objects::{ClusterId, Impact, Kind, PlanStep, UpdatePlan};
 use crate::domain::plan::{self, PlanState};
 
-/// The step to commence, as the screen showed it: what the patch tests and
-/// what the confirmation dialog names.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct CommenceStep {
-    /// Position in `spec.steps` (the patch path).
-    pub index: usize,
-    /// The step's `id`; `None` on plans before MCC 2.28 (the patch then tests `name`).
-    pub id: Option<String>,
-    pub name: String,
-    /// Whether `commence` is present (`false`) or was removed by auto-pause.
-    pub commence_present: bool,
-    pub impact_users: String,
-    pub impact_workloads: String,
-    pub impact_info: Vec<String>,
-    /// `~1h00m`, the raw text, or `no estimate`.
-    pub estimate: String,
-    pub granularity: Option<String>,
-    /// Source -> target of the plan, for the dialog.
-    pub releases: String,
-}
-
-impl CommenceStep {
-    fn of(plan: &UpdatePlan, s: &PlanStep) -> CommenceStep {
-        let impact =
-            |i: &Option<Impact>| i.as_ref().map_or("not given", Impact::as_str).to_string();
-        CommenceStep {
-            index: s.index,
-            id: s.id.clone(),
-            name: s.name.clone(),
-            commence_present: s.commence_present,
-            impact_users: impact(&s.impact_users),
-            impact_workloads: impact(&s.impact_workloads),
-            impact_info: s.impact_info.clone(),
-            estimate: estimate_text(s),
-            granularity: s.granularity.clone(),
-            releases: format!(
-                "{} -> {}",
-                plan.source.as_deref().unwrap_or("?"),
-                plan.target.as_deref().unwrap_or("?")
-            ),
-        }
-    }
-
-    /// `step 2 "ceph"` (the id, else the name).
-    pub fn label(&self) -> String {
-        format!(
-            "step {} \"{}\"",
-            self.index + 1,
-            self.id.as_deref().unwrap_or(&self.name)
-        )
-    }
-
-    /// A major impact on workloads: the dialog asks for the step's name.
-    pub fn needs_typed_name(&self) -> bool {
-        self.impact_workloads == Impact::Major.as_str()
-    }
-
-    /// One line for the audit log and the dialog: what changes.
-    pub fn describe(&self) -> String {
-        let old = if self.commence_present {
-            "false"
-        } else {
-            "(removed)"
-        };
-        format!(
-            "spec.steps[{}].commence: {old} -> true ({})",
-            self.index,
-            self.label()
-        )
+/// The step as the screen shows it.
+fn commence_step_of(plan: &UpdatePlan, s: &PlanStep) -> CommenceStep {
+    let impact = |i: &Option<Impact>| i.as_ref().map_or("not given", Impact::as_str).to_string();
+    CommenceStep {
+        index: s.index,
+        id: s.id.clone(),
+        name: s.name.clone(),
+        commence_present: s.commence_present,
+        impact_users: impact(&s.impact_users),
+        impact_workloads: impact(&s.impact_workloads),
+        impact_info: s.impact_info.clone(),
+        estimate: estimate_text(s),
+        granularity: s.granularity.clone(),
+        releases: format!(
+            "{} -> {}",
+            plan.source.as_deref().unwrap_or("?"),
+            plan.target.as_deref().unwrap_or("?")
+        ),
     }
 }
 
@@ -114,7 +62,7 @@ pub fn plan_commence(model: &Model) -> Result<ActionPlan, PlanError> {
             "every step of the update plan is already commenced".into(),
         ));
     };
-    let step = CommenceStep::of(p, next);
+    let step = commence_step_of(p, next);
     let mut warnings = Vec::new();
     // [I] The three warnings below are inferences from the reference
     // (mosk-update-plan.md §1.3 and §2): that commencing resumes an
@@ -169,6 +117,7 @@ pub fn plan_commence(model: &Model) -> Result<ActionPlan, PlanError> {
         }],
         warnings,
         notes: Vec::new(),
+        access: None,
     })
 }
 

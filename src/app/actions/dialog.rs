@@ -5,8 +5,8 @@
 
 use tui_textarea::TextArea;
 
-use crate::app::actions::events::{RunOutcome, StepStatus};
 use crate::app::actions::plan::ActionPlan;
+use crate::domain::action::run::{RunOutcome, StepStatus};
 use crate::domain::objects::MigrationMode;
 
 /// The dialog on top of the screen; it takes every key while open.

@@ -3,12 +3,12 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use crate::app::actions::access::{AccessKey, Availability};
+use crate::app::actions::access::Availability;
 use crate::app::actions::dialog::{
     ConfirmDialog, ConfirmFocus, Dialog, MODES, MigrationPicker, PickerFocus, RunningAction,
 };
 use crate::app::actions::plan::{self, PlanContext};
-use crate::app::actions::{assign_id, availability, check_access};
+use crate::app::actions::{access_key, assign_id, availability, check_access};
 use crate::app::model::{Model, NoticeLevel};
 use crate::app::msg::Command;
 use crate::app::update::notify;
@@ -216,7 +216,7 @@ fn confirm_plan(model: &mut Model, mut confirm: ConfirmDialog) -> Vec<Command> {
         // Not verified: offered; the server authorizes the write itself.
         Availability::Available | Availability::NotVerified(_) => {}
         Availability::Checking => {
-            let key = AccessKey::for_action(action);
+            let key = access_key(model, action);
             confirm.error = Some(format!(
                 "still asking the server whether you may {}; press y again in a moment",
                 key.describe()
@@ -230,7 +230,14 @@ fn confirm_plan(model: &mut Model, mut confirm: ConfirmDialog) -> Vec<Command> {
             return Vec::new();
         }
     }
-    let plan = confirm.plan;
+    // The execute-time check reads the same answer as this one: the plan
+    // carries it to the executor, which asks the server only without one.
+    let mut plan = confirm.plan;
+    plan.access = model
+        .actions
+        .access
+        .fresh(&access_key(model, action), model.now)
+        .cloned();
     model.actions.running = Some(RunningAction::new(plan.clone()));
     model.actions.dialog = Some(Dialog::Progress);
     vec![Command::Execute(plan)]

@@ -1,20 +1,20 @@
 //! Operator actions, safe by construction.
 //!
-//! The flow: an action key ([`registry`]) -> a dialog ([`dialog`]; the
+//! The flow: an action key (`KeyAction::Act`, one per
+//! `crate::domain::action::ActionId`) -> a dialog ([`dialog`]; the
 //! migration-mode picker first for `m`) -> an [`plan::ActionPlan`] naming
 //! every object and its exact change -> the confirmation dialog (Cancel
 //! focused) -> `Command::Execute(plan)` -> the executor
 //! (`crate::cluster::writes`) writes the audit intent, sends, writes the
-//! result, and reports back as `Msg::Action(..)` ([`events`]). `update` stays
-//! pure: everything here only changes the model and returns commands.
+//! result, and reports `WriteEvent`s, which the console's effects send
+//! back as `Msg::Action`. `update` stays pure: everything here only changes
+//! the model and returns commands.
 
 pub mod access;
 pub mod commence;
 pub mod dialog;
-pub mod events;
 pub mod keys;
 pub mod plan;
-pub mod registry;
 
 use jiff::Timestamp;
 
@@ -24,11 +24,12 @@ use crate::app::update::notify;
 use crate::audit::{AuditPhase, AuditRecord, PermissionCheck};
 use crate::domain::objects::Snapshot;
 
+use crate::cluster::writes::WriteEvent;
+use crate::domain::action::ActionId;
+use crate::domain::action::run::RunOutcome;
 use access::{AccessCache, AccessKey, Availability};
 use dialog::{ConfirmDialog, Dialog, MigrationPicker, NodeModes, RunningAction};
-use events::{ActionEvent, RunOutcome};
 use plan::{ActionPlan, PlanContext};
-use registry::ActionId;
 
 /// How many audit records of this session the model keeps for the Audit view.
 const AUDIT_KEEP: usize = 2000;
@@ -69,7 +70,13 @@ pub fn availability(model: &Model, action: ActionId) -> Availability {
     model
         .actions
         .access
-        .availability(&AccessKey::for_action(action), model.now)
+        .availability(&access_key(model, action), model.now)
+}
+
+/// The permission question `action` asks in this session (its project
+/// namespace for the update plan).
+pub fn access_key(model: &Model, action: ActionId) -> AccessKey {
+    AccessKey::for_action(action, &model.session.namespace)
 }
 
 fn plan_context(model: &Model) -> PlanContext {
@@ -246,7 +253,10 @@ pub fn check_access(model: &mut Model) -> Vec<Command> {
         return Vec::new();
     }
     let now = model.now;
-    let due = model.actions.access.due(&access::all_keys(), now);
+    let due = model
+        .actions
+        .access
+        .due(&access::all_keys(&model.session.namespace), now);
     if due.is_empty() {
         Vec::new()
     } else {
@@ -260,20 +270,20 @@ pub fn on_tick(model: &mut Model) -> Vec<Command> {
 }
 
 /// A report from the executor.
-pub fn on_event(model: &mut Model, ev: ActionEvent) -> Vec<Command> {
+pub fn on_event(model: &mut Model, ev: WriteEvent) -> Vec<Command> {
     match ev {
-        ActionEvent::Access { key, verdict } => {
+        WriteEvent::Access { key, verdict } => {
             let now = model.now;
             model.actions.access.record(key, verdict, now);
         }
-        ActionEvent::Audit(rec) => {
+        WriteEvent::Audit(rec) => {
             model.actions.audit.push(*rec);
             let n = model.actions.audit.len();
             if n > AUDIT_KEEP {
                 model.actions.audit.drain(..n - AUDIT_KEEP);
             }
         }
-        ActionEvent::Step {
+        WriteEvent::Step {
             plan_id,
             index,
             status,
@@ -288,7 +298,7 @@ pub fn on_event(model: &mut Model, ev: ActionEvent) -> Vec<Command> {
                 *s = status;
             }
         }
-        ActionEvent::Finished { plan_id, outcome } => {
+        WriteEvent::Finished { plan_id, outcome } => {
             let Some(r) = model
                 .actions
                 .running

@@ -4,145 +4,13 @@
 //! what the confirmation dialog shows, what the executor sends, and what the
 //! audit log records; nothing else decides what is written.
 
-use serde::Serialize;
-
-use crate::app::actions::registry::{ActionId, VROUTER_NAMESPACE};
-use crate::domain::lockmsg::{self, MessageKind, ServerGroup, servers};
+pub use crate::domain::action::plan::{
+    AcknowledgeGroup, ActionPlan, AnnotationChange, Change, ObjectRef, PlannedStep,
+};
+use crate::domain::action::{ActionId, VROUTER_NAMESPACE};
+use crate::domain::lockmsg::{self, MessageKind, servers};
 use crate::domain::objects::{ClusterId, Controller, Kind, LockState, MigrationMode, Snapshot};
 use crate::domain::vrouter;
-
-/// One object a plan touches, as it was when the plan was made.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ObjectRef {
-    pub cluster: ClusterId,
-    pub kind: Kind,
-    /// Empty for cluster-scoped objects.
-    pub namespace: String,
-    pub name: String,
-    /// The uid seen on screen: deletes carry it as a precondition.
-    pub uid: String,
-}
-
-impl ObjectRef {
-    /// `Node/kaas-node-…` or `Pod tf/tf-vrouter-agent-…`.
-    pub fn display(&self) -> String {
-        if self.namespace.is_empty() {
-            format!("{}/{}", self.kind.api_kind(), self.name)
-        } else {
-            format!("{}/{}/{}", self.kind.api_kind(), self.namespace, self.name)
-        }
-    }
-}
-
-/// One annotation: its value before and after (`None`: not set / removed).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct AnnotationChange {
-    pub key: String,
-    pub old: Option<String>,
-    pub new: Option<String>,
-}
-
-impl AnnotationChange {
-    /// `instance_migration_mode: manual -> skip` (the key without its prefix).
-    pub fn describe(&self) -> String {
-        let short = self.key.rsplit('/').next().unwrap_or(&self.key);
-        format!(
-            "{short}: {} -> {}",
-            self.old.as_deref().unwrap_or("(unset)"),
-            self.new.as_deref().unwrap_or("(unset)")
-        )
-    }
-}
-
-/// The exact change to one object.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum Change {
-    /// A JSON merge patch of `metadata.annotations`.
-    Annotations { annotations: Vec<AnnotationChange> },
-    /// Delete the pod (uid precondition), then wait for its DaemonSet to
-    /// create the replacement on the same node from the current template.
-    RestartPod {
-        node: String,
-        daemonset: String,
-        /// The DaemonSet generation the pod was created from.
-        running_generation: Option<i64>,
-        /// The DaemonSet's generation now: what the replacement must run.
-        current_generation: Option<i64>,
-    },
-    /// Set `commence: true` on a step of a ClusterUpdatePlan (JSON patch
-    /// with `test` ops on the step's id/name and current `commence`).
-    Commence(crate::app::actions::commence::CommenceStep),
-}
-
-impl Change {
-    /// One line: what changes, old -> new.
-    pub fn describe(&self) -> String {
-        match self {
-            Change::Annotations { annotations } => annotations
-                .iter()
-                .map(AnnotationChange::describe)
-                .collect::<Vec<_>>()
-                .join("; "),
-            Change::RestartPod {
-                running_generation,
-                current_generation,
-                ..
-            } => format!(
-                "delete; replacement runs generation {} -> {}",
-                gen_text(*running_generation),
-                gen_text(*current_generation)
-            ),
-            Change::Commence(c) => c.describe(),
-        }
-    }
-}
-
-fn gen_text(g: Option<i64>) -> String {
-    g.map_or_else(|| "?".to_string(), |g| g.to_string())
-}
-
-/// One object and its change.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlannedStep {
-    pub target: ObjectRef,
-    pub change: Change,
-    /// The node the object is (or is on).
-    pub node: String,
-    /// For an acknowledgement: the servers the OpenStack lock says are still on the node.
-    pub servers: Vec<String>,
-    /// For an acknowledgement: the same servers as the lock's message lists
-    /// them (owners to notify, unset maintenance action, still on the node),
-    /// each list with what `skip` does to it.
-    pub acknowledge: Vec<AcknowledgeGroup>,
-}
-
-/// One list of servers in the acknowledge dialog, under its own heading.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AcknowledgeGroup {
-    pub group: ServerGroup,
-    /// What setting the node to `skip` does to these servers (true for each).
-    pub warning: &'static str,
-}
-
-/// Everything one confirmed action will do.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ActionPlan {
-    /// Unique in this session (set by `update` when the plan is made).
-    pub id: u64,
-    pub action: ActionId,
-    pub cluster: ClusterId,
-    /// The kubeconfig context of that cluster.
-    pub context: String,
-    /// Sent with `dryRun=All`: the server validates, nothing changes.
-    pub dry_run: bool,
-    /// In order; vRouter restarts run one at a time in this order.
-    pub steps: Vec<PlannedStep>,
-    /// Shown in the confirmation dialog before the operator confirms.
-    pub warnings: Vec<String>,
-    /// Objects left out and why.
-    pub notes: Vec<String>,
-}
 
 /// Where plans go: the MOSK cluster's context and the session's mode.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -171,6 +39,7 @@ fn new_plan(ctx: &PlanContext, action: ActionId) -> ActionPlan {
         steps: Vec::new(),
         warnings: Vec::new(),
         notes: Vec::new(),
+        access: None,
     }
 }
 

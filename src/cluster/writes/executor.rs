@@ -1,27 +1,30 @@
-//! Runs the commands `update` returns for actions: executes confirmed plans
-//! (audit intent -> request -> audit result, one object at a time, stopping
-//! at the first failure), answers RBAC questions, and cancels runs between
-//! objects. Reports go back to `update` as `Msg::Action`. What happens to a
-//! request still in flight when the console quits is in [`super::exit`].
+//! Executes confirmed plans (audit intent -> request -> audit result, one
+//! object at a time, stopping at the first failure), asks RBAC questions,
+//! and cancels runs between objects. Reports go out as [`WriteEvent`]s
+//! (the console maps them to its messages). What happens to a request
+//! still in flight when the console quits is in [`super::exit`].
+//!
+//! The executor keeps no permission answers of its own: a plan carries the
+//! answer the model's access cache held when it was confirmed
+//! ([`ActionPlan::access`]); only a plan without one makes it ask the server,
+//! and that answer is reported back to the model like any other.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tokio::sync::OnceCell;
-use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use super::events::{WriteEvent, WriteSink};
 use super::exit::InFlight;
 use super::{WriteError, WriteMode, Writer};
-use crate::app::actions::access::{AccessKey, AccessVerdict, NOT_VERIFIED};
-use crate::app::actions::events::{ActionEvent, RunOutcome, StepStatus};
-use crate::app::actions::plan::{ActionPlan, Change, PlannedStep};
-use crate::app::msg::{Command, Msg};
-use crate::app::runtime::Effects;
 use crate::audit::{AuditLog, AuditOutcome, AuditPhase, AuditRecord, PermissionCheck};
+use crate::domain::action::access::{AccessKey, AccessVerdict, NOT_VERIFIED};
+use crate::domain::action::plan::{ActionPlan, Change, PlannedStep};
+use crate::domain::action::run::{RunOutcome, StepStatus};
 use crate::domain::objects::ClusterId;
 
 /// How long a vRouter restart waits for the replacement pod by default.
@@ -39,7 +42,11 @@ pub struct ExecutorConfig {
     pub mosk_user: Option<String>,
     pub audit: Arc<AuditLog>,
     pub mode: WriteMode,
-    pub tx: UnboundedSender<Msg>,
+    /// The cluster's project namespace on the management cluster (where
+    /// its ClusterUpdatePlan is; the commence permission is asked there).
+    pub project: String,
+    /// Where reports go.
+    pub events: WriteSink,
     /// How long to wait for a replacement vRouter pod to be Ready.
     pub replacement_timeout: Duration,
 }
@@ -50,7 +57,8 @@ impl ExecutorConfig {
         clusters: &crate::cluster::connect::Clusters,
         audit: Arc<AuditLog>,
         mode: WriteMode,
-        tx: UnboundedSender<Msg>,
+        project: &str,
+        events: WriteSink,
     ) -> ExecutorConfig {
         let user = |u: &str| (!u.is_empty() && u != "-").then(|| u.to_string());
         ExecutorConfig {
@@ -62,7 +70,8 @@ impl ExecutorConfig {
             mosk_user: user(&clusters.mosk_user),
             audit,
             mode,
-            tx,
+            project: project.to_string(),
+            events,
             replacement_timeout: DEFAULT_REPLACEMENT_TIMEOUT,
         }
     }
@@ -71,11 +80,11 @@ impl ExecutorConfig {
 pub(super) struct Shared {
     writer: Writer,
     pub(super) audit: Arc<AuditLog>,
-    tx: UnboundedSender<Msg>,
+    events: WriteSink,
+    project: String,
     mosk_user: Option<String>,
     mgmt_user: Option<String>,
     identity: OnceCell<(String, String)>,
-    access: Mutex<HashMap<AccessKey, (AccessVerdict, Instant)>>,
     replacement_timeout: Duration,
     /// Per plan: the request sent whose result record is not written yet.
     pub(super) in_flight: Mutex<BTreeMap<u64, InFlight>>,
@@ -85,7 +94,7 @@ pub(super) struct Shared {
     pub(super) after_quit: Mutex<Vec<String>>,
 }
 
-/// The `Effects` for action commands.
+/// The one executor of operator actions (see the module text).
 pub struct ActionExecutor {
     pub(super) shared: Arc<Shared>,
     pub(super) cancel: Option<CancellationToken>,
@@ -99,11 +108,11 @@ impl ActionExecutor {
             shared: Arc::new(Shared {
                 writer: Writer::new(cfg.mgmt, cfg.mosk, cfg.mode),
                 audit: cfg.audit,
-                tx: cfg.tx,
+                events: cfg.events,
+                project: cfg.project,
                 mosk_user: cfg.mosk_user,
                 mgmt_user: cfg.mgmt_user,
                 identity: OnceCell::new(),
-                access: Mutex::new(HashMap::new()),
                 replacement_timeout: cfg.replacement_timeout,
                 in_flight: Mutex::new(BTreeMap::new()),
                 quitting: AtomicBool::new(false),
@@ -119,78 +128,75 @@ impl ActionExecutor {
     }
 }
 
-impl Effects for ActionExecutor {
-    /// Must be called inside a tokio runtime (the console's runtime loop is).
-    fn run(&mut self, command: Command) {
-        match command {
-            Command::Execute(plan) => {
-                let token = CancellationToken::new();
-                self.cancel = Some(token.clone());
-                let shared = self.shared.clone();
-                self.tasks.retain(|t| !t.is_finished());
-                self.tasks.push(tokio::spawn(async move {
-                    let id = plan.id;
-                    let outcome = run_plan(&shared, &plan, &token).await;
-                    shared.send(ActionEvent::Finished {
-                        plan_id: id,
-                        outcome,
-                    });
-                }));
+impl ActionExecutor {
+    /// Runs a confirmed plan (one at a time). Must be called inside a tokio
+    /// runtime (the console's runtime loop is).
+    pub fn execute(&mut self, plan: ActionPlan) {
+        let token = CancellationToken::new();
+        self.cancel = Some(token.clone());
+        let shared = self.shared.clone();
+        self.tasks.retain(|t| !t.is_finished());
+        self.tasks.push(tokio::spawn(async move {
+            let id = plan.id;
+            let outcome = run_plan(&shared, &plan, &token).await;
+            shared.send(WriteEvent::Finished {
+                plan_id: id,
+                outcome,
+            });
+        }));
+    }
+
+    /// Asks the server each question; every answer is reported.
+    pub fn check_access(&mut self, keys: Vec<AccessKey>) {
+        let shared = self.shared.clone();
+        tokio::spawn(async move {
+            for key in keys {
+                let verdict = shared.writer.review_access(&key).await;
+                shared.send(WriteEvent::Access { key, verdict });
             }
-            Command::CheckAccess(keys) => {
-                let shared = self.shared.clone();
-                tokio::spawn(async move {
-                    for key in keys {
-                        let verdict = shared.review(&key, true).await;
-                        shared.send(ActionEvent::Access { key, verdict });
-                    }
-                });
-            }
-            Command::CancelRun => {
-                if let Some(t) = &self.cancel {
-                    t.cancel();
-                }
-            }
-            // Quitting: no further object of a running plan is sent; the
-            // one in flight is waited for by `finish` (see `super::exit`).
-            Command::Quit => {
-                self.shared.quitting.store(true, Ordering::SeqCst);
-                if let Some(t) = &self.cancel {
-                    t.cancel();
-                }
-            }
+        });
+    }
+
+    /// Stops the running plan before its next object.
+    pub fn cancel_run(&mut self) {
+        if let Some(t) = &self.cancel {
+            t.cancel();
         }
+    }
+
+    /// The console quits: no further object of a running plan is sent; the
+    /// one in flight is waited for by `finish` (see `super::exit`).
+    pub fn quit(&mut self) {
+        self.shared.quitting.store(true, Ordering::SeqCst);
+        self.cancel_run();
     }
 }
 
 impl Shared {
-    pub(super) fn send(&self, ev: ActionEvent) {
-        // The console may be closing; a closed channel is not an error here.
-        let _ = self.tx.send(Msg::Action(ev));
+    pub(super) fn send(&self, ev: WriteEvent) {
+        (self.events)(ev);
     }
 
     fn step(&self, plan: &ActionPlan, index: usize, status: StepStatus) {
-        self.send(ActionEvent::Step {
+        self.send(WriteEvent::Step {
             plan_id: plan.id,
             index,
             status,
         });
     }
 
-    /// The access verdict, from the cache unless `fresh` or expired (an
-    /// unknown one expires sooner, as in the model's `AccessCache`).
-    async fn review(&self, key: &AccessKey, fresh: bool) -> AccessVerdict {
-        if !fresh
-            && let Some((v, at)) = self.access.lock().ok().and_then(|m| m.get(key).cloned())
-            && at.elapsed() < Duration::from_secs(v.ttl().as_secs().max(0) as u64)
-        {
-            return v;
+    /// The answer the plan was confirmed with (the model's access cache);
+    /// without one, the server's, reported back to the model's cache.
+    async fn access(&self, plan: &ActionPlan, key: &AccessKey) -> AccessVerdict {
+        if let Some(v) = &plan.access {
+            return v.clone();
         }
-        let v = self.writer.review_access(key).await;
-        if let Ok(mut m) = self.access.lock() {
-            m.insert(key.clone(), (v.clone(), Instant::now()));
-        }
-        v
+        let verdict = self.writer.review_access(key).await;
+        self.send(WriteEvent::Access {
+            key: key.clone(),
+            verdict: verdict.clone(),
+        });
+        verdict
     }
 
     /// (user, source): from SelfSubjectReview on the MOSK cluster, else the kubeconfig user.
@@ -223,7 +229,7 @@ impl Shared {
             .map_err(|e| e.to_string())
             .and_then(|r| r.map_err(|e| e.to_string()));
         if res.is_ok() {
-            self.send(ActionEvent::Audit(Box::new(rec)));
+            self.send(WriteEvent::Audit(Box::new(rec)));
         }
         res
     }
@@ -291,11 +297,10 @@ async fn run_plan(shared: &Shared, plan: &ActionPlan, cancel: &CancellationToken
                 .into(),
         };
     }
-    let spec = plan.action.spec();
-    let key = AccessKey::of(spec.cluster, &spec.permission);
+    let key = AccessKey::for_action(plan.action, &shared.project);
     // Only a real denial stops the plan here; an unanswered review leaves
     // the decision to the server's own authorization of each request.
-    let (permission, permission_note) = match shared.review(&key, false).await {
+    let (permission, permission_note) = match shared.access(plan, &key).await {
         AccessVerdict::Denied(reason) => {
             not_sent_rest(shared, plan, 0, "forbidden");
             let why = if reason.is_empty() {

@@ -8,6 +8,7 @@
 //! makes sure a request in flight when the console quits gets a result record.
 
 pub mod errors;
+pub mod events;
 pub mod executor;
 pub mod exit;
 pub mod review;
@@ -19,11 +20,12 @@ use kube::Api;
 use kube::api::{Patch, PatchParams};
 use serde_json::{Map, Value, json};
 
-use crate::app::actions::plan::AnnotationChange;
+use crate::domain::action::plan::AnnotationChange;
 use crate::domain::objects::ClusterId;
 use crate::sanitize::sanitize;
 
 pub use errors::WriteError;
+pub use events::{WriteEvent, WriteSink};
 
 /// How writes are sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

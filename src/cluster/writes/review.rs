@@ -13,7 +13,7 @@ use kube::api::PostParams;
 use serde_json::Value;
 
 use super::Writer;
-use crate::app::actions::access::{AccessKey, AccessVerdict};
+use crate::domain::action::access::{AccessKey, AccessVerdict};
 use crate::domain::objects::ClusterId;
 use crate::sanitize::sanitize;
 

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 use super::errors::{self, Target};
 use super::{WriteError, Writer};
-use crate::app::actions::commence::CommenceStep;
+use crate::domain::action::plan::CommenceStep;
 use crate::domain::objects::{ClusterId, Kind};
 use crate::sanitize::sanitize;
 

@@ -54,7 +54,7 @@ pub(super) fn migrations(
                     format!(
                         "migration mode manual: {servers} still on the node: {lists}; tell the owners, migrate the servers, then acknowledge. Lock says {lock_says}"
                     ),
-                    Some(ACKNOWLEDGE_MIGRATION),
+                    Some(ActionId::AcknowledgeMigration),
                 ),
                 MigrationMode::Skip => (
                     if notify {
@@ -72,7 +72,7 @@ pub(super) fn migrations(
                     format!(
                         "{servers} still on the node: {lists}; tell the owners, migrate, stop or shelve the servers, then acknowledge. Lock says {lock_says}"
                     ),
-                    Some(ACKNOWLEDGE_MIGRATION),
+                    Some(ActionId::AcknowledgeMigration),
                 ),
                 MigrationMode::Live | MigrationMode::Other(_) => (
                     AttentionKind::MigrationGaveUp,
@@ -80,7 +80,7 @@ pub(super) fn migrations(
                         "live migration gave up after {} attempts per server: {servers} still on the node: {lists}; migrate by hand, then acknowledge. Lock says {lock_says}",
                         attempts()
                     ),
-                    Some(ACKNOWLEDGE_MIGRATION),
+                    Some(ActionId::AcknowledgeMigration),
                 ),
             }
         } else {
@@ -90,7 +90,7 @@ pub(super) fn migrations(
                     format!(
                         "migration mode manual: {servers} still on the node; migrate them, then acknowledge. Lock says {lock_says}"
                     ),
-                    Some(ACKNOWLEDGE_MIGRATION),
+                    Some(ActionId::AcknowledgeMigration),
                 ),
                 MigrationMode::Live => (
                     AttentionKind::MigrationGaveUp,
@@ -98,7 +98,7 @@ pub(super) fn migrations(
                         "live migration gave up after {} attempts per server: {servers} still on the node; migrate by hand, then acknowledge. Lock says {lock_says}",
                         attempts()
                     ),
-                    Some(ACKNOWLEDGE_MIGRATION),
+                    Some(ActionId::AcknowledgeMigration),
                 ),
                 // Before MOSK 25.1, skip returned at once without looking at
                 // the servers: this message should not stay [C-code, §4.3].

@@ -10,9 +10,6 @@ use crate::domain::objects::{Kind, ObjectKey, Snapshot};
 use crate::domain::progress::human_duration;
 use crate::domain::reminders::{self, Reminder};
 
-/// Action id: dismiss the reminder for this session (not a write).
-pub const DISMISS_REMINDER: &str = "dismiss-reminder";
-
 /// The reminder items due now.
 pub(super) fn reminders(
     snap: &Snapshot,
@@ -35,7 +32,7 @@ pub(super) fn reminders(
             node: None,
             why,
             since,
-            action: Some(DISMISS_REMINDER),
+            action: None,
             // Reminders are about no object; the key names the reminder.
             key: ObjectKey {
                 kind: Kind::ClusterMaintenanceRequest,

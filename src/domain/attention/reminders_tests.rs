@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::domain::attention::{AttentionKind, DISMISS_REMINDER, queue};
+use crate::domain::attention::{AttentionKind, queue};
 use crate::domain::fixtures::blockers::{self, WAITING, in_progress};
 use crate::domain::fixtures::{self, Scenario, at};
 use crate::domain::history::History;
@@ -14,7 +14,7 @@ fn reminders(snap: &Snapshot, history: &History, now: jiff::Timestamp) -> Vec<(R
         .into_iter()
         .filter_map(|i| match i.kind {
             AttentionKind::Reminder(r) => {
-                assert_eq!(i.action, Some(DISMISS_REMINDER));
+                assert_eq!(i.action, None, "a reminder offers no write");
                 Some((r, i.why))
             }
             _ => None,

@@ -24,7 +24,7 @@ fn mid_update_queue_oldest_first() {
         vec![at("09:56"), at("10:02"), at("10:05")]
     );
     let manual = &items[1];
-    assert_eq!(manual.action, Some(ACKNOWLEDGE_MIGRATION));
+    assert_eq!(manual.action, Some(ActionId::AcknowledgeMigration));
     assert_eq!(manual.node.as_deref(), Some(NODE_W3));
     assert!(manual.why.contains(SERVER_C), "{}", manual.why);
     assert!(manual.why.contains("1 server is"), "{}", manual.why);
@@ -142,7 +142,7 @@ fn new_format_lists_are_told_apart() {
     let msg = fixtures::both_lists_lock_message();
     let live = worker3_says(&msg, None);
     assert_eq!(live.kind, AttentionKind::NotifyOwners);
-    assert_eq!(live.action, Some(ACKNOWLEDGE_MIGRATION));
+    assert_eq!(live.action, Some(ActionId::AcknowledgeMigration));
     assert!(
         live.why.starts_with(&format!(
             "2 servers are still on the node: owners to notify (1): {SERVER_C}; unset maintenance action (not migrated) (1): {}; tell the owners",
@@ -324,7 +324,7 @@ fn vrouter_outdated_only_after_the_update_on_a_manual_release() {
         vec![(AttentionKind::VrouterOutdated, VROUTER_DS)]
     );
     assert_eq!(items[0].kind.label(), "vRouter outdated");
-    assert_eq!(items[0].action, Some(RESTART_VROUTER));
+    assert_eq!(items[0].action, Some(ActionId::RestartVrouter));
     assert_eq!(items[0].since, at("11:40"));
     assert_eq!(
         items[0].why,
@@ -350,7 +350,7 @@ fn vrouter_on_an_automatic_release_waits_for_the_restart_then_says_still_outdate
         vec![(AttentionKind::VrouterStillOutdated, VROUTER_DS)]
     );
     assert_eq!(items[0].kind.label(), "vRouter pods still outdated");
-    assert_eq!(items[0].action, Some(RESTART_VROUTER));
+    assert_eq!(items[0].action, Some(ActionId::RestartVrouter));
     assert_eq!(items[0].since, at("11:40"));
     assert_eq!(
         items[0].why,

@@ -5,14 +5,11 @@
 use jiff::Timestamp;
 
 use super::{AttentionItem, AttentionKind};
+use crate::domain::action::ActionId;
 use crate::domain::history::History;
 use crate::domain::objects::{Kind, ObjectKey, Snapshot, UpdatePlan};
 use crate::domain::plan::{self, PlanState};
 use crate::domain::progress::human_duration;
-
-/// Action id: commence the next step of the update plan (registered by the
-/// update-plan view's action; the Overview shows its key when it exists).
-pub const COMMENCE_STEP: &str = "commence-step";
 
 fn plan_key(plan: &UpdatePlan) -> ObjectKey {
     ObjectKey {
@@ -82,7 +79,7 @@ pub(super) fn update_plan(
                         "no firing alert recorded in UpdateAutoPause {} now{paused}; to resume: {again}",
                         a.name
                     ),
-                    Some(COMMENCE_STEP),
+                    Some(ActionId::CommenceStep),
                 ),
                 (true, None) => (
                     format!(
@@ -132,7 +129,7 @@ pub(super) fn update_plan(
                     .or(history.first_seen(&key))
                     .or(plan.created)
                     .unwrap_or(now),
-                action: Some(COMMENCE_STEP),
+                action: Some(ActionId::CommenceStep),
                 key: key.clone(),
             });
         }

@@ -1,6 +1,7 @@
 //! The update plan's attention items, with their exact texts.
 
-use crate::domain::attention::{AttentionKind, COMMENCE_STEP, attention};
+use crate::domain::action::ActionId;
+use crate::domain::attention::{AttentionKind, attention};
 use crate::domain::fixtures::blockers::{
     self, ALERT_CEPH, ALERT_KUBE, PLAN, StepAt, WAITING, completed, in_progress,
 };
@@ -83,7 +84,7 @@ fn auto_pause_without_recorded_alerts_says_so() {
         items[0].why
     );
     // Only the commence is left to do: the item offers it.
-    assert_eq!(items[0].action, Some(COMMENCE_STEP));
+    assert_eq!(items[0].action, Some(ActionId::CommenceStep));
     // While alerts fire, commencing would not resume: no action offered.
     let firing = attention(
         &auto_paused(&[ALERT_KUBE]),
@@ -140,7 +141,7 @@ fn paused_before_a_step_waits_for_commence_with_the_commence_action() {
         waiting[0].why,
         "the update is paused before step 3 \"k8s-controllers\": it waits for commence (Update host OS and Kubernetes components on master nodes; impact on workloads minor, estimated ~30m)"
     );
-    assert_eq!(waiting[0].action, Some(COMMENCE_STEP));
+    assert_eq!(waiting[0].action, Some(ActionId::CommenceStep));
     assert_eq!(waiting[0].since, at("09:02"));
 }
 

@@ -79,7 +79,7 @@ pub(super) fn vrouter_outdated(
             node: None,
             why,
             since,
-            action: Some(RESTART_VROUTER),
+            action: Some(ActionId::RestartVrouter),
             key,
         });
     }

@@ -12,10 +12,11 @@ use crate::app::actions::access::Availability;
 use crate::app::actions::commence::{CommenceStep, commence_step};
 use crate::app::actions::dialog::{ConfirmDialog, ConfirmFocus};
 use crate::app::actions::plan::ActionPlan;
-use crate::app::actions::{availability, registry::ActionId};
+use crate::app::actions::{access_key, availability};
 use crate::app::frame::ConfirmView;
 use crate::app::model::Model;
 use crate::config::theme::Theme;
+use crate::domain::action::ActionId;
 
 /// Draws the dialog; returns what of its body it showed and whether the
 /// Confirm button was drawn whole.
@@ -65,7 +66,7 @@ pub(super) fn draw(
     let access = availability(model, plan.action);
     body.push(match access.clone() {
         Availability::Available => Line::styled(
-            format!("permission: allowed ({})", access_text(plan.action)),
+            format!("permission: allowed ({})", access_text(model, plan.action)),
             theme.ok,
         ),
         Availability::NotVerified(why) => Line::styled(
@@ -75,7 +76,7 @@ pub(super) fn draw(
         Availability::Checking => Line::styled(
             format!(
                 "permission: asking the server ({})",
-                access_text(plan.action)
+                access_text(model, plan.action)
             ),
             theme.muted,
         ),
@@ -280,6 +281,6 @@ fn wrapped_height(lines: &[Line], width: u16) -> u16 {
         .map_or(0, |y| y + 1)
 }
 
-fn access_text(action: ActionId) -> String {
-    crate::app::actions::access::AccessKey::for_action(action).describe()
+fn access_text(model: &Model, action: ActionId) -> String {
+    access_key(model, action).describe()
 }

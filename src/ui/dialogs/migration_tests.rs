@@ -41,7 +41,7 @@ fn acknowledge_worker3(message: &str, mode: Option<MigrationMode>) -> Model {
     n.migration_mode = mode;
     snap.apply(Object::Node(n));
     m.snapshot = snap;
-    for k in all_keys() {
+    for k in all_keys("child-ns") {
         m.actions.access.record(k, AccessVerdict::Allowed, m.now);
     }
     m.selected_nodes.insert(NODE_W3.into());

@@ -8,10 +8,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{context_line, dry_run_line, frame_box, hints, title};
-use crate::app::actions::events::{RunOutcome, StepStatus};
 use crate::app::actions::plan::Change;
 use crate::app::model::Model;
 use crate::config::theme::Theme;
+use crate::domain::action::run::{RunOutcome, StepStatus};
 use crate::domain::vrouter;
 
 pub(super) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {

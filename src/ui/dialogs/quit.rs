@@ -8,9 +8,9 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{frame_box, hints};
 use crate::app::actions::EXIT_WAIT;
-use crate::app::actions::events::StepStatus;
 use crate::app::model::Model;
 use crate::config::theme::Theme;
+use crate::domain::action::run::StepStatus;
 
 pub(super) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
     let mut body: Vec<Line> = vec![Line::styled(

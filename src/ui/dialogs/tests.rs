@@ -4,16 +4,18 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
+use crate::app::actions;
 use crate::app::actions::access::{AccessKey, AccessVerdict, all_keys};
 use crate::app::actions::dialog::{ConfirmDialog, Dialog, RunningAction};
-use crate::app::actions::events::{ActionEvent, RunOutcome, StepStatus};
 use crate::app::actions::plan::{self, PlanContext};
-use crate::app::actions::{self, registry::ActionId};
 use crate::app::model::{Model, SessionInfo};
 use crate::app::msg::Msg;
 use crate::app::update::update;
+use crate::cluster::writes::WriteEvent;
 use crate::config::keymap::Keymap;
 use crate::config::theme::Theme;
+use crate::domain::action::ActionId;
+use crate::domain::action::run::{RunOutcome, StepStatus};
 use crate::domain::fixtures::{self, names::*};
 
 fn model(dry_run: bool) -> Model {
@@ -28,7 +30,7 @@ fn model(dry_run: bool) -> Model {
         fixtures::mid_update_now(),
     );
     m.snapshot = fixtures::mid_update();
-    for k in all_keys() {
+    for k in all_keys("child-ns") {
         m.actions.access.record(k, AccessVerdict::Allowed, m.now);
     }
     m
@@ -154,7 +156,7 @@ fn restart_all_progress_running_and_failed() {
     m.actions.dialog = Some(Dialog::Progress);
     actions::on_event(
         &mut m,
-        ActionEvent::Step {
+        WriteEvent::Step {
             plan_id: id,
             index: 0,
             status: StepStatus::Done(
@@ -164,7 +166,7 @@ fn restart_all_progress_running_and_failed() {
     );
     actions::on_event(
         &mut m,
-        ActionEvent::Step {
+        WriteEvent::Step {
             plan_id: id,
             index: 1,
             status: StepStatus::Waiting(format!(
@@ -175,7 +177,7 @@ fn restart_all_progress_running_and_failed() {
     insta::assert_snapshot!("restart_all_progress_running", render(&m));
     actions::on_event(
         &mut m,
-        ActionEvent::Step {
+        WriteEvent::Step {
             plan_id: id,
             index: 1,
             status: StepStatus::Failed(
@@ -185,7 +187,7 @@ fn restart_all_progress_running_and_failed() {
     );
     actions::on_event(
         &mut m,
-        ActionEvent::Step {
+        WriteEvent::Step {
             plan_id: id,
             index: 2,
             status: StepStatus::NotSent("stopped at the first failure".into()),
@@ -193,7 +195,7 @@ fn restart_all_progress_running_and_failed() {
     );
     actions::on_event(
         &mut m,
-        ActionEvent::Finished {
+        WriteEvent::Finished {
             plan_id: id,
             outcome: RunOutcome::Failed {
                 message: "the replacement vRouter pod was not Ready within 300s".into(),
@@ -212,7 +214,7 @@ fn restart_all_progress_running_and_failed() {
 fn forbidden_action_is_shown_unavailable_with_the_reason() {
     let mut m = model(false);
     m.actions.access.record(
-        AccessKey::for_action(ActionId::RestartVrouter),
+        AccessKey::for_action(ActionId::RestartVrouter, "child-ns"),
         AccessVerdict::Denied("denied by test-policy".into()),
         m.now,
     );
@@ -231,7 +233,7 @@ fn forbidden_action_is_shown_unavailable_with_the_reason() {
 fn an_unanswered_review_is_shown_as_not_verified_and_confirmable() {
     let mut m = model(false);
     m.actions.access.record(
-        AccessKey::for_action(ActionId::AcknowledgeMigration),
+        AccessKey::for_action(ActionId::AcknowledgeMigration, "child-ns"),
         AccessVerdict::Unknown("the server's review had no status".into()),
         m.now,
     );
@@ -256,7 +258,7 @@ fn quit_with_a_write_in_flight_asks_and_names_it() {
     m.actions.dialog = Some(Dialog::Progress);
     actions::on_event(
         &mut m,
-        ActionEvent::Step {
+        WriteEvent::Step {
             plan_id: id,
             index: 0,
             status: StepStatus::Waiting(format!(

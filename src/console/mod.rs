@@ -1,5 +1,8 @@
 //! Wiring: connects the cluster layer, the terminal and the runtime, and
-//! makes sure the terminal is restored however the run ends.
+//! makes sure the terminal is restored however the run ends. The effects
+//! of `update`'s commands (the action executor) are in [`effects`].
+
+pub mod effects;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -44,7 +47,7 @@ pub async fn run(clusters: Clusters, opts: ConsoleOptions) -> std::io::Result<Ex
     let cancel = CancellationToken::new();
     start_cluster_layer(&clusters, &opts, tx.clone(), cancel.clone());
 
-    let mut effects = crate::app::effects::ConsoleEffects::new(&clusters, &opts, tx.clone());
+    let mut effects = effects::ConsoleEffects::new(&clusters, &opts, tx.clone());
     let mut model = Model::new(opts.session.clone(), opts.keymap.clone(), (opts.now)());
 
     crate::terminal::spawn_signals(tx.clone());

@@ -1,9 +1,19 @@
-//! The typed registry of operator actions: the one list that key handling,
-//! the help overlay, the confirmation dialog and the audit log all read.
+//! One identity per operator action: [`ActionId`], its stable name (audit
+//! log, keymap files), its one label (dialog titles, notices, the Audit
+//! view, and — via [`ActionId::hint`] — the footer, the attention items and
+//! the help overlay), the cluster it writes to and the permission it needs.
+//! The keymap binds keys to `KeyAction::Act(ActionId)`; nothing else names
+//! an action. The data the confirmed actions are made of ([`plan`]), the
+//! permission questions ([`access`]) and how a run goes ([`run`]) are here
+//! too: pure data that `app` plans and `cluster::writes` executes.
+//!
 //! Nothing writes to a cluster except by planning one of these actions and
 //! passing it through the confirmation dialog.
 
-use crate::config::keymap::KeyAction;
+pub mod access;
+pub mod plan;
+pub mod run;
+
 use crate::domain::objects::{ClusterId, Kind};
 
 /// Every operator action the console can take.
@@ -16,6 +26,18 @@ pub enum ActionId {
     CommenceStep,
 }
 
+/// Where a permission is asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Cluster-scoped resources (Nodes).
+    Cluster,
+    /// A fixed namespace (the vRouter pods' `tf`).
+    Namespace(&'static str),
+    /// The cluster's project namespace on the management cluster (the
+    /// session's `--namespace`), where its ClusterUpdatePlan lives.
+    Project,
+}
+
 /// What an action needs the user's RBAC to allow on its cluster.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Permission {
@@ -23,20 +45,19 @@ pub struct Permission {
     /// API group ("" for the core group).
     pub group: &'static str,
     pub resource: &'static str,
-    /// `None` for cluster-scoped resources.
-    pub namespace: Option<&'static str>,
+    pub scope: Scope,
 }
 
 /// One action's fixed facts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ActionSpec {
     pub id: ActionId,
-    /// Stable name (audit log, keymap).
+    /// Stable name (audit log, keymap files).
     pub name: &'static str,
-    /// The keymap action that starts it (its default key is in `keymaps/default.toml`).
-    pub key: KeyAction,
-    /// What the dialog and the audit view call it.
+    /// What the console calls it, everywhere (see [`ActionId::hint`]).
     pub label: &'static str,
+    /// What the help overlay adds after the label.
+    pub detail: &'static str,
     /// The cluster it writes to.
     pub cluster: ClusterId,
     /// The kinds of object it changes.
@@ -54,24 +75,26 @@ const PATCH_NODES: Permission = Permission {
     verb: "patch",
     group: "",
     resource: "nodes",
-    namespace: None,
+    scope: Scope::Cluster,
 };
 
 const DELETE_VROUTER_PODS: Permission = Permission {
     verb: "delete",
     group: "",
     resource: "pods",
-    namespace: Some(VROUTER_NAMESPACE),
+    scope: Scope::Namespace(VROUTER_NAMESPACE),
 };
 
-/// Patch ClusterUpdatePlans (management cluster). Asked for all namespaces:
-/// the permission table is static, and the plan's namespace is the
-/// session's project.
+/// Patch ClusterUpdatePlans (management cluster). A ClusterUpdatePlan lives
+/// in the cluster's project namespace (reference `mosk-update-plan.md`
+/// §1.1; that the kind is namespaced is inferred there from its namespace
+/// field \[I\]), so the question is asked there: a user whose RBAC covers
+/// that namespace only may commence.
 const PATCH_UPDATE_PLANS: Permission = Permission {
     verb: "patch",
     group: "kaas.mirantis.com",
     resource: "clusterupdateplans",
-    namespace: None,
+    scope: Scope::Project,
 };
 
 /// The registry, in help-overlay order.
@@ -79,8 +102,8 @@ pub const ACTIONS: [ActionSpec; 5] = [
     ActionSpec {
         id: ActionId::SetMigrationMode,
         name: "set-migration-mode",
-        key: KeyAction::SetMigrationMode,
         label: "Set migration mode",
+        detail: "live, manual or skip",
         cluster: ClusterId::Mosk,
         touches: &[Kind::Node],
         destructive: false,
@@ -89,8 +112,8 @@ pub const ACTIONS: [ActionSpec; 5] = [
     ActionSpec {
         id: ActionId::AcknowledgeMigration,
         name: "acknowledge-migration",
-        key: KeyAction::AcknowledgeMigration,
-        label: "Acknowledge manual migration",
+        label: "Acknowledge migration",
+        detail: "mode -> skip",
         cluster: ClusterId::Mosk,
         touches: &[Kind::Node],
         // Setting `skip` lets LCM reboot the node with whatever still runs on it.
@@ -100,8 +123,8 @@ pub const ACTIONS: [ActionSpec; 5] = [
     ActionSpec {
         id: ActionId::RestartVrouter,
         name: "restart-vrouter",
-        key: KeyAction::RestartVrouter,
         label: "Restart vRouter pod",
+        detail: "the node's outdated one",
         cluster: ClusterId::Mosk,
         touches: &[Kind::VrouterPod],
         destructive: true,
@@ -110,8 +133,8 @@ pub const ACTIONS: [ActionSpec; 5] = [
     ActionSpec {
         id: ActionId::RestartAllVrouters,
         name: "restart-all-vrouters",
-        key: KeyAction::RestartAllVrouters,
-        label: "Restart all outdated vRouter pods",
+        label: "Restart outdated vRouter pods",
+        detail: "one at a time",
         cluster: ClusterId::Mosk,
         touches: &[Kind::VrouterPod],
         destructive: true,
@@ -120,8 +143,8 @@ pub const ACTIONS: [ActionSpec; 5] = [
     ActionSpec {
         id: ActionId::CommenceStep,
         name: "commence-step",
-        key: KeyAction::CommenceStep,
-        label: "Commence update plan step",
+        label: "Commence step",
+        detail: "the update plan's next one",
         cluster: ClusterId::Mgmt,
         touches: &[Kind::ClusterUpdatePlan],
         // A step may have a major impact on workloads (the dialog says which).
@@ -150,13 +173,20 @@ impl ActionId {
         self.spec().name
     }
 
+    /// The one label (`Acknowledge migration`).
     pub fn label(self) -> &'static str {
         self.spec().label
     }
 
-    /// The action a keymap action starts, if it is one.
-    pub fn from_key(key: KeyAction) -> Option<ActionId> {
-        ACTIONS.iter().find(|a| a.key == key).map(|a| a.id)
+    /// The label as a hint next to a key (`acknowledge migration`):
+    /// the same words, lower-cased at the start only (`vRouter` stays).
+    pub fn hint(self) -> String {
+        let label = self.label();
+        let mut chars = label.chars();
+        match chars.next() {
+            Some(c) => c.to_lowercase().chain(chars).collect(),
+            None => String::new(),
+        }
     }
 
     pub fn from_name(name: &str) -> Option<ActionId> {
@@ -167,20 +197,19 @@ impl ActionId {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::keymap::Keymap;
 
     #[test]
-    fn every_action_has_a_default_key_and_a_unique_name() {
-        let km = Keymap::default_keymap();
-        for a in ACTIONS {
-            assert!(km.first_key(a.key).is_some(), "{} has no key", a.name);
-            assert_eq!(a.key.name(), a.name, "keymap name and action name agree");
-            assert_eq!(ActionId::from_name(a.name), Some(a.id));
-            assert_eq!(ActionId::from_key(a.key), Some(a.id));
+    fn names_and_labels_are_unique_and_hints_are_the_labels() {
+        for a in ActionId::ALL {
+            assert_eq!(ActionId::from_name(a.name()), Some(a));
+            assert_eq!(a.spec().id, a);
+            assert_eq!(a.hint().to_lowercase(), a.label().to_lowercase());
+            for b in ActionId::ALL.into_iter().filter(|b| *b != a) {
+                assert_ne!(a.label(), b.label());
+                assert_ne!(a.name(), b.name());
+            }
         }
-        assert_eq!(km.first_key(KeyAction::SetMigrationMode), Some("m"));
-        assert_eq!(km.first_key(KeyAction::AcknowledgeMigration), Some("a"));
-        assert_eq!(km.first_key(KeyAction::RestartVrouter), Some("R"));
+        assert_eq!(ActionId::RestartVrouter.hint(), "restart vRouter pod");
     }
 
     #[test]
@@ -189,12 +218,11 @@ mod tests {
             let s = id.spec();
             assert!(s.destructive);
             assert_eq!(s.permission.verb, "delete");
-            assert_eq!(s.permission.namespace, Some("tf"));
+            assert_eq!(s.permission.scope, Scope::Namespace("tf"));
         }
         assert_eq!(
             ActionId::SetMigrationMode.spec().permission.resource,
             "nodes"
         );
-        assert!(ActionId::from_key(KeyAction::Quit).is_none());
     }
 }

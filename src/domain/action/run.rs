@@ -1,27 +1,5 @@
-//! What the executor reports back to `update` while it runs a plan.
-
-use crate::app::actions::access::{AccessKey, AccessVerdict};
-use crate::audit::AuditRecord;
-
-/// One report from the executor (wrapped in `Msg::Action`).
-#[derive(Debug, Clone, PartialEq)]
-pub enum ActionEvent {
-    /// The server answered a SelfSubjectAccessReview.
-    Access {
-        key: AccessKey,
-        verdict: AccessVerdict,
-    },
-    /// An audit record was written (intent or result).
-    Audit(Box<AuditRecord>),
-    /// One step of a plan changed state.
-    Step {
-        plan_id: u64,
-        index: usize,
-        status: StepStatus,
-    },
-    /// The plan ended.
-    Finished { plan_id: u64, outcome: RunOutcome },
-}
+//! How a confirmed plan's run goes: each object's status and the run's
+//! outcome, as the executor reports them and the progress dialog shows them.
 
 /// Where one object of a plan is.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,22 +1,31 @@
 //! The effects of the console's commands: action commands go to the
-//! [`ActionExecutor`] (the one write path). When the audit log cannot be
-//! opened, no action can run: every permission is answered "unavailable"
-//! with the reason, and a plan that still arrives is refused unsent.
+//! [`ActionExecutor`] (the one write path), and its [`WriteEvent`]s come
+//! back as `Msg::Action`. When the audit log cannot be opened, no action can
+//! run: every permission is answered "unavailable" with the reason, and a
+//! plan that still arrives is refused unsent.
 
 use std::sync::Arc;
 
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::app::actions::access::AccessVerdict;
-use crate::app::actions::events::{ActionEvent, RunOutcome};
 use crate::app::msg::{Command, Msg};
 use crate::app::runtime::Effects;
 use crate::audit::AuditLog;
 use crate::cluster::Clusters;
-use crate::cluster::writes::WriteMode;
 use crate::cluster::writes::executor::{ActionExecutor, ExecutorConfig};
 use crate::cluster::writes::exit::ExitReport;
+use crate::cluster::writes::{WriteEvent, WriteMode, WriteSink};
 use crate::console::ConsoleOptions;
+use crate::domain::action::access::AccessVerdict;
+use crate::domain::action::run::RunOutcome;
+
+/// The executor's reports as the console's messages. A closed channel (the
+/// console is closing) is not an error here.
+pub fn to_msgs(tx: UnboundedSender<Msg>) -> WriteSink {
+    Arc::new(move |ev: WriteEvent| {
+        let _ = tx.send(Msg::Action(ev));
+    })
+}
 
 pub struct ConsoleEffects {
     actions: Result<ActionExecutor, String>,
@@ -41,7 +50,8 @@ impl ConsoleEffects {
                 clusters,
                 Arc::new(audit),
                 mode,
-                tx.clone(),
+                &opts.session.namespace,
+                to_msgs(tx.clone()),
             ))
         });
         if let Err(e) = &actions
@@ -51,9 +61,16 @@ impl ConsoleEffects {
         }
         ConsoleEffects { actions, tx }
     }
-}
 
-impl ConsoleEffects {
+    /// Effects running commands through `exec` (its reports should go to
+    /// `tx`, see [`to_msgs`]).
+    pub fn with_executor(exec: ActionExecutor, tx: UnboundedSender<Msg>) -> Self {
+        ConsoleEffects {
+            actions: Ok(exec),
+            tx,
+        }
+    }
+
     /// The writes in flight now, in words.
     pub fn in_flight(&self) -> Vec<String> {
         self.actions
@@ -78,24 +95,31 @@ impl ConsoleEffects {
 }
 
 impl Effects for ConsoleEffects {
+    /// Must be called inside a tokio runtime (the console's runtime loop is).
     fn run(&mut self, command: Command) {
         let why = match &mut self.actions {
-            Ok(exec) => return exec.run(command),
+            Ok(exec) => {
+                match command {
+                    Command::Execute(plan) => exec.execute(plan),
+                    Command::CheckAccess(keys) => exec.check_access(keys),
+                    Command::CancelRun => exec.cancel_run(),
+                    Command::Quit => exec.quit(),
+                }
+                return;
+            }
             Err(why) => why.clone(),
         };
-        let send = |ev| {
-            let _ = self.tx.send(Msg::Action(ev));
-        };
+        let send = to_msgs(self.tx.clone());
         match command {
             Command::CheckAccess(keys) => {
                 for key in keys {
-                    send(ActionEvent::Access {
+                    send(WriteEvent::Access {
                         key,
                         verdict: AccessVerdict::Denied(why.clone()),
                     });
                 }
             }
-            Command::Execute(plan) => send(ActionEvent::Finished {
+            Command::Execute(plan) => send(WriteEvent::Finished {
                 plan_id: plan.id,
                 outcome: RunOutcome::Refused { message: why },
             }),
