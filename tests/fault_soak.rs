@@ -1,4 +1,4 @@
-//! The fault soak: the console's real runtime (`app::runtime::run` on a
+//! The fault soak: the console's real runtime (`console::runtime::run` on a
 //! ratatui `TestBackend`) and its real cluster layer (`spawn_watchers`,
 //! `spawn_log_follower`, kube-rs over HTTP) against the simulated clusters
 //! with faults injected (`--faults`), for a simulated hour of the `standard`
@@ -19,7 +19,6 @@ use kube::api::DynamicObject;
 use kube::client::ClientBuilder;
 use mosk_console::app::model::{Model, SessionInfo};
 use mosk_console::app::msg::Msg;
-use mosk_console::app::runtime::{self, NoEffects};
 use mosk_console::app::update::update;
 use mosk_console::cluster::clock::ClockSync;
 use mosk_console::cluster::convert::{convert, is_wanted};
@@ -29,6 +28,7 @@ use mosk_console::cluster::{
 };
 use mosk_console::config::keymap::Keymap;
 use mosk_console::config::theme::Theme;
+use mosk_console::console::runtime::{self, NoEffects};
 use mosk_console::domain::objects::{ClusterId, Kind, Snapshot};
 use mosk_console::sim::faults::FaultCounts;
 use mosk_console::sim::faults::service::FaultyService;

@@ -10,6 +10,5 @@ pub mod model;
 pub mod msg;
 pub(crate) mod navigation;
 mod reminders;
-pub mod runtime;
 pub mod tables;
 pub mod update;

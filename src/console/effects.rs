@@ -9,13 +9,13 @@ use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::app::msg::{Command, Msg};
-use crate::app::runtime::Effects;
 use crate::audit::AuditLog;
 use crate::cluster::Clusters;
 use crate::cluster::writes::executor::{ActionExecutor, ExecutorConfig};
 use crate::cluster::writes::exit::ExitReport;
 use crate::cluster::writes::{WriteEvent, WriteMode, WriteSink};
 use crate::console::ConsoleOptions;
+use crate::console::runtime::Effects;
 use crate::domain::action::access::AccessVerdict;
 use crate::domain::action::run::RunOutcome;
 

@@ -3,6 +3,7 @@
 //! of `update`'s commands (the action executor) are in [`effects`].
 
 pub mod effects;
+pub mod runtime;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -12,10 +13,10 @@ use jiff::Timestamp;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use self::runtime::Effects;
 use crate::app::actions::EXIT_WAIT;
 use crate::app::model::{Model, SessionInfo};
 use crate::app::msg::Msg;
-use crate::app::runtime::{self, Effects};
 use crate::cluster::writes::exit::ExitReport;
 use crate::cluster::{Clusters, LogOptions, WatchOptions, spawn_log_follower, spawn_watchers};
 use crate::config::keymap::Keymap;

@@ -13,6 +13,7 @@ mod help;
 mod input;
 mod logs;
 mod overview;
+mod stale_mark;
 mod status_bar;
 mod table;
 mod tabs;
@@ -179,7 +180,7 @@ pub(crate) fn fresh_pane<'a>(
     let title: Line = title.into();
     let used = title.width();
     let block = pane(title, focused, theme);
-    let Some(text) = freshness::mark(model, which) else {
+    let Some(text) = stale_mark::mark(model, which) else {
         return block;
     };
     let style = if text.starts_with("STALE") {

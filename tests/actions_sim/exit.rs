@@ -12,9 +12,9 @@ use jiff::SignedDuration;
 use mosk_console::app::actions::EXIT_WAIT;
 use mosk_console::app::actions::dialog::Dialog;
 use mosk_console::app::msg::Msg;
-use mosk_console::app::runtime;
 use mosk_console::audit::{AuditOutcome, AuditPhase};
 use mosk_console::cluster::writes::exit::ExitReport;
+use mosk_console::console::runtime;
 use mosk_console::sim::scenario::UpdatePhase;
 
 use super::harness::*;
