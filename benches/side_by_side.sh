@@ -112,10 +112,16 @@ outs=("$dir/console.out" "$dir/kubectl-lcmmachines.out" "$dir/kubectl-nodeworklo
 sleep "$warmup"
 for i in "${!watched[@]}"; do
     kill -0 "${watched[$i]}" 2>/dev/null || {
-        rc=0
-        wait "${watched[$i]}" 2>/dev/null || rc=$?
-        echo "side_by_side.sh: ${names[$i]} stopped during the warm-up (exit status $rc)" >&2
-        tail -n 5 "$dir"/*.err >&2 2>/dev/null || true
+        if [[ $i == 0 ]]; then
+            # Not this shell's child (pty_run.py's): its last words are on its terminal.
+            echo "side_by_side.sh: the console stopped during the warm-up; its screen ended with:" >&2
+            tail -c 600 "$dir/console.out" | tr -c '[:print:]\n' ' ' >&2
+        else
+            rc=0
+            wait "${watched[$i]}" 2>/dev/null || rc=$?
+            echo "side_by_side.sh: ${names[$i]} stopped during the warm-up (exit status $rc)" >&2
+            tail -n 5 "$dir"/*.err >&2 2>/dev/null || true
+        fi
         exit 1
     }
 done
@@ -146,7 +152,6 @@ for i in "${!watched[@]}"; do
     t1[$i]=$(proc_cpu_ticks "${watched[$i]}")
     b1[$i]=$(size "${outs[$i]}")
 done
-screen=$(tail -c 20000 "$dir/console.out" | tr -c '[:print:]' ' ' | grep -o 'phase [0-9]/[0-9][^│]\{0,60\}' | tail -n 1 || true)
 
 # 3. Quit the console (Ctrl-C through its terminal) and read its RunStats.
 kill -TERM "$pty_pid" 2>/dev/null || true
@@ -158,7 +163,6 @@ hz=$(proc_hz)
 wall=$(awk -v a="$w0" -v b="$w1" 'BEGIN {printf "%.1f", (b - a) / 1e9}')
 echo "scenario: $scenario at ${speed}x, simulator in its own process; console in a ${cols}x${rows} pty on the Overview, no keys"
 echo "window:   ${wall} s after a ${warmup} s warm-up; RSS sampled every second"
-[[ -n $screen ]] && echo "screen:   ... $screen"
 printf '%-34s %10s %10s %12s %14s\n' process "RSS last" "RSS max" "CPU (1 core)" "bytes/s out"
 for i in 0 1 2; do
     awk -v n="${names[$i]}" -v l="${rss_last[$i]}" -v m="${rss_max[$i]}" -v c0="${t0[$i]}" -v c1="${t1[$i]}" \
