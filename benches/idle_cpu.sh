@@ -27,9 +27,9 @@ cols=${COLS:-200}
 rows=${ROWS:-60}
 
 cd "$(dirname "$0")/.."
-target=${CARGO_TARGET_DIR:-target}
-cargo build --release --quiet --bin mosk-console
-bin=$(realpath "$target/release/mosk-console")
+# shellcheck source=benches/lib/proc.sh
+source benches/lib/proc.sh
+release_bin
 
 command -v tmux >/dev/null || { echo "idle_cpu.sh: tmux is not installed" >&2; exit 1; }
 state=$(mktemp -d)
@@ -55,16 +55,15 @@ done
     exit 1
 }
 
-hz=$(getconf CLK_TCK)
-# utime and stime are fields 14 and 15; the command name (field 2) has no spaces here.
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+hz=$(proc_hz)
+cpu_ticks() { proc_cpu_ticks "$pid"; }
 
 start_ns=$(date +%s%N)
 sleep "$warmup"
 t0=$(cpu_ticks); w0=$(date +%s%N)
 sleep "$secs"
 t1=$(cpu_ticks); w1=$(date +%s%N)
-rss_kb=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status")
+rss_kb=$(proc_rss_kb "$pid")
 screen=$(tmux -L "$sock" capture-pane -p | head -n 1)
 
 tmux -L "$sock" send-keys C-c

@@ -47,6 +47,7 @@ use crate::domain::objects::{ClusterId, Kind, Object};
 mod describe;
 mod health;
 mod known;
+mod trim;
 
 use describe::crd_missing;
 pub(crate) use describe::{describe_kube_error, describe_watch_error, gone};
@@ -357,6 +358,7 @@ impl KindWatch {
     ) -> Next {
         let cluster_name = self.opts.cluster_name.as_deref();
         let kind = self.kind;
+        let list_done = matches!(event, Event::InitDone);
         let messages = match event {
             Event::Init => {
                 *buffer = Some(Vec::new());
@@ -404,6 +406,10 @@ impl KindWatch {
             if self.tx.send(m).is_err() {
                 return Next::Stop;
             }
+        }
+        if list_done {
+            // The list's pages of JSON are freed by now.
+            trim::release_free_memory();
         }
         Next::Continue
     }

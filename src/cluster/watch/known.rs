@@ -1,15 +1,43 @@
 //! What a watch has told the console about its kind, so that a periodic
 //! re-list sends only what differs (the changes the watch never delivered).
+//!
+//! Only a fingerprint of each object sent is kept, not the object: the
+//! model's snapshot holds the one full copy of what is shown. (Keeping the
+//! objects here cost a second copy of every watched object: about 8 MiB with
+//! the `large` scenario's 11,842 objects, see docs/PERFORMANCE.md.)
 
 use std::collections::BTreeMap;
+use std::fmt::{self, Write as _};
+use std::hash::{DefaultHasher, Hasher};
 
 use crate::cluster::events::ClusterEvent;
 use crate::domain::objects::{Kind, Object, ObjectKey};
 
-/// The objects of one kind as last sent.
+/// A fingerprint of a converted object: 64 bits of SipHash (std's
+/// `DefaultHasher`, fixed keys) over its `Debug` form, streamed into the
+/// hasher without building the string. `Object` has no `Hash` (and needs
+/// none elsewhere); its `Debug` form holds every field, in a fixed order
+/// (the domain types use no hash maps). Two different versions of one object
+/// share a fingerprint with a probability of 2^-64: the change would then
+/// wait for the next re-list that differs.
+pub(super) fn fingerprint(object: &Object) -> u64 {
+    struct Sink(DefaultHasher);
+    impl fmt::Write for Sink {
+        fn write_str(&mut self, s: &str) -> fmt::Result {
+            self.0.write(s.as_bytes());
+            Ok(())
+        }
+    }
+    let mut sink = Sink(DefaultHasher::new());
+    // Writing into the hasher cannot fail.
+    let _ = write!(sink, "{object:?}");
+    sink.0.finish()
+}
+
+/// The objects of one kind as last sent: key -> fingerprint.
 #[derive(Debug, Default)]
 pub(super) struct Known {
-    objects: BTreeMap<ObjectKey, Object>,
+    objects: BTreeMap<ObjectKey, u64>,
     /// Whether a full list was sent yet (before it, a re-list has nothing to compare with).
     listed: bool,
 }
@@ -23,13 +51,13 @@ impl Known {
     pub(super) fn note(&mut self, ev: &ClusterEvent) {
         match ev {
             ClusterEvent::Applied(o) => {
-                self.objects.insert(o.key(), o.clone());
+                self.objects.insert(o.key(), fingerprint(o));
             }
             ClusterEvent::Deleted(k) => {
                 self.objects.remove(k);
             }
             ClusterEvent::Resynced { objects, .. } => {
-                self.objects = objects.iter().map(|o| (o.key(), o.clone())).collect();
+                self.objects = objects.iter().map(|o| (o.key(), fingerprint(o))).collect();
                 self.listed = true;
             }
             _ => {}
@@ -49,7 +77,7 @@ impl Known {
         let mut out = Vec::new();
         for (key, old) in &self.objects {
             match now.remove(key) {
-                Some(new) if new == *old => {}
+                Some(new) if fingerprint(&new) == *old => {}
                 Some(new) => out.push(ClusterEvent::Applied(new)),
                 None if key.kind == kind => out.push(ClusterEvent::Deleted(key.clone())),
                 None => {}
@@ -75,6 +103,28 @@ mod tests {
             ready,
             unschedulable: false,
         })
+    }
+
+    #[test]
+    fn the_fingerprint_follows_every_field() {
+        let a = node("a", true);
+        assert_eq!(fingerprint(&a), fingerprint(&a.clone()));
+        let mut labelled = a.clone();
+        let Object::Node(n) = &mut labelled else {
+            unreachable!()
+        };
+        n.labels.insert("later".into(), "1".into());
+        let mut cordoned = a.clone();
+        let Object::Node(n) = &mut cordoned else {
+            unreachable!()
+        };
+        n.unschedulable = true;
+        let all = [a, node("a", false), node("b", true), labelled, cordoned];
+        for (i, x) in all.iter().enumerate() {
+            for y in &all[i + 1..] {
+                assert_ne!(fingerprint(x), fingerprint(y), "{x:?} and {y:?}");
+            }
+        }
     }
 
     #[test]
