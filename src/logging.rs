@@ -51,7 +51,12 @@ pub fn init_in(dir: &Path) -> std::io::Result<(PathBuf, WorkerGuard)> {
     let path = dir.join(TRACE_FILE);
     let (file, file_narrowed) = private_file(&path)?;
     let narrowed = dir_narrowed.into_iter().chain(file_narrowed);
-    let (writer, guard) = tracing_appender::non_blocking(file);
+    // The default channel holds 128,000 lines, allocated up front (~4 MiB);
+    // a trace file needs far fewer in flight (beyond them lines are dropped,
+    // never blocking the console).
+    let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+        .buffered_lines_limit(1024)
+        .finish(file);
     let filter =
         EnvFilter::try_from_env("MOSK_CONSOLE_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
     tracing_subscriber::fmt()

@@ -25,6 +25,7 @@ fn main() -> ExitCode {
         eprintln!("mosk-console: cannot install error reporting: {e}");
     }
     let (_trace_file, _trace_guard) = mosk_console::logging::init();
+    limit_malloc_arenas();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -158,4 +159,17 @@ async fn run_console(
         .map_err(|e| format!("the console stopped: {e}"))?;
     // A write whose outcome is unknown at exit is an error (exit code 2).
     report.failure().map_or(Ok(()), Err)
+}
+
+/// One glibc malloc arena instead of one per worker thread: the console
+/// allocates little after start-up, and each extra arena kept several MiB of
+/// freed list pages resident (6.7 MiB with the `large` scenario,
+/// docs/PERFORMANCE.md "Issue 9"). Before the runtime starts its threads.
+fn limit_malloc_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets an allocator parameter; called before any
+    // other thread exists.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
 }

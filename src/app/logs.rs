@@ -157,7 +157,16 @@ pub struct LogPane {
     pub anchor: Option<u64>,
     /// What the log follower last said (following pod X, reconnecting, …).
     pub status: String,
+    /// The newest line the Overview's tail shows (`None`: every line). It
+    /// moves on at most every [`OVERVIEW_TAIL_EVERY`] of real time: each new
+    /// line scrolls the whole pane, which over SSH costs ~3 KB a redraw.
+    pub overview_upto: Option<u64>,
+    /// When (this machine's clock) `overview_upto` last moved.
+    overview_at: Option<jiff::Timestamp>,
 }
+
+/// How often the Overview's log tail moves on (the Logs view is live).
+pub const OVERVIEW_TAIL_EVERY: jiff::SignedDuration = jiff::SignedDuration::from_secs(3);
 
 impl Default for LogPane {
     fn default() -> Self {
@@ -172,6 +181,8 @@ impl Default for LogPane {
             search: None,
             anchor: None,
             status: "waiting for the lcm-controller pod".into(),
+            overview_upto: None,
+            overview_at: None,
         }
     }
 }
@@ -187,6 +198,18 @@ impl LogPane {
         while self.lines.len() > LOG_CAPACITY {
             self.lines.pop_front();
             self.dropped += 1;
+        }
+    }
+
+    /// On a tick at `local` (this machine's clock): the Overview's tail
+    /// moves to the newest line when it last moved long enough ago.
+    pub fn tick_overview(&mut self, local: jiff::Timestamp) {
+        let due = self
+            .overview_at
+            .is_none_or(|at| local.duration_since(at) >= OVERVIEW_TAIL_EVERY);
+        if due {
+            self.overview_upto = self.next_seq.checked_sub(1);
+            self.overview_at = Some(local);
         }
     }
 

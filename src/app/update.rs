@@ -62,6 +62,7 @@ fn apply(model: &mut Model, msg: Msg) -> Vec<Command> {
         }
         Msg::Tick(now) => {
             model.now = model.server_time(now);
+            model.logs.tick_overview(now);
             if let Some(n) = &model.notice
                 && now.duration_since(n.at) > NOTICE_TTL
             {

@@ -177,6 +177,7 @@ pub(crate) fn tail(pane: &LogPane, n: usize, width: usize, theme: &Theme) -> Vec
         .lines
         .iter()
         .rev()
+        .filter(|l| pane.overview_upto.is_none_or(|upto| l.seq <= upto))
         .filter(|l| pane.shows(l))
         .take(n)
         .flat_map(|l| render_line(l, &[], width, false, theme))

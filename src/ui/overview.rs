@@ -325,7 +325,17 @@ fn draw_working(
 }
 
 fn draw_log(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
-    let block = pane(" lcm-controller log ", false, theme).title_bottom(Line::styled(
+    // The tail moves on every few seconds (kinder to a slow link); the Logs
+    // view is live.
+    let every = crate::app::logs::OVERVIEW_TAIL_EVERY.as_secs();
+    let title = match model
+        .keymap
+        .first_key(crate::config::keymap::KeyAction::ViewLogs)
+    {
+        Some(k) => format!(" lcm-controller log (every {every}s; {k}: live) "),
+        None => format!(" lcm-controller log (every {every}s) "),
+    };
+    let block = pane(title, false, theme).title_bottom(Line::styled(
         format!(" {} ", model.logs.status),
         theme.muted,
     ));
