@@ -7,6 +7,7 @@
 mod common;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use jiff::SignedDuration;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -130,6 +131,35 @@ fn benches(c: &mut Criterion) {
                 })
             });
         }
+    }
+    g.finish();
+
+    // A key press and the frame it causes, at 200x50 (issue 9: <= 1 ms in
+    // any view): `j` then `k` in each table view, two presses per iteration.
+    let mut g = c.benchmark_group("key_frame");
+    let down = Msg::Key(KeyEvent::new(KeyCode::Char('j'), KeyModifiers::NONE));
+    let up = Msg::Key(KeyEvent::new(KeyCode::Char('k'), KeyModifiers::NONE));
+    for view in View::ALL {
+        let mut model = base.clone();
+        model.view = view;
+        update(
+            &mut model,
+            Msg::Resize {
+                width: 200,
+                height: 50,
+            },
+        );
+        let mut terminal = Terminal::new(TestBackend::new(200, 50)).expect("test backend");
+        g.bench_function(BenchmarkId::new(view.command_name(), "200x50"), |b| {
+            b.iter(|| {
+                for key in [&down, &up] {
+                    update(&mut model, key.clone());
+                    terminal
+                        .draw(|f| mosk_console::ui::draw(f, &model, &theme))
+                        .expect("draw");
+                }
+            })
+        });
     }
     g.finish();
 }

@@ -14,6 +14,8 @@ use mosk_console::console::{self, ConsoleOptions};
 use mosk_console::sim::serve::{self, ServeOptions};
 
 fn main() -> ExitCode {
+    // Before any thread starts (the trace writer's, the runtime's).
+    limit_malloc_arenas();
     let cli = Cli::parse();
     // Before anything could write an escape byte (error reports, the
     // terminal setup): a console needs a real terminal on both ends.
@@ -25,7 +27,6 @@ fn main() -> ExitCode {
         eprintln!("mosk-console: cannot install error reporting: {e}");
     }
     let (_trace_file, _trace_guard) = mosk_console::logging::init();
-    limit_malloc_arenas();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

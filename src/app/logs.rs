@@ -204,9 +204,11 @@ impl LogPane {
     /// On a tick at `local` (this machine's clock): the Overview's tail
     /// moves to the newest line when it last moved long enough ago.
     pub fn tick_overview(&mut self, local: jiff::Timestamp) {
-        let due = self
-            .overview_at
-            .is_none_or(|at| local.duration_since(at) >= OVERVIEW_TAIL_EVERY);
+        // Also when this machine's clock stepped back: never frozen.
+        let due = self.overview_at.is_none_or(|at| {
+            let since = local.duration_since(at);
+            since >= OVERVIEW_TAIL_EVERY || since.is_negative()
+        });
         if due {
             self.overview_upto = self.next_seq.checked_sub(1);
             self.overview_at = Some(local);

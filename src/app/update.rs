@@ -16,7 +16,7 @@ use crate::app::navigation::{
 };
 use crate::cluster::events::ClusterEvent;
 use crate::config::keymap::KeyAction;
-use crate::domain::join::incremental::reach;
+use crate::domain::join::incremental::{Reach, reach};
 
 /// How long a notice stays in the footer.
 const NOTICE_TTL: SignedDuration = SignedDuration::from_secs(10);
@@ -125,9 +125,12 @@ fn on_cluster(model: &mut Model, ev: ClusterEvent) {
             model.last_event = Some(model.now);
             model.missing_kinds.remove(&kind);
             freshness::listed(model, kind);
+            // A re-list can change any row: the whole join.
+            model.pending.before(&model.snapshot);
             model
                 .history
                 .relist(&mut model.snapshot, kind, objects, model.now);
+            model.pending.after(&model.snapshot, [Reach::All]);
         }
         ClusterEvent::Health { kind, mut health } => {
             // The watch stamps on this machine's clock; the model keeps the server's.
@@ -137,9 +140,11 @@ fn on_cluster(model: &mut Model, ev: ClusterEvent) {
             model.health.insert(kind, health);
         }
         ClusterEvent::KindMissing { kind, message } => {
+            model.pending.before(&model.snapshot);
             model
                 .history
                 .relist(&mut model.snapshot, kind, Vec::new(), model.now);
+            model.pending.after(&model.snapshot, [Reach::All]);
             freshness::listed(model, kind);
             model.missing_kinds.insert(kind, message);
         }
@@ -362,6 +367,9 @@ fn run_command(model: &mut Model, text: &str) {
 pub(crate) fn switch_view(model: &mut Model, view: View) {
     model.view = view;
     model.overlay = None;
+    // The next key of the same batch acts on this view's rows as they are
+    // now, not as they were at the last visit.
+    crate::app::derive::settle(model);
     if view == View::UpdatePlan && model.cursor(view).selected_id.is_none() {
         // The first visit selects the step that runs, else the one waiting.
         let step = crate::app::tables::update_plan::focus_step(model);

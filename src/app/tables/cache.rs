@@ -7,6 +7,7 @@ use jiff::Timestamp;
 
 use super::{TableData, TableRow, table, visible_order};
 use crate::app::model::{Model, TableCursor, View};
+use crate::domain::objects::Kind;
 
 /// One view's table as `update` last settled it.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,6 +82,9 @@ struct Inputs {
     generation: u64,
     /// The Machines view's grouping (it moves a column).
     group: Option<usize>,
+    /// The kinds whose CRD is missing (a table says so; a kind with no
+    /// objects can go missing without the snapshot moving).
+    missing: Vec<Kind>,
     /// Views whose rows also read the clock or this session's actions are
     /// rebuilt at every settle (they are small): the time they were built at.
     volatile: Option<Timestamp>,
@@ -91,6 +95,7 @@ impl Inputs {
         Inputs {
             generation: model.snapshot.generation(),
             group: model.cursor(view).group_column,
+            missing: model.missing_kinds.keys().copied().collect(),
             volatile: matches!(view, View::Audit | View::UpdatePlan).then_some(model.now),
         }
     }
