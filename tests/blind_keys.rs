@@ -6,6 +6,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mosk_console::app::actions::access::{AccessVerdict, all_keys};
 use mosk_console::app::actions::dialog::Dialog;
+use mosk_console::app::line_input::LineInput;
 use mosk_console::app::model::{Model, Overlay, SessionInfo, View};
 use mosk_console::app::msg::{Command, Msg};
 use mosk_console::app::update::update;
@@ -66,13 +67,13 @@ fn at_a_terminal_too_small_to_draw_no_key_but_quit_acts() {
     assert!(m.actions.dialog.is_none(), "a did not open a dialog");
     // Nor does a paste into an input line that is not on screen.
     m.overlay = Some(Overlay::FilterInput {
-        text: String::new(),
+        text: LineInput::default(),
     });
     update(&mut m, Msg::Paste("worker".into()));
     assert_eq!(
         m.overlay,
         Some(Overlay::FilterInput {
-            text: String::new()
+            text: LineInput::default()
         })
     );
     m.overlay = None;

@@ -5,6 +5,7 @@ pub mod attention_cursor;
 pub mod derive;
 pub mod frame;
 pub mod freshness;
+pub mod line_input;
 pub mod logs;
 pub mod model;
 pub mod msg;

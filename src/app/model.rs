@@ -10,6 +10,7 @@ pub use crate::app::derive::Derived;
 use crate::app::derive::Pending;
 use crate::app::frame::FrameReport;
 use crate::app::freshness::Freshness;
+use crate::app::line_input::LineInput;
 use crate::app::logs::LogPane;
 use crate::cluster::events::WatchHealth;
 use crate::config::keymap::Keymap;
@@ -140,11 +141,11 @@ pub enum Overlay {
     /// `?`: every key of the active keymap.
     Help { scroll: u16 },
     /// `/`: the filter being typed for the current table.
-    FilterInput { text: String },
+    FilterInput { text: LineInput },
     /// `:`: a view name being typed.
-    CommandInput { text: String },
+    CommandInput { text: LineInput },
     /// Log search being typed.
-    LogSearchInput { text: String },
+    LogSearchInput { text: LineInput },
     /// Enter on the Overview: the full text of the attention item with this
     /// id ([`crate::app::attention_cursor::item_id`]); Esc closes it.
     AttentionText { id: String },

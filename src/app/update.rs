@@ -9,6 +9,7 @@ use crate::app::actions::dialog::{ConfirmFocus, Dialog};
 use crate::app::attention_cursor;
 use crate::app::derive::settle;
 use crate::app::freshness;
+use crate::app::line_input::LineInput;
 use crate::app::model::{Model, Notice, NoticeLevel, Overlay, View};
 use crate::app::msg::{Command, Msg};
 use crate::app::navigation::{
@@ -50,7 +51,7 @@ fn apply(model: &mut Model, msg: Msg) -> Vec<Command> {
                 return Vec::new();
             }
             if let Some(input) = input_text(model) {
-                input.push_str(&crate::sanitize::sanitize(&text));
+                input.paste(&text);
                 sync_live_filter(model);
             }
             Vec::new()
@@ -154,8 +155,8 @@ fn on_cluster(model: &mut Model, ev: ClusterEvent) {
     }
 }
 
-/// The text being typed, when an input line is open.
-fn input_text(model: &mut Model) -> Option<&mut String> {
+/// The line being typed, when an input line is open.
+fn input_text(model: &mut Model) -> Option<&mut LineInput> {
     match &mut model.overlay {
         Some(Overlay::FilterInput { text })
         | Some(Overlay::CommandInput { text })
@@ -167,7 +168,7 @@ fn input_text(model: &mut Model) -> Option<&mut String> {
 /// While `/` is open the table filters as the operator types.
 fn sync_live_filter(model: &mut Model) {
     if let Some(Overlay::FilterInput { text }) = &model.overlay {
-        let text = text.clone();
+        let text = text.text().to_string();
         let view = model.view;
         model.cursor_mut(view).filter = text;
     }
@@ -278,8 +279,8 @@ fn on_help_key(model: &mut Model, key: KeyEvent, scroll: u16) {
     }
 }
 
-/// Keys while an input line (`/`, `:`, log search) is open. Hand-written on a
-/// `String`: a one-line input needs only insert, backspace, enter and escape.
+/// Keys while an input line (`/`, `:`, log search) is open: Enter and Esc
+/// here, the editing keys in [`LineInput::key`].
 fn on_input_key(model: &mut Model, key: KeyEvent) {
     let Some(overlay) = model.overlay.clone() else {
         return;
@@ -296,9 +297,9 @@ fn on_input_key(model: &mut Model, key: KeyEvent) {
             model.overlay = None;
             match overlay {
                 Overlay::FilterInput { .. } => {}
-                Overlay::CommandInput { text } => run_command(model, &text),
+                Overlay::CommandInput { text } => run_command(model, text.text()),
                 Overlay::LogSearchInput { text } => {
-                    let text = text.trim().to_string();
+                    let text = text.text().trim().to_string();
                     model.logs.search = if text.is_empty() { None } else { Some(text) };
                     if let Some(seq) = model.logs.find_match(false) {
                         model.logs.follow = false;
@@ -314,21 +315,13 @@ fn on_input_key(model: &mut Model, key: KeyEvent) {
                 Overlay::Help { .. } | Overlay::AttentionText { .. } => {}
             }
         }
-        KeyCode::Backspace => {
-            if let Some(t) = input_text(model) {
-                t.pop();
-            }
-            sync_live_filter(model);
-        }
-        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+        _ => {
             if let Some(t) = input_text(model)
-                && t.chars().count() < 200
+                && t.key(key)
             {
-                t.push(c);
+                sync_live_filter(model);
             }
-            sync_live_filter(model);
         }
-        _ => {}
     }
 }
 
@@ -380,21 +373,21 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
         Filter => {
             if model.view == View::Logs {
                 model.overlay = Some(Overlay::LogSearchInput {
-                    text: model.logs.search.clone().unwrap_or_default(),
+                    text: model.logs.search.as_deref().unwrap_or_default().into(),
                 });
             } else if model.view.is_table() {
-                let text = model.cursor(model.view).filter;
+                let text = model.cursor(model.view).filter.into();
                 model.overlay = Some(Overlay::FilterInput { text });
             }
         }
         Command => {
             model.overlay = Some(Overlay::CommandInput {
-                text: String::new(),
+                text: LineInput::default(),
             })
         }
         LogSearch => {
             model.overlay = Some(Overlay::LogSearchInput {
-                text: model.logs.search.clone().unwrap_or_default(),
+                text: model.logs.search.as_deref().unwrap_or_default().into(),
             })
         }
         Back => on_back(model),
