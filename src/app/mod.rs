@@ -7,6 +7,7 @@ pub mod frame;
 pub mod freshness;
 pub mod line_input;
 pub mod logs;
+pub mod modal;
 pub mod model;
 pub mod msg;
 pub(crate) mod navigation;

@@ -9,8 +9,8 @@ use crate::app::actions::plan::ActionPlan;
 use crate::domain::action::run::{RunOutcome, StepStatus};
 use crate::domain::objects::MigrationMode;
 
-/// The dialog on top of the screen; it takes every key while open.
-#[derive(Debug, Clone)]
+/// An action dialog; on top of the modal stack it takes every key.
+#[derive(Debug, Clone, PartialEq)]
 pub enum Dialog {
     MigrationMode(Box<MigrationPicker>),
     Confirm(ConfirmDialog),
@@ -52,6 +52,18 @@ pub struct NodeModes {
     pub node: String,
     pub mode: Option<String>,
     pub attempts: Option<String>,
+}
+
+/// Pickers are equal when they show the same (the field's undo history
+/// does not count).
+impl PartialEq for MigrationPicker {
+    fn eq(&self, other: &MigrationPicker) -> bool {
+        self.nodes == other.nodes
+            && self.choice == other.choice
+            && self.attempts_text() == other.attempts_text()
+            && self.focus == other.focus
+            && self.error == other.error
+    }
 }
 
 impl MigrationPicker {

@@ -15,7 +15,7 @@ use crate::app::update::notify;
 
 /// Handles a key while a dialog is open.
 pub fn on_dialog_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
-    let Some(dialog) = model.actions.dialog.take() else {
+    let Some(dialog) = model.modals.close_dialog() else {
         return Vec::new();
     };
     match dialog {
@@ -35,11 +35,13 @@ fn on_quit_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
         }
         KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => {
             // Back to the running plan's progress, if it is still there.
-            model.actions.dialog = model.actions.running.as_ref().map(|_| Dialog::Progress);
+            if model.actions.running.is_some() {
+                model.modals.open_dialog(Dialog::Progress);
+            }
             Vec::new()
         }
         _ => {
-            model.actions.dialog = Some(Dialog::ConfirmQuit);
+            model.modals.open_dialog(Dialog::ConfirmQuit);
             Vec::new()
         }
     }
@@ -81,7 +83,7 @@ fn on_picker_key(
             picker.error = None;
         }
     }
-    model.actions.dialog = Some(Dialog::MigrationMode(picker));
+    model.modals.open_dialog(Dialog::MigrationMode(picker));
     Vec::new()
 }
 
@@ -91,7 +93,7 @@ fn submit_picker(model: &mut Model, mut picker: Box<MigrationPicker>) -> Vec<Com
         Err(e) => {
             picker.error = Some(e.0);
             picker.focus = PickerFocus::Attempts;
-            model.actions.dialog = Some(Dialog::MigrationMode(picker));
+            model.modals.open_dialog(Dialog::MigrationMode(picker));
             return Vec::new();
         }
     };
@@ -103,11 +105,13 @@ fn submit_picker(model: &mut Model, mut picker: Box<MigrationPicker>) -> Vec<Com
     match plan::plan_set_mode(&model.snapshot, &ctx, &nodes, picker.mode(), attempts) {
         Ok(p) => {
             let p = assign_id(model, p);
-            model.actions.dialog = Some(Dialog::Confirm(ConfirmDialog::new(p)));
+            model
+                .modals
+                .open_dialog(Dialog::Confirm(ConfirmDialog::new(p)));
         }
         Err(e) => {
             picker.error = Some(e.0);
-            model.actions.dialog = Some(Dialog::MigrationMode(picker));
+            model.modals.open_dialog(Dialog::MigrationMode(picker));
         }
     }
     Vec::new()
@@ -153,7 +157,7 @@ fn on_confirm_key(model: &mut Model, mut confirm: ConfirmDialog, key: KeyEvent) 
         KeyCode::Up | KeyCode::Char('k') => confirm.scroll = confirm.scroll.saturating_sub(1),
         _ => {}
     }
-    model.actions.dialog = Some(Dialog::Confirm(confirm));
+    model.modals.open_dialog(Dialog::Confirm(confirm));
     Vec::new()
 }
 
@@ -195,7 +199,7 @@ fn on_typed_name_key(model: &mut Model, mut confirm: ConfirmDialog, key: KeyEven
             confirm.error = None;
         }
     }
-    model.actions.dialog = Some(Dialog::Confirm(confirm));
+    model.modals.open_dialog(Dialog::Confirm(confirm));
     Vec::new()
 }
 
@@ -203,13 +207,13 @@ fn confirm_plan(model: &mut Model, mut confirm: ConfirmDialog) -> Vec<Command> {
     if !confirm.name_typed() {
         confirm.error =
             Some("not confirmed: the step's name is not typed; nothing was sent".into());
-        model.actions.dialog = Some(Dialog::Confirm(confirm));
+        model.modals.open_dialog(Dialog::Confirm(confirm));
         return Vec::new();
     }
     let action = confirm.plan.action;
     if model.actions.busy() {
         confirm.error = Some("an action is already running; wait for it to finish".into());
-        model.actions.dialog = Some(Dialog::Confirm(confirm));
+        model.modals.open_dialog(Dialog::Confirm(confirm));
         return Vec::new();
     }
     match availability(model, action) {
@@ -221,12 +225,12 @@ fn confirm_plan(model: &mut Model, mut confirm: ConfirmDialog) -> Vec<Command> {
                 "still asking the server whether you may {}; press y again in a moment",
                 key.describe()
             ));
-            model.actions.dialog = Some(Dialog::Confirm(confirm));
+            model.modals.open_dialog(Dialog::Confirm(confirm));
             return check_access(model);
         }
         Availability::Unavailable(reason) => {
             confirm.error = Some(format!("not allowed: {reason}"));
-            model.actions.dialog = Some(Dialog::Confirm(confirm));
+            model.modals.open_dialog(Dialog::Confirm(confirm));
             return Vec::new();
         }
     }
@@ -239,7 +243,7 @@ fn confirm_plan(model: &mut Model, mut confirm: ConfirmDialog) -> Vec<Command> {
         .fresh(&access_key(model, action), model.now)
         .cloned();
     model.actions.running = Some(RunningAction::new(plan.clone()));
-    model.actions.dialog = Some(Dialog::Progress);
+    model.modals.open_dialog(Dialog::Progress);
     vec![Command::Execute(plan)]
 }
 
@@ -248,13 +252,13 @@ fn on_progress_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
     let close = matches!(key.code, KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q'));
     if finished {
         if !close {
-            model.actions.dialog = Some(Dialog::Progress);
+            model.modals.open_dialog(Dialog::Progress);
         } else {
             model.actions.running = None;
         }
         return Vec::new();
     }
-    model.actions.dialog = Some(Dialog::Progress);
+    model.modals.open_dialog(Dialog::Progress);
     if key.code == KeyCode::Char('q') {
         return crate::app::actions::quit(model);
     }
