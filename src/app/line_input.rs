@@ -8,9 +8,11 @@
 //! short list mapped onto the crate's primitives (no Enter, Tab, undo or
 //! yank reaching it: each could add a line or break the length cap), pastes
 //! are sanitized and lose their line breaks, and the text is capped at
-//! [`MAX_CHARS`] characters. It is drawn by `ui::input` from [`LineInput::text`]
-//! and [`LineInput::cursor`], not by the crate's widget, so the input line
-//! looks as it always did.
+//! [`MAX_CHARS`] characters (or less: [`LineInput::with_cap`]). The input
+//! lines are drawn by `ui::input` from [`LineInput::text`] and
+//! [`LineInput::cursor`]; the dialogs' fields (the step name typed to
+//! confirm, the migration attempts) with the crate's widget
+//! ([`LineInput::textarea`]), as they always were.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use tui_textarea::{CursorMove, TextArea};
@@ -19,12 +21,42 @@ use tui_textarea::{CursorMove, TextArea};
 pub const MAX_CHARS: usize = 200;
 
 /// One line of text being typed, with a cursor.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct LineInput {
     area: TextArea<'static>,
+    /// The most characters it holds.
+    cap: usize,
+}
+
+impl Default for LineInput {
+    fn default() -> LineInput {
+        LineInput {
+            area: TextArea::default(),
+            cap: MAX_CHARS,
+        }
+    }
 }
 
 impl LineInput {
+    /// An empty line holding at most `cap` characters (and at most [`MAX_CHARS`]).
+    pub fn with_cap(cap: usize) -> LineInput {
+        LineInput {
+            cap: cap.min(MAX_CHARS),
+            ..LineInput::default()
+        }
+    }
+
+    /// The text shown, muted, while the line is empty.
+    pub fn with_placeholder(mut self, text: &str) -> LineInput {
+        self.area.set_placeholder_text(text);
+        self
+    }
+
+    /// The editor underneath, for drawing with the crate's widget.
+    pub fn textarea(&self) -> &TextArea<'static> {
+        &self.area
+    }
+
     /// A line holding `text` (sanitized, one line, capped), the cursor at its end.
     pub fn new(text: &str) -> LineInput {
         let mut input = LineInput::default();
@@ -49,7 +81,7 @@ impl LineInput {
     /// Inserts `c` at the cursor unless the line is full or `c` is a
     /// control character. Returns whether the text changed.
     pub fn insert(&mut self, c: char) -> bool {
-        if c.is_control() || self.len() >= MAX_CHARS {
+        if c.is_control() || self.len() >= self.cap {
             return false;
         }
         self.area.insert_char(c);
@@ -60,7 +92,7 @@ impl LineInput {
     /// control characters dropped, cut at the cap. Returns whether the text
     /// changed.
     pub fn paste(&mut self, text: &str) -> bool {
-        let room = MAX_CHARS.saturating_sub(self.len());
+        let room = self.cap.saturating_sub(self.len());
         let clean: String = crate::sanitize::sanitize(text)
             .chars()
             .filter(|c| !c.is_control())
@@ -209,6 +241,16 @@ mod tests {
         assert!(i.paste("abc"));
         assert_eq!(i.text().chars().count(), MAX_CHARS);
         assert!(i.text().starts_with('a') && i.text()[1..].starts_with('x'));
+    }
+
+    #[test]
+    fn a_smaller_cap_holds() {
+        let mut i = LineInput::with_cap(3);
+        for c in "12345".chars() {
+            i.key(key(KeyCode::Char(c)));
+        }
+        assert!(!i.paste("6"));
+        assert_eq!(i.text(), "123");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Keys while a dialog is open. They are read before the keymap, so a
 //! dialog's keys (y, n, Enter, Esc, digits) never trigger a view action.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent};
 
 use crate::app::actions::access::Availability;
 use crate::app::actions::dialog::{
@@ -71,15 +71,8 @@ fn on_picker_key(
             _ => {}
         },
         _ => {
-            // The attempts field: one line (Enter never reaches it, nor the
-            // ctrl keys that would insert a newline), at most 16 characters.
-            let newline = key.modifiers.contains(KeyModifiers::CONTROL)
-                && matches!(key.code, KeyCode::Char('m') | KeyCode::Char('j'));
-            let full = matches!(key.code, KeyCode::Char(_))
-                && picker.attempts_text().chars().count() >= 16;
-            if !newline && !full {
-                picker.attempts.input(key);
-            }
+            // The attempts field: one line, at most 16 characters.
+            picker.attempts.key(key);
             picker.error = None;
         }
     }
@@ -188,13 +181,9 @@ fn on_typed_name_key(model: &mut Model, mut confirm: ConfirmDialog, key: KeyEven
         KeyCode::Down => confirm.scroll = confirm.scroll.saturating_add(1),
         KeyCode::Up => confirm.scroll = confirm.scroll.saturating_sub(1),
         _ => {
-            let newline = key.modifiers.contains(KeyModifiers::CONTROL)
-                && matches!(key.code, KeyCode::Char('m') | KeyCode::Char('j'));
+            // One line, at most 200 characters.
             if let Some(t) = confirm.typed_name.as_mut() {
-                let full = matches!(key.code, KeyCode::Char(_)) && t.text().chars().count() >= 200;
-                if !newline && !full {
-                    t.field.input(key);
-                }
+                t.field.key(key);
             }
             confirm.error = None;
         }
