@@ -503,3 +503,34 @@ fn ctrl_c_and_q_bang_quit_without_asking() {
     command(&mut m, "q!");
     assert!(m.quit);
 }
+
+#[test]
+fn the_attempts_field_is_one_line_of_at_most_16_characters() {
+    let mut m = allowed(model_with(false, false));
+    m.selected_nodes.insert(NODE_W4.into());
+    ch(&mut m, 'm');
+    press(&mut m, KeyCode::Tab);
+    for c in "12345678901234567890".chars() {
+        ch(&mut m, c);
+    }
+    // Ctrl-J would be a new line in a text area: here it does nothing.
+    update(
+        &mut m,
+        Msg::Key(KeyEvent::new(KeyCode::Char('j'), KeyModifiers::CONTROL)),
+    );
+    let attempts = |m: &Model| match m.modals.dialog() {
+        Some(Dialog::MigrationMode(p)) => p.attempts_text(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(attempts(&m), "1234567890123456");
+    // Home, then Delete: edits at the start of the field.
+    press(&mut m, KeyCode::Home);
+    press(&mut m, KeyCode::Delete);
+    assert_eq!(attempts(&m), "234567890123456");
+    // Ctrl-U clears it.
+    update(
+        &mut m,
+        Msg::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)),
+    );
+    assert_eq!(attempts(&m), "");
+}
