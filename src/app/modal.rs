@@ -3,6 +3,8 @@
 //! `/` filter, `:` command and log-search input lines, and the action
 //! dialogs. The top of the stack takes the keys first (`update::on_key`),
 //! Esc closes the top one only, and `ui::draw` draws the stack bottom to top.
+//! An *overlay* is a modal other than an action dialog (help, the input
+//! lines, an attention item's text): switching views closes the overlays.
 //!
 //! The Machines detail pane is not a modal: it is a split view drawn beside
 //! the table, in the view's own area, and while it is open the table keeps
