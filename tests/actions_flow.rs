@@ -72,10 +72,10 @@ fn enter_on_the_default_button_cancels_and_sends_nothing() {
     let mut m = allowed(model_with(false, false));
     m.selected_nodes.insert(NODE_W2.into());
     assert!(ch(&mut m, 'a').is_empty());
-    assert!(matches!(m.actions.dialog, Some(Dialog::Confirm(_))));
+    assert!(matches!(m.modals.dialog(), Some(Dialog::Confirm(_))));
     let cmds = press(&mut m, KeyCode::Enter);
     assert!(executed(&cmds).is_empty());
-    assert!(m.actions.dialog.is_none());
+    assert!(m.modals.dialog().is_none());
     assert!(m.actions.running.is_none());
     assert!(m.notice.unwrap().text.contains("cancelled, nothing sent"));
 }
@@ -87,7 +87,7 @@ fn n_and_esc_cancel_y_confirms() {
         m.selected_nodes.insert(NODE_W2.into());
         ch(&mut m, 'a');
         assert!(executed(&press(&mut m, cancel)).is_empty());
-        assert!(m.actions.dialog.is_none());
+        assert!(m.modals.dialog().is_none());
     }
     let mut m = allowed(model_with(false, false));
     m.selected_nodes.insert(NODE_W2.into());
@@ -100,7 +100,7 @@ fn n_and_esc_cancel_y_confirms() {
     assert_eq!(plan.context, "sim-mosk");
     assert_eq!(plan.steps[0].target.name, NODE_W2);
     assert_eq!(plan.steps[0].servers, vec![SERVER_A, SERVER_B]);
-    assert!(matches!(m.actions.dialog, Some(Dialog::Progress)));
+    assert!(matches!(m.modals.dialog(), Some(Dialog::Progress)));
     assert!(m.actions.busy());
 }
 
@@ -125,7 +125,7 @@ fn the_picker_plans_mode_and_attempts_for_every_selected_node() {
     assert!(!m.quit);
     ch(&mut m, 'j'); // live -> manual
     press(&mut m, KeyCode::Tab);
-    match &m.actions.dialog {
+    match m.modals.dialog() {
         Some(Dialog::MigrationMode(p)) => assert_eq!(p.focus, PickerFocus::Attempts),
         other => panic!("{other:?}"),
     }
@@ -133,7 +133,7 @@ fn the_picker_plans_mode_and_attempts_for_every_selected_node() {
         ch(&mut m, c);
     }
     assert!(executed(&press(&mut m, KeyCode::Enter)).is_empty());
-    match &m.actions.dialog {
+    match m.modals.dialog() {
         Some(Dialog::MigrationMode(p)) => {
             assert!(
                 p.error
@@ -150,8 +150,8 @@ fn the_picker_plans_mode_and_attempts_for_every_selected_node() {
         executed(&press(&mut m, KeyCode::Enter)).is_empty(),
         "review first"
     );
-    let Some(Dialog::Confirm(c)) = &m.actions.dialog else {
-        panic!("{:?}", m.actions.dialog)
+    let Some(Dialog::Confirm(c)) = m.modals.dialog() else {
+        panic!("{:?}", m.modals.dialog())
     };
     assert_eq!(c.plan.steps.len(), 2);
     for s in &c.plan.steps {
@@ -172,7 +172,7 @@ fn read_only_shows_actions_unavailable_and_never_asks_the_server() {
     m.selected_nodes.insert(NODE_W2.into());
     for c in ['m', 'a', 'R'] {
         assert!(ch(&mut m, c).is_empty());
-        assert!(m.actions.dialog.is_none());
+        assert!(m.modals.dialog().is_none());
         assert!(m.notice.as_ref().unwrap().text.contains("read-only"));
     }
     let cmds = update(
@@ -240,7 +240,7 @@ fn a_forbidden_action_is_not_offered_and_says_why() {
     );
     m.selected_nodes.insert(NODE_W4.into());
     assert!(ch(&mut m, 'R').is_empty());
-    assert!(m.actions.dialog.is_none());
+    assert!(m.modals.dialog().is_none());
     let text = &m.notice.as_ref().unwrap().text;
     assert!(
         text.contains("delete pods in tf") && text.contains("no RBAC policy matched"),
@@ -248,7 +248,7 @@ fn a_forbidden_action_is_not_offered_and_says_why() {
     );
     // Node patches are still allowed.
     ch(&mut m, 'm');
-    assert!(matches!(m.actions.dialog, Some(Dialog::MigrationMode(_))));
+    assert!(matches!(m.modals.dialog(), Some(Dialog::MigrationMode(_))));
 }
 
 #[test]
@@ -259,7 +259,7 @@ fn confirming_before_the_server_answered_is_refused_until_it_does() {
     assert!(matches!(cmds.first(), Some(Command::CheckAccess(_))));
     let cmds = ch(&mut m, 'y');
     assert!(executed(&cmds).is_empty());
-    let Some(Dialog::Confirm(c)) = &m.actions.dialog else {
+    let Some(Dialog::Confirm(c)) = m.modals.dialog() else {
         panic!()
     };
     assert!(
@@ -293,15 +293,15 @@ fn one_action_at_a_time_and_cancel_between_pods() {
     assert_eq!(plan.action, ActionId::RestartAllVrouters);
     assert_eq!(plan.steps.len(), 3);
     // Another action while it runs: refused, the progress dialog shows.
-    m.actions.dialog = None;
+    m.modals.close_dialog();
     m.selected_nodes.insert(NODE_W2.into());
     assert!(ch(&mut m, 'a').is_empty());
-    assert!(matches!(m.actions.dialog, Some(Dialog::Progress)));
+    assert!(matches!(m.modals.dialog(), Some(Dialog::Progress)));
     // Esc asks to cancel (once).
     assert_eq!(press(&mut m, KeyCode::Esc), vec![Command::CancelRun]);
     assert!(press(&mut m, KeyCode::Esc).is_empty());
     assert!(
-        matches!(m.actions.dialog, Some(Dialog::Progress)),
+        matches!(m.modals.dialog(), Some(Dialog::Progress)),
         "stays open while running"
     );
     let id = plan.id;
@@ -329,7 +329,7 @@ fn one_action_at_a_time_and_cancel_between_pods() {
             .contains("cancelled after 1")
     );
     press(&mut m, KeyCode::Enter);
-    assert!(m.actions.dialog.is_none());
+    assert!(m.modals.dialog().is_none());
     assert!(m.actions.running.is_none());
 }
 
@@ -395,7 +395,7 @@ fn without_a_selection_the_row_under_the_cursor_is_the_target() {
     m.view = View::Machines;
     m.cursor_mut(View::Machines).selected_id = Some(WORKER_3.into());
     ch(&mut m, 'm');
-    match &m.actions.dialog {
+    match m.modals.dialog() {
         Some(Dialog::MigrationMode(p)) => {
             assert_eq!(p.nodes.len(), 1);
             assert_eq!(p.nodes[0].node, NODE_W3);
@@ -407,8 +407,8 @@ fn without_a_selection_the_row_under_the_cursor_is_the_target() {
     m.view = View::Vrouter;
     m.cursor_mut(View::Vrouter).selected_id = Some(format!("tf/{VROUTER_POD_W4}"));
     ch(&mut m, 'R');
-    let Some(Dialog::Confirm(c)) = &m.actions.dialog else {
-        panic!("{:?} {:?}", m.actions.dialog, m.notice)
+    let Some(Dialog::Confirm(c)) = m.modals.dialog() else {
+        panic!("{:?} {:?}", m.modals.dialog(), m.notice)
     };
     assert_eq!(c.plan.steps.len(), 1);
     assert_eq!(c.plan.steps[0].target.name, VROUTER_POD_W4);
@@ -429,12 +429,12 @@ fn an_unanswered_access_review_offers_the_action_and_confirms() {
     m.selected_nodes.insert(NODE_W2.into());
     assert!(ch(&mut m, 'a').is_empty());
     assert!(
-        matches!(m.actions.dialog, Some(Dialog::Confirm(_))),
+        matches!(m.modals.dialog(), Some(Dialog::Confirm(_))),
         "{:?}",
         m.notice
     );
     let cmds = ch(&mut m, 'y');
-    assert_eq!(executed(&cmds).len(), 1, "{:?}", m.actions.dialog);
+    assert_eq!(executed(&cmds).len(), 1, "{:?}", m.modals.dialog());
 }
 
 fn running(m: &mut Model) {
@@ -467,21 +467,21 @@ fn q_with_a_write_in_flight_asks_first() {
     // From the progress dialog: asks; n goes back to the progress.
     assert!(ch(&mut m, 'q').is_empty());
     assert!(!m.quit);
-    assert!(matches!(m.actions.dialog, Some(Dialog::ConfirmQuit)));
+    assert!(matches!(m.modals.dialog(), Some(Dialog::ConfirmQuit)));
     assert!(ch(&mut m, 'x').is_empty(), "other keys keep the question");
-    assert!(matches!(m.actions.dialog, Some(Dialog::ConfirmQuit)));
+    assert!(matches!(m.modals.dialog(), Some(Dialog::ConfirmQuit)));
     assert!(press(&mut m, KeyCode::Esc).is_empty());
-    assert!(matches!(m.actions.dialog, Some(Dialog::Progress)));
+    assert!(matches!(m.modals.dialog(), Some(Dialog::Progress)));
     assert!(!m.quit);
     // Without a dialog open (the keymap's q), and `:q`: ask too.
-    m.actions.dialog = None;
+    m.modals.close_dialog();
     assert!(ch(&mut m, 'q').is_empty());
-    assert!(matches!(m.actions.dialog, Some(Dialog::ConfirmQuit)));
+    assert!(matches!(m.modals.dialog(), Some(Dialog::ConfirmQuit)));
     ch(&mut m, 'n');
-    m.actions.dialog = None;
+    m.modals.close_dialog();
     command(&mut m, "q");
     assert!(!m.quit);
-    assert!(matches!(m.actions.dialog, Some(Dialog::ConfirmQuit)));
+    assert!(matches!(m.modals.dialog(), Some(Dialog::ConfirmQuit)));
     assert_eq!(ch(&mut m, 'y'), vec![Command::Quit]);
     assert!(m.quit);
 }
@@ -499,7 +499,38 @@ fn ctrl_c_and_q_bang_quit_without_asking() {
 
     let mut m = allowed(model_with(false, false));
     running(&mut m);
-    m.actions.dialog = None;
+    m.modals.close_dialog();
     command(&mut m, "q!");
     assert!(m.quit);
+}
+
+#[test]
+fn the_attempts_field_is_one_line_of_at_most_16_characters() {
+    let mut m = allowed(model_with(false, false));
+    m.selected_nodes.insert(NODE_W4.into());
+    ch(&mut m, 'm');
+    press(&mut m, KeyCode::Tab);
+    for c in "12345678901234567890".chars() {
+        ch(&mut m, c);
+    }
+    // Ctrl-J would be a new line in a text area: here it does nothing.
+    update(
+        &mut m,
+        Msg::Key(KeyEvent::new(KeyCode::Char('j'), KeyModifiers::CONTROL)),
+    );
+    let attempts = |m: &Model| match m.modals.dialog() {
+        Some(Dialog::MigrationMode(p)) => p.attempts_text(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(attempts(&m), "1234567890123456");
+    // Home, then Delete: edits at the start of the field.
+    press(&mut m, KeyCode::Home);
+    press(&mut m, KeyCode::Delete);
+    assert_eq!(attempts(&m), "234567890123456");
+    // Ctrl-U clears it.
+    update(
+        &mut m,
+        Msg::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)),
+    );
+    assert_eq!(attempts(&m), "");
 }

@@ -4,7 +4,8 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use jiff::{SignedDuration, Timestamp};
-use mosk_console::app::model::{Model, Overlay, SessionInfo, View};
+use mosk_console::app::modal::Modal;
+use mosk_console::app::model::{Model, SessionInfo, View};
 use mosk_console::app::msg::{Command, Msg};
 use mosk_console::app::update::update;
 use mosk_console::cluster::events::ClusterEvent;
@@ -168,10 +169,10 @@ fn digits_and_commands_switch_views_and_q_quits() {
     update(&mut m, code(KeyCode::Tab));
     assert_eq!(m.view, View::Requests);
     update(&mut m, key('?'));
-    assert!(matches!(m.overlay, Some(Overlay::Help { .. })));
+    assert!(matches!(m.modals.top(), Some(Modal::Help { .. })));
     // q inside help closes help; it does not quit.
     assert!(update(&mut m, key('q')).is_empty());
-    assert!(m.overlay.is_none() && !m.quit);
+    assert!(m.modals.is_empty() && !m.quit);
     assert_eq!(update(&mut m, key('q')), vec![Command::Quit]);
     assert!(m.quit);
 }
@@ -231,7 +232,7 @@ fn slash_filters_by_node_name_enter_keeps_esc_clears() {
         "filters while typing"
     );
     update(&mut m, code(KeyCode::Enter));
-    assert!(m.overlay.is_none());
+    assert!(m.modals.is_empty());
     assert_eq!(
         visible_ids(&m),
         vec![names::WORKER_3.to_string()],

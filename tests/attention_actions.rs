@@ -7,7 +7,8 @@ mod ui_support;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mosk_console::app::attention_cursor::{item_id, selected_item};
-use mosk_console::app::model::{Model, Overlay, View};
+use mosk_console::app::modal::Modal;
+use mosk_console::app::model::{Model, View};
 use mosk_console::app::msg::Msg;
 use mosk_console::app::tables::derived;
 use mosk_console::app::update::update;
@@ -87,8 +88,8 @@ fn enter_opens_the_items_full_text_and_esc_closes_it() {
     }
     key(&mut m, KeyCode::Enter, 80, 24);
     assert_eq!(
-        m.overlay,
-        Some(Overlay::AttentionText {
+        m.modals.top(),
+        Some(&Modal::AttentionText {
             id: item_id(&items[at])
         })
     );
@@ -100,7 +101,7 @@ fn enter_opens_the_items_full_text_and_esc_closes_it() {
     assert!(screen.contains(last_word), "{last_word}:\n{screen}");
     assert!(screen.contains("a: acknowledge migration"), "{screen}");
     key(&mut m, KeyCode::Esc, 80, 24);
-    assert_eq!(m.overlay, None);
+    assert_eq!(m.modals.top(), None);
     let t = render(&m, 80, 24);
     assert!(!text_of(t.backend().buffer()).contains("Esc: close"));
 }
@@ -125,12 +126,12 @@ fn an_action_key_acts_only_on_an_item_that_was_drawn() {
         &mut m,
         Msg::Key(KeyEvent::new(KeyCode::Char('a'), KeyModifiers::NONE)),
     );
-    assert!(m.actions.dialog.is_none());
+    assert!(m.modals.dialog().is_none());
     let notice = m.notice.clone().unwrap().text;
     assert!(notice.contains("is not on screen"), "{notice}");
     // Once drawn, the same key opens the confirmation for that node.
     press(&mut m, 'a', 80, 24);
-    let dialog = format!("{:?}", m.actions.dialog);
+    let dialog = format!("{:?}", m.modals.dialog());
     assert!(
         dialog.contains(items[at].node.as_deref().unwrap()),
         "{dialog} {:?}",

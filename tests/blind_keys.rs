@@ -6,7 +6,9 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mosk_console::app::actions::access::{AccessVerdict, all_keys};
 use mosk_console::app::actions::dialog::Dialog;
-use mosk_console::app::model::{Model, Overlay, SessionInfo, View};
+use mosk_console::app::line_input::LineInput;
+use mosk_console::app::modal::Modal;
+use mosk_console::app::model::{Model, SessionInfo, View};
 use mosk_console::app::msg::{Command, Msg};
 use mosk_console::app::update::update;
 use mosk_console::config::keymap::Keymap;
@@ -52,7 +54,7 @@ fn executes(cmds: &[Command]) -> bool {
 }
 
 fn confirm_open(m: &Model) -> bool {
-    matches!(m.actions.dialog, Some(Dialog::Confirm(_)))
+    matches!(m.modals.dialog(), Some(Dialog::Confirm(_)))
 }
 
 #[test]
@@ -63,19 +65,19 @@ fn at_a_terminal_too_small_to_draw_no_key_but_quit_acts() {
     let cmds = type_keys(&mut m, "2Gkay");
     assert!(cmds.is_empty(), "{cmds:?}");
     assert_eq!(m.view, View::Overview, "2 did not switch views");
-    assert!(m.actions.dialog.is_none(), "a did not open a dialog");
+    assert!(m.modals.dialog().is_none(), "a did not open a dialog");
     // Nor does a paste into an input line that is not on screen.
-    m.overlay = Some(Overlay::FilterInput {
-        text: String::new(),
+    m.modals.push(Modal::FilterInput {
+        text: LineInput::default(),
     });
     update(&mut m, Msg::Paste("worker".into()));
     assert_eq!(
-        m.overlay,
-        Some(Overlay::FilterInput {
-            text: String::new()
+        m.modals.top(),
+        Some(&Modal::FilterInput {
+            text: LineInput::default()
         })
     );
-    m.overlay = None;
+    m.modals = Default::default();
     // The same keys at a usable size do act (so the test above can fail).
     frame(&mut m, 120, 40);
     type_keys(&mut m, "2Gk");
@@ -102,7 +104,7 @@ fn an_open_dialog_stays_open_and_unconfirmed_while_the_terminal_is_too_small() {
         cmds.extend(press(&mut m, code));
     }
     assert!(cmds.is_empty(), "{cmds:?}");
-    match &m.actions.dialog {
+    match m.modals.dialog() {
         Some(Dialog::Confirm(c)) => assert_eq!(
             c.focus,
             mosk_console::app::actions::dialog::ConfirmFocus::Cancel,
@@ -125,7 +127,7 @@ fn y_confirms_only_a_dialog_drawn_in_full_on_the_last_frame() {
     let cmds = type_keys(&mut m, "ay");
     assert!(!executes(&cmds), "{cmds:?}");
     assert!(confirm_open(&m), "the dialog stays open");
-    match &m.actions.dialog {
+    match m.modals.dialog() {
         Some(Dialog::Confirm(c)) => assert!(
             c.error
                 .as_deref()
@@ -154,7 +156,7 @@ fn a_dialog_taller_than_the_terminal_confirms_only_once_read_through() {
     type_keys(&mut m, "m");
     frame(&mut m, 80, 24);
     press(&mut m, KeyCode::Enter);
-    assert!(confirm_open(&m), "{:?}", m.actions.dialog);
+    assert!(confirm_open(&m), "{:?}", m.modals.dialog());
     frame(&mut m, 80, 24);
     assert_eq!(m.frame.confirm_in_full, None, "the list does not fit 80x24");
     assert!(!executes(&type_keys(&mut m, "y")));

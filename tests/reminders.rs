@@ -117,7 +117,7 @@ fn migration_dialog_for(machine: &str) -> Model {
         },
     );
     key(&mut model, 'm');
-    assert!(model.actions.dialog.is_some(), "m opened no dialog");
+    assert!(model.modals.dialog().is_some(), "m opened no dialog");
     model
 }
 
@@ -139,7 +139,7 @@ fn the_migration_dialog_reminds_of_lvm_over_iscsi_for_a_compute_until_dismissed(
             .dismissed_reminders
             .contains(&Reminder::LvmIscsiManual)
     );
-    assert!(model.actions.dialog.is_some(), "x keeps the dialog open");
+    assert!(model.modals.dialog().is_some(), "x keeps the dialog open");
     let s = screen(&model, 80, 40);
     assert!(!s.contains(LVM), "{s}");
     // Dismissed for the session: not in the next dialog either.

@@ -6,7 +6,8 @@
 mod ui_support;
 
 use jiff::SignedDuration;
-use mosk_console::app::model::{Model, Notice, NoticeLevel, Overlay, TableCursor, View};
+use mosk_console::app::modal::Modal;
+use mosk_console::app::model::{Model, Notice, NoticeLevel, TableCursor, View};
 use mosk_console::cluster::events::WatchHealth;
 use mosk_console::domain::fixtures::{self, names::*};
 use mosk_console::domain::objects::{ClusterId, Kind, MachineState};
@@ -109,9 +110,9 @@ fn audit() {
 #[test]
 fn help_overlay() {
     let mut m = with_view(View::Machines);
-    m.overlay = Some(Overlay::Help { scroll: 0 });
+    m.modals.push(Modal::Help { scroll: 0 });
     snap_both("help", &m);
-    m.overlay = Some(Overlay::Help { scroll: 1000 });
+    m.modals.push(Modal::Help { scroll: 1000 });
     let t = render(&m, 80, 24);
     insta::assert_snapshot!("help_scrolled_to_end_80x24", t.backend());
 }
@@ -119,12 +120,12 @@ fn help_overlay() {
 #[test]
 fn input_overlays() {
     let mut m = with_view(View::Machines);
-    m.overlay = Some(Overlay::FilterInput { text: "wor".into() });
+    m.modals.push(Modal::FilterInput { text: "wor".into() });
     insta::assert_snapshot!("filter_input_80x24", render(&m, 80, 24).backend());
-    m.overlay = Some(Overlay::CommandInput { text: "lo".into() });
+    m.modals.push(Modal::CommandInput { text: "lo".into() });
     insta::assert_snapshot!("command_input_80x24", render(&m, 80, 24).backend());
     let mut m = with_view(View::Logs);
-    m.overlay = Some(Overlay::LogSearchInput {
+    m.modals.push(Modal::LogSearchInput {
         text: "drain".into(),
     });
     insta::assert_snapshot!("log_search_input_80x24", render(&m, 80, 24).backend());

@@ -220,7 +220,7 @@ fn commence_dialog_minor_step() {
     let mut m = paused_model();
     key(&mut m, KeyCode::Char('c'));
     assert!(
-        matches!(m.actions.dialog, Some(Dialog::Confirm(_))),
+        matches!(m.modals.dialog(), Some(Dialog::Confirm(_))),
         "{:?}",
         m.notice
     );
@@ -261,8 +261,8 @@ fn commence_dialog_major_step_needs_the_name() {
         !cmds.iter().any(|c| matches!(c, Command::Execute(_))),
         "{cmds:?}"
     );
-    let Some(Dialog::Confirm(c)) = &m.actions.dialog else {
-        panic!("the dialog stays open: {:?}", m.actions.dialog)
+    let Some(Dialog::Confirm(c)) = m.modals.dialog() else {
+        panic!("the dialog stays open: {:?}", m.modals.dialog())
     };
     assert!(
         c.error
@@ -304,16 +304,16 @@ fn the_first_visit_selects_the_step_that_runs_or_waits() {
 fn commence_is_offered_only_where_the_step_is_shown() {
     let mut m = with_plan(View::Machines, up::paused_before(1));
     key(&mut m, KeyCode::Char('c'));
-    assert!(m.actions.dialog.is_none());
+    assert!(m.modals.dialog().is_none());
     let mut m = with_plan(View::Overview, up::paused_before(1));
     key(&mut m, KeyCode::Char('c'));
-    assert!(matches!(m.actions.dialog, Some(Dialog::Confirm(_))));
+    assert!(matches!(m.modals.dialog(), Some(Dialog::Confirm(_))));
     // Every step commenced: nothing to commence.
     let mut plan = up::running(3, now());
     plan.steps.iter_mut().for_each(|s| s.commence = true);
     let mut m = with_plan(View::UpdatePlan, plan);
     key(&mut m, KeyCode::Char('c'));
-    assert!(m.actions.dialog.is_none());
+    assert!(m.modals.dialog().is_none());
     assert!(
         m.notice
             .as_ref()

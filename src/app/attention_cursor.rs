@@ -4,7 +4,8 @@
 //! (`app::actions::start`). A key acts only on an item the last frame drew
 //! (`FrameReport::attention_shown`).
 
-use crate::app::model::{Model, Overlay};
+use crate::app::modal::Modal;
+use crate::app::model::Model;
 use crate::app::tables::derived;
 use crate::domain::action::ActionId;
 use crate::domain::attention::{AttentionItem, AttentionKind};
@@ -66,7 +67,9 @@ pub fn move_to_end(model: &mut Model, bottom: bool) {
 /// Enter on the Overview: the full text of the item under the cursor.
 pub fn open(model: &mut Model) {
     if let Some(item) = on_screen(model).ok().flatten() {
-        model.overlay = Some(Overlay::AttentionText { id: item_id(&item) });
+        model
+            .modals
+            .push(Modal::AttentionText { id: item_id(&item) });
     }
 }
 

@@ -51,7 +51,7 @@ pub struct ConfirmView {
 pub fn record(model: &mut crate::app::model::Model, mut report: FrameReport) {
     use crate::app::actions::dialog::Dialog;
     report.confirm_in_full = None;
-    if let (Some(v), Some(Dialog::Confirm(c))) = (report.confirm_view, &mut model.actions.dialog)
+    if let (Some(v), Some(Dialog::Confirm(c))) = (report.confirm_view, model.modals.dialog_mut())
         && v.plan == c.plan.id
     {
         // Only a view that starts inside what was read extends it: a jump

@@ -11,6 +11,7 @@ use crate::app::derive::Pending;
 use crate::app::frame::FrameReport;
 use crate::app::freshness::Freshness;
 use crate::app::logs::LogPane;
+use crate::app::modal::ModalStack;
 use crate::cluster::events::WatchHealth;
 use crate::config::keymap::Keymap;
 use crate::domain::history::History;
@@ -134,22 +135,6 @@ pub struct TableCursor {
     pub group_column: Option<usize>,
 }
 
-/// An overlay drawn on top of the current view; it takes the keys first.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Overlay {
-    /// `?`: every key of the active keymap.
-    Help { scroll: u16 },
-    /// `/`: the filter being typed for the current table.
-    FilterInput { text: String },
-    /// `:`: a view name being typed.
-    CommandInput { text: String },
-    /// Log search being typed.
-    LogSearchInput { text: String },
-    /// Enter on the Overview: the full text of the attention item with this
-    /// id ([`crate::app::attention_cursor::item_id`]); Esc closes it.
-    AttentionText { id: String },
-}
-
 /// A short message in the footer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Notice {
@@ -226,8 +211,11 @@ pub struct Model {
     /// Cursor, sort and filter of each table view.
     pub cursors: BTreeMap<View, TableCursor>,
     /// Whether the Machines view shows the detail panel of the selected row.
+    /// A split view, not a modal (see [`crate::app::modal`]).
     pub detail_open: bool,
-    pub overlay: Option<Overlay>,
+    /// Help, input lines, an attention item's text and the action dialogs:
+    /// the top one takes the keys ([`crate::app::modal`]).
+    pub modals: ModalStack,
     pub notice: Option<Notice>,
     /// Node names selected with `space` for actions on many nodes.
     pub selected_nodes: BTreeSet<String>,
@@ -273,7 +261,7 @@ impl Model {
             logs: LogPane::default(),
             cursors: BTreeMap::new(),
             detail_open: false,
-            overlay: None,
+            modals: ModalStack::default(),
             notice: None,
             selected_nodes: BTreeSet::new(),
             now,

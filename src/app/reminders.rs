@@ -57,7 +57,7 @@ pub(crate) fn dismiss_queue_reminder(model: &mut Model) {
 /// `x` in the migration-mode dialog (outside the attempts field): dismisses
 /// its first reminder line. False when the key is the dialog's own.
 pub(crate) fn dismiss_dialog_reminder(model: &mut Model) -> bool {
-    let Some(Dialog::MigrationMode(p)) = &model.actions.dialog else {
+    let Some(Dialog::MigrationMode(p)) = model.modals.dialog() else {
         return false;
     };
     if p.focus != PickerFocus::Mode {

@@ -9,7 +9,9 @@ use crate::app::actions::dialog::{ConfirmFocus, Dialog};
 use crate::app::attention_cursor;
 use crate::app::derive::settle;
 use crate::app::freshness;
-use crate::app::model::{Model, Notice, NoticeLevel, Overlay, View};
+use crate::app::line_input::LineInput;
+use crate::app::modal::Modal;
+use crate::app::model::{Model, Notice, NoticeLevel, View};
 use crate::app::msg::{Command, Msg};
 use crate::app::navigation::{
     cycle_sort, logs_for_selected_machine, move_selection, move_to_end, toggle_selected_node,
@@ -49,8 +51,8 @@ fn apply(model: &mut Model, msg: Msg) -> Vec<Command> {
             if model.frame.too_small {
                 return Vec::new();
             }
-            if let Some(input) = input_text(model) {
-                input.push_str(&crate::sanitize::sanitize(&text));
+            if let Some(input) = model.modals.input_mut() {
+                input.paste(&text);
                 sync_live_filter(model);
             }
             Vec::new()
@@ -159,20 +161,10 @@ fn on_cluster(model: &mut Model, ev: ClusterEvent) {
     }
 }
 
-/// The text being typed, when an input line is open.
-fn input_text(model: &mut Model) -> Option<&mut String> {
-    match &mut model.overlay {
-        Some(Overlay::FilterInput { text })
-        | Some(Overlay::CommandInput { text })
-        | Some(Overlay::LogSearchInput { text }) => Some(text),
-        _ => None,
-    }
-}
-
 /// While `/` is open the table filters as the operator types.
 fn sync_live_filter(model: &mut Model) {
-    if let Some(Overlay::FilterInput { text }) = &model.overlay {
-        let text = text.clone();
+    if let Some(Modal::FilterInput { text }) = model.modals.top() {
+        let text = text.text().to_string();
         let view = model.view;
         model.cursor_mut(view).filter = text;
     }
@@ -192,52 +184,53 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
         }
         return Vec::new();
     }
-    // An open action dialog takes every key before the keymap.
-    if model.actions.dialog.is_some() {
-        if confirms_unseen(model, &key) {
-            return Vec::new();
-        }
-        if model.keymap.action_for(&key) == Some(KeyAction::DismissReminder)
-            && crate::app::reminders::dismiss_dialog_reminder(model)
-        {
-            return Vec::new();
-        }
-        return actions::keys::on_dialog_key(model, key);
-    }
-    match model.overlay.clone() {
-        Some(Overlay::Help { scroll }) => {
-            on_help_key(model, key, scroll);
-            return Vec::new();
-        }
-        Some(Overlay::AttentionText { .. }) => {
-            // The full text of an attention item: Esc (or Enter, q) closes it.
-            if matches!(
-                model.keymap.action_for(&key),
-                Some(KeyAction::Back) | Some(KeyAction::Open) | Some(KeyAction::Quit)
-            ) {
-                model.overlay = None;
+    // The top modal takes the keys before the keymap.
+    match model.modals.top() {
+        Some(Modal::Dialog(_)) => {
+            if confirms_unseen(model, &key) {
+                return Vec::new();
             }
-            return Vec::new();
+            if model.keymap.action_for(&key) == Some(KeyAction::DismissReminder)
+                && crate::app::reminders::dismiss_dialog_reminder(model)
+            {
+                return Vec::new();
+            }
+            actions::keys::on_dialog_key(model, key)
         }
-        Some(Overlay::FilterInput { .. })
-        | Some(Overlay::CommandInput { .. })
-        | Some(Overlay::LogSearchInput { .. }) => {
+        Some(Modal::Help { .. }) => {
+            on_help_key(model, key);
+            Vec::new()
+        }
+        Some(Modal::AttentionText { .. }) => {
+            // The full text of an attention item: Esc (or Enter, q) closes
+            // it; `?` opens the help over it.
+            match model.keymap.action_for(&key) {
+                Some(KeyAction::Back) | Some(KeyAction::Open) | Some(KeyAction::Quit) => {
+                    model.modals.pop();
+                }
+                Some(KeyAction::Help) => model.modals.push(Modal::Help { scroll: 0 }),
+                _ => {}
+            }
+            Vec::new()
+        }
+        Some(Modal::FilterInput { .. })
+        | Some(Modal::CommandInput { .. })
+        | Some(Modal::LogSearchInput { .. }) => {
             on_input_key(model, key);
-            return Vec::new();
+            Vec::new()
         }
-        None => {}
+        None => match model.keymap.action_for(&key) {
+            Some(action) => on_action(model, action),
+            None => Vec::new(),
+        },
     }
-    let Some(action) = model.keymap.action_for(&key) else {
-        return Vec::new();
-    };
-    on_action(model, action)
 }
 
 /// Whether `key` would confirm a confirmation dialog that the last frame did
 /// not draw in full; if so the dialog stays open, unconfirmed, and says why.
 fn confirms_unseen(model: &mut Model, key: &KeyEvent) -> bool {
     let seen = model.frame.confirm_in_full;
-    let Some(Dialog::Confirm(c)) = &mut model.actions.dialog else {
+    let Some(Dialog::Confirm(c)) = model.modals.dialog_mut() else {
         return false;
     };
     // With a name to type, letters go to the field and Enter confirms.
@@ -257,83 +250,64 @@ fn confirms_unseen(model: &mut Model, key: &KeyEvent) -> bool {
     true
 }
 
-fn on_help_key(model: &mut Model, key: KeyEvent, scroll: u16) {
-    match model.keymap.action_for(&key) {
-        Some(KeyAction::Down) => model.overlay = Some(Overlay::Help { scroll: scroll + 1 }),
-        Some(KeyAction::Up) => {
-            model.overlay = Some(Overlay::Help {
-                scroll: scroll.saturating_sub(1),
-            })
-        }
-        Some(KeyAction::PageDown) => {
-            model.overlay = Some(Overlay::Help {
-                scroll: scroll + model.page_rows as u16,
-            })
-        }
-        Some(KeyAction::PageUp) => {
-            model.overlay = Some(Overlay::Help {
-                scroll: scroll.saturating_sub(model.page_rows as u16),
-            })
-        }
-        Some(KeyAction::Top) => model.overlay = Some(Overlay::Help { scroll: 0 }),
-        Some(KeyAction::Help) | Some(KeyAction::Back) | Some(KeyAction::Quit) => {
-            model.overlay = None
-        }
+fn on_help_key(model: &mut Model, key: KeyEvent) {
+    let page = model.page_rows as u16;
+    let action = model.keymap.action_for(&key);
+    if matches!(
+        action,
+        Some(KeyAction::Help) | Some(KeyAction::Back) | Some(KeyAction::Quit)
+    ) {
+        model.modals.pop();
+        return;
+    }
+    let Some(Modal::Help { scroll }) = model.modals.top_mut() else {
+        return;
+    };
+    match action {
+        Some(KeyAction::Down) => *scroll += 1,
+        Some(KeyAction::Up) => *scroll = scroll.saturating_sub(1),
+        Some(KeyAction::PageDown) => *scroll += page,
+        Some(KeyAction::PageUp) => *scroll = scroll.saturating_sub(page),
+        Some(KeyAction::Top) => *scroll = 0,
         _ => {}
     }
 }
 
-/// Keys while an input line (`/`, `:`, log search) is open. Hand-written on a
-/// `String`: a one-line input needs only insert, backspace, enter and escape.
+/// Keys while an input line (`/`, `:`, log search) is on top: Enter and Esc
+/// close it here, the editing keys go to [`crate::app::line_input::LineInput::key`].
 fn on_input_key(model: &mut Model, key: KeyEvent) {
-    let Some(overlay) = model.overlay.clone() else {
-        return;
-    };
     match key.code {
         KeyCode::Esc => {
-            if let Overlay::FilterInput { .. } = overlay {
+            if let Some(Modal::FilterInput { .. }) = model.modals.pop() {
                 let view = model.view;
                 model.cursor_mut(view).filter.clear();
             }
-            model.overlay = None;
         }
-        KeyCode::Enter => {
-            model.overlay = None;
-            match overlay {
-                Overlay::FilterInput { .. } => {}
-                Overlay::CommandInput { text } => run_command(model, &text),
-                Overlay::LogSearchInput { text } => {
-                    let text = text.trim().to_string();
-                    model.logs.search = if text.is_empty() { None } else { Some(text) };
-                    if let Some(seq) = model.logs.find_match(false) {
-                        model.logs.follow = false;
-                        model.logs.anchor = Some(seq);
-                    } else if model.logs.search.is_some() {
-                        notify(
-                            model,
-                            NoticeLevel::Warning,
-                            "no log line matches the search",
-                        );
-                    }
+        KeyCode::Enter => match model.modals.pop() {
+            Some(Modal::CommandInput { text }) => run_command(model, text.text()),
+            Some(Modal::LogSearchInput { text }) => {
+                let text = text.text().trim().to_string();
+                model.logs.search = if text.is_empty() { None } else { Some(text) };
+                if let Some(seq) = model.logs.find_match(false) {
+                    model.logs.follow = false;
+                    model.logs.anchor = Some(seq);
+                } else if model.logs.search.is_some() {
+                    notify(
+                        model,
+                        NoticeLevel::Warning,
+                        "no log line matches the search",
+                    );
                 }
-                Overlay::Help { .. } | Overlay::AttentionText { .. } => {}
             }
-        }
-        KeyCode::Backspace => {
-            if let Some(t) = input_text(model) {
-                t.pop();
-            }
-            sync_live_filter(model);
-        }
-        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-            if let Some(t) = input_text(model)
-                && t.chars().count() < 200
+            _ => {}
+        },
+        _ => {
+            if let Some(t) = model.modals.input_mut()
+                && t.key(key)
             {
-                t.push(c);
+                sync_live_filter(model);
             }
-            sync_live_filter(model);
         }
-        _ => {}
     }
 }
 
@@ -366,7 +340,7 @@ fn run_command(model: &mut Model, text: &str) {
 
 pub(crate) fn switch_view(model: &mut Model, view: View) {
     model.view = view;
-    model.overlay = None;
+    model.modals.close_overlays();
     // The next key of the same batch acts on this view's rows as they are
     // now, not as they were at the last visit.
     crate::app::derive::settle(model);
@@ -384,27 +358,23 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
     match action {
         // With a write in flight, asks first.
         Quit => return actions::quit(model),
-        Help => model.overlay = Some(Overlay::Help { scroll: 0 }),
+        Help => model.modals.push(Modal::Help { scroll: 0 }),
         Filter => {
             if model.view == View::Logs {
-                model.overlay = Some(Overlay::LogSearchInput {
-                    text: model.logs.search.clone().unwrap_or_default(),
+                model.modals.push(Modal::LogSearchInput {
+                    text: model.logs.search.as_deref().unwrap_or_default().into(),
                 });
             } else if model.view.is_table() {
-                let text = model.cursor(model.view).filter;
-                model.overlay = Some(Overlay::FilterInput { text });
+                let text = model.cursor(model.view).filter.into();
+                model.modals.push(Modal::FilterInput { text });
             }
         }
-        Command => {
-            model.overlay = Some(Overlay::CommandInput {
-                text: String::new(),
-            })
-        }
-        LogSearch => {
-            model.overlay = Some(Overlay::LogSearchInput {
-                text: model.logs.search.clone().unwrap_or_default(),
-            })
-        }
+        Command => model.modals.push(Modal::CommandInput {
+            text: LineInput::default(),
+        }),
+        LogSearch => model.modals.push(Modal::LogSearchInput {
+            text: model.logs.search.as_deref().unwrap_or_default().into(),
+        }),
         Back => on_back(model),
         Open => match model.view {
             View::Machines => model.detail_open = !model.detail_open,

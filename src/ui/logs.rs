@@ -218,9 +218,15 @@ fn status_line<'a>(pane: &'a LogPane, theme: &Theme) -> Line<'a> {
 
 pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
     let pane_state = &model.logs;
-    let block = pane(" Logs: lcm-controller ", model.overlay.is_none(), theme).title_bottom(
-        Line::styled(format!(" {} ", pane_state.status), theme.muted),
-    );
+    let block = pane(
+        " Logs: lcm-controller ",
+        !model.modals.overlay_open(),
+        theme,
+    )
+    .title_bottom(Line::styled(
+        format!(" {} ", pane_state.status),
+        theme.muted,
+    ));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if inner.height < 2 {

@@ -28,7 +28,8 @@ use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use crate::app::frame::FrameReport;
 use crate::app::freshness;
-use crate::app::model::{Model, Overlay, View};
+use crate::app::modal::Modal;
+use crate::app::model::{Model, View};
 use crate::app::tables::Tone;
 use crate::config::theme::Theme;
 
@@ -65,24 +66,30 @@ pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameRe
     tabs::draw(frame, tab_area, model, theme);
     draw_view(frame, body, model, theme);
     status_bar::draw(frame, status_area, model, theme);
-    match &model.overlay {
-        Some(Overlay::FilterInput { text }) => input::draw_filter(frame, footer_area, text, theme),
-        Some(Overlay::CommandInput { text }) => {
-            input::draw_command(frame, footer_area, text, theme)
+    if !model.modals.iter().any(|m| m.input().is_some()) {
+        footer::draw(frame, footer_area, model, theme);
+    }
+    // The modal stack, bottom to top; an action dialog over the whole area.
+    let mut confirm_view = None;
+    for modal in model.modals.iter() {
+        confirm_view = None;
+        match modal {
+            Modal::FilterInput { text } => input::draw_filter(frame, footer_area, text, theme),
+            Modal::CommandInput { text } => input::draw_command(frame, footer_area, text, theme),
+            Modal::LogSearchInput { text } => {
+                input::draw_log_search(frame, footer_area, text, theme)
+            }
+            Modal::Help { scroll } => help::draw(frame, body, model, *scroll, theme),
+            Modal::AttentionText { id } => {
+                attention::draw_attention_text(frame, body, model, id, theme)
+            }
+            // Only a confirmation dialog on top (nothing drawn over it)
+            // counts as seen.
+            Modal::Dialog(dialog) => {
+                confirm_view = dialogs::draw_dialog(frame, area, model, dialog, theme)
+            }
         }
-        Some(Overlay::LogSearchInput { text }) => {
-            input::draw_log_search(frame, footer_area, text, theme)
-        }
-        _ => footer::draw(frame, footer_area, model, theme),
     }
-    if let Some(Overlay::Help { scroll }) = &model.overlay {
-        help::draw(frame, body, model, *scroll, theme);
-    }
-    if let Some(Overlay::AttentionText { id }) = &model.overlay {
-        attention::draw_attention_text(frame, body, model, id, theme);
-    }
-    // An action dialog is drawn last, over everything.
-    let confirm_view = dialogs::draw_reported(frame, area, model, theme);
     let drawn = DRAWN.with(|d| d.take());
     FrameReport {
         too_small: false,

@@ -213,7 +213,7 @@ fn draw_table(
     let rows = &table.order;
     let block = fresh_pane(
         title(name, rows.len(), data.rows.len(), &cursor.filter),
-        model.overlay.is_none(),
+        !model.modals.overlay_open(),
         model,
         Pane::View(view),
         area,
@@ -297,7 +297,7 @@ fn draw_table(
         );
         let block = fresh_pane(
             named,
-            model.overlay.is_none(),
+            !model.modals.overlay_open(),
             model,
             Pane::View(view),
             area,

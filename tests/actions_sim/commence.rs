@@ -166,7 +166,7 @@ async fn commence_sends_the_json_patch_with_its_tests_and_audits_it() {
     );
     h.press('c');
     assert!(
-        matches!(h.model.actions.dialog, Some(Dialog::Confirm(_))),
+        matches!(h.model.modals.dialog(), Some(Dialog::Confirm(_))),
         "{:?}",
         h.model.notice
     );
@@ -244,9 +244,9 @@ async fn a_denial_in_the_project_namespace_makes_commence_unavailable() {
     h.tick_and_settle().await;
     h.press('c');
     assert!(
-        h.model.actions.dialog.is_none(),
+        h.model.modals.dialog().is_none(),
         "{:?}",
-        h.model.actions.dialog
+        h.model.modals.dialog()
     );
     let notice = h
         .model
@@ -267,7 +267,7 @@ async fn a_stale_step_is_refused_by_the_server_and_said_so() {
     let (mut h, seen) = plan_harness(WriteMode::Live);
     h.tick_and_settle().await;
     h.press('c');
-    assert!(matches!(h.model.actions.dialog, Some(Dialog::Confirm(_))));
+    assert!(matches!(h.model.modals.dialog(), Some(Dialog::Confirm(_))));
     // Someone else commences step 1 while the dialog is open.
     patch_over_http(
         &h,
@@ -337,7 +337,7 @@ async fn read_only_offers_no_commence_and_sends_nothing() {
     let (mut h, seen) = plan_harness(WriteMode::ReadOnly);
     h.tick_and_settle().await;
     h.press('c');
-    assert!(h.model.actions.dialog.is_none());
+    assert!(h.model.modals.dialog().is_none());
     assert!(
         h.model
             .notice
@@ -399,7 +399,7 @@ async fn a_major_step_needs_its_name_typed() {
     h.key(KeyCode::Enter, KeyModifiers::NONE);
     assert!(patches(&seen).is_empty(), "{:?}", patches(&seen));
     assert!(h.model.actions.running.is_none());
-    assert!(matches!(h.model.actions.dialog, Some(Dialog::Confirm(_))));
+    assert!(matches!(h.model.modals.dialog(), Some(Dialog::Confirm(_))));
     assert!(screen(&h).contains("not confirmed: type the step's name"));
     for _ in 0.."yk8s-workers".len() {
         h.key(KeyCode::Backspace, KeyModifiers::NONE);
@@ -474,7 +474,7 @@ async fn the_plan_scenario_runs_to_the_end_when_each_step_is_commenced() {
             _ => {
                 h.tick_and_settle().await;
                 h.press('c');
-                let Some(Dialog::Confirm(c)) = &h.model.actions.dialog else {
+                let Some(Dialog::Confirm(c)) = h.model.modals.dialog() else {
                     panic!("no dialog: {:?}", h.model.notice)
                 };
                 let step = mosk_console::app::actions::commence::commence_step(&c.plan)

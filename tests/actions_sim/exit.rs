@@ -222,10 +222,10 @@ async fn q_with_a_write_in_flight_asks_first() {
     set_mode_in_flight(&mut h).await;
     h.press('q');
     assert!(!h.model.quit);
-    assert!(matches!(h.model.actions.dialog, Some(Dialog::ConfirmQuit)));
+    assert!(matches!(h.model.modals.dialog(), Some(Dialog::ConfirmQuit)));
     h.press('n');
     assert!(!h.model.quit);
-    assert!(matches!(h.model.actions.dialog, Some(Dialog::Progress)));
+    assert!(matches!(h.model.modals.dialog(), Some(Dialog::Progress)));
     h.press('q');
     h.press('y');
     assert!(h.model.quit);

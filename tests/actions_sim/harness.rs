@@ -389,7 +389,7 @@ impl Harness {
         assert!(
             self.model.actions.running.is_some(),
             "nothing is running: dialog {:?}, notice {:?}",
-            self.model.actions.dialog,
+            self.model.modals.dialog(),
             self.model.notice
         );
         self.pump_until(step_world, |m| {
@@ -438,9 +438,9 @@ impl Harness {
     pub fn close(&mut self) {
         self.key(KeyCode::Enter, KeyModifiers::NONE);
         assert!(
-            self.model.actions.dialog.is_none(),
+            self.model.modals.dialog().is_none(),
             "{:?}",
-            self.model.actions.dialog
+            self.model.modals.dialog()
         );
     }
 

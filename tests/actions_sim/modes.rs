@@ -41,10 +41,10 @@ async fn read_only_sends_zero_write_requests() {
     h.select(&[&nodes[0]]);
     for c in ['m', 'a', 'R'] {
         h.press(c);
-        assert!(h.model.actions.dialog.is_none());
+        assert!(h.model.modals.dialog().is_none());
     }
     h.key(KeyCode::Char('r'), KeyModifiers::CONTROL);
-    assert!(h.model.actions.dialog.is_none());
+    assert!(h.model.modals.dialog().is_none());
     assert!(matches!(
         availability(&h.model, ActionId::RestartVrouter),
         Availability::Unavailable(r) if r.contains("read-only")
@@ -200,7 +200,7 @@ async fn a_forbidden_action_is_shown_unavailable_and_never_sent() {
     let nodes = h.computes();
     h.select(&[&nodes[0]]);
     h.press('R');
-    assert!(h.model.actions.dialog.is_none());
+    assert!(h.model.modals.dialog().is_none());
     let notice = h.model.notice.clone().unwrap().text;
     assert!(
         notice.contains("unavailable") && notice.contains("does not allow delete pods in tf"),

@@ -89,7 +89,7 @@ async fn acknowledge_is_offered_and_sent_when_the_review_has_no_status() {
     let node = h.computes()[0].clone();
     h.select(&[&node]);
     h.press('a');
-    assert!(h.model.actions.dialog.is_some(), "{:?}", h.model.notice);
+    assert!(h.model.modals.dialog().is_some(), "{:?}", h.model.notice);
     let screen = render(&h);
     assert!(
         screen.contains("permission not verified: the server will decide"),
@@ -216,7 +216,7 @@ async fn a_real_denial_stays_a_denial() {
     let node = h.computes()[0].clone();
     h.select(&[&node]);
     h.press('m');
-    assert!(h.model.actions.dialog.is_none());
+    assert!(h.model.modals.dialog().is_none());
     assert!(
         h.model
             .notice

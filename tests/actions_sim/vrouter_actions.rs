@@ -143,7 +143,7 @@ async fn restart_all_outdated_one_at_a_time_until_up_to_date_equals_current() {
     h.close();
     h.refresh();
     h.key(KeyCode::Char('r'), KeyModifiers::CONTROL);
-    assert!(h.model.actions.dialog.is_none());
+    assert!(h.model.modals.dialog().is_none());
     assert!(
         h.model
             .notice

@@ -46,7 +46,8 @@ use futures::io::Cursor;
 use inputs::{Hostile, LineForm, LogLineSpec, ObjectStrings, PIECE_KINDS};
 use jiff::{SignedDuration, Timestamp};
 use kube::api::DynamicObject;
-use mosk_console::app::model::{Model, Overlay, SessionInfo, View};
+use mosk_console::app::modal::Modal;
+use mosk_console::app::model::{Model, SessionInfo, View};
 use mosk_console::app::msg::Msg;
 use mosk_console::app::update::update;
 use mosk_console::cluster::LogOptions;
@@ -313,8 +314,8 @@ fn key(c: char) -> Msg {
 
 /// Puts `model` in the state that shows `screen`.
 fn show(model: &mut Model, screen: Screen) {
-    model.actions.dialog = None;
-    model.overlay = None;
+    model.modals.close_dialog();
+    model.modals = Default::default();
     model.detail_open = false;
     match screen {
         Screen::View(v) => model.view = v,
@@ -322,7 +323,7 @@ fn show(model: &mut Model, screen: Screen) {
             model.view = View::Machines;
             model.detail_open = true;
         }
-        Screen::Help => model.overlay = Some(Overlay::Help { scroll: 0 }),
+        Screen::Help => model.modals.push(Modal::Help { scroll: 0 }),
         Screen::Action(c) => {
             model.view = View::Machines;
             // Keys act on what `update` settled, as in the runtime.

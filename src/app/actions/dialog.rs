@@ -3,14 +3,13 @@
 //! progress of a running plan. Rendering is in `crate::ui::dialogs`; keys in
 //! `super::keys`.
 
-use tui_textarea::TextArea;
-
 use crate::app::actions::plan::ActionPlan;
+use crate::app::line_input::LineInput;
 use crate::domain::action::run::{RunOutcome, StepStatus};
 use crate::domain::objects::MigrationMode;
 
-/// The dialog on top of the screen; it takes every key while open.
-#[derive(Debug, Clone)]
+/// An action dialog; on top of the modal stack it takes every key.
+#[derive(Debug, Clone, PartialEq)]
 pub enum Dialog {
     MigrationMode(Box<MigrationPicker>),
     Confirm(ConfirmDialog),
@@ -27,6 +26,9 @@ pub const MODES: [MigrationMode; 3] = [
     MigrationMode::Skip,
 ];
 
+/// The most characters the attempts field holds.
+pub const ATTEMPTS_CHARS: usize = 16;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PickerFocus {
     Mode,
@@ -41,7 +43,8 @@ pub struct MigrationPicker {
     pub nodes: Vec<NodeModes>,
     /// Index into [`MODES`].
     pub choice: usize,
-    pub attempts: TextArea<'static>,
+    /// At most [`ATTEMPTS_CHARS`] characters.
+    pub attempts: LineInput,
     pub focus: PickerFocus,
     /// Why the last Enter was refused.
     pub error: Option<String>,
@@ -54,6 +57,18 @@ pub struct NodeModes {
     pub attempts: Option<String>,
 }
 
+/// Pickers are equal when they show the same (the field's undo history
+/// does not count).
+impl PartialEq for MigrationPicker {
+    fn eq(&self, other: &MigrationPicker) -> bool {
+        self.nodes == other.nodes
+            && self.choice == other.choice
+            && self.attempts_text() == other.attempts_text()
+            && self.focus == other.focus
+            && self.error == other.error
+    }
+}
+
 impl MigrationPicker {
     pub fn new(nodes: Vec<NodeModes>) -> MigrationPicker {
         let current = nodes
@@ -64,8 +79,7 @@ impl MigrationPicker {
             .iter()
             .position(|m| m.as_str() == current)
             .unwrap_or(0);
-        let mut attempts = TextArea::default();
-        attempts.set_placeholder_text("empty: keep");
+        let attempts = LineInput::with_cap(ATTEMPTS_CHARS).with_placeholder("empty: keep");
         MigrationPicker {
             nodes,
             choice,
@@ -81,7 +95,7 @@ impl MigrationPicker {
 
     /// The attempts field's text (one line).
     pub fn attempts_text(&self) -> String {
-        self.attempts.lines().join("")
+        self.attempts.text().to_string()
     }
 }
 
@@ -136,13 +150,12 @@ impl ConfirmDialog {
 pub struct TypedName {
     /// What must be typed.
     pub expected: String,
-    pub field: TextArea<'static>,
+    pub field: LineInput,
 }
 
 impl TypedName {
     pub fn new(expected: &str) -> TypedName {
-        let mut field = TextArea::default();
-        field.set_placeholder_text("type the step's name");
+        let field = LineInput::default().with_placeholder("type the step's name");
         TypedName {
             expected: expected.to_string(),
             field,
@@ -151,7 +164,7 @@ impl TypedName {
 
     /// The field's text (one line).
     pub fn text(&self) -> String {
-        self.field.lines().join("")
+        self.field.text().to_string()
     }
 
     pub fn matches(&self) -> bool {

@@ -1,7 +1,7 @@
 //! Keys while a dialog is open. They are read before the keymap, so a
 //! dialog's keys (y, n, Enter, Esc, digits) never trigger a view action.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent};
 
 use crate::app::actions::access::Availability;
 use crate::app::actions::dialog::{
@@ -15,7 +15,7 @@ use crate::app::update::notify;
 
 /// Handles a key while a dialog is open.
 pub fn on_dialog_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
-    let Some(dialog) = model.actions.dialog.take() else {
+    let Some(dialog) = model.modals.close_dialog() else {
         return Vec::new();
     };
     match dialog {
@@ -35,11 +35,13 @@ fn on_quit_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
         }
         KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => {
             // Back to the running plan's progress, if it is still there.
-            model.actions.dialog = model.actions.running.as_ref().map(|_| Dialog::Progress);
+            if model.actions.running.is_some() {
+                model.modals.open_dialog(Dialog::Progress);
+            }
             Vec::new()
         }
         _ => {
-            model.actions.dialog = Some(Dialog::ConfirmQuit);
+            model.modals.open_dialog(Dialog::ConfirmQuit);
             Vec::new()
         }
     }
@@ -69,19 +71,12 @@ fn on_picker_key(
             _ => {}
         },
         _ => {
-            // The attempts field: one line (Enter never reaches it, nor the
-            // ctrl keys that would insert a newline), at most 16 characters.
-            let newline = key.modifiers.contains(KeyModifiers::CONTROL)
-                && matches!(key.code, KeyCode::Char('m') | KeyCode::Char('j'));
-            let full = matches!(key.code, KeyCode::Char(_))
-                && picker.attempts_text().chars().count() >= 16;
-            if !newline && !full {
-                picker.attempts.input(key);
-            }
+            // The attempts field: one line, at most 16 characters.
+            picker.attempts.key(key);
             picker.error = None;
         }
     }
-    model.actions.dialog = Some(Dialog::MigrationMode(picker));
+    model.modals.open_dialog(Dialog::MigrationMode(picker));
     Vec::new()
 }
 
@@ -91,7 +86,7 @@ fn submit_picker(model: &mut Model, mut picker: Box<MigrationPicker>) -> Vec<Com
         Err(e) => {
             picker.error = Some(e.0);
             picker.focus = PickerFocus::Attempts;
-            model.actions.dialog = Some(Dialog::MigrationMode(picker));
+            model.modals.open_dialog(Dialog::MigrationMode(picker));
             return Vec::new();
         }
     };
@@ -103,11 +98,13 @@ fn submit_picker(model: &mut Model, mut picker: Box<MigrationPicker>) -> Vec<Com
     match plan::plan_set_mode(&model.snapshot, &ctx, &nodes, picker.mode(), attempts) {
         Ok(p) => {
             let p = assign_id(model, p);
-            model.actions.dialog = Some(Dialog::Confirm(ConfirmDialog::new(p)));
+            model
+                .modals
+                .open_dialog(Dialog::Confirm(ConfirmDialog::new(p)));
         }
         Err(e) => {
             picker.error = Some(e.0);
-            model.actions.dialog = Some(Dialog::MigrationMode(picker));
+            model.modals.open_dialog(Dialog::MigrationMode(picker));
         }
     }
     Vec::new()
@@ -153,7 +150,7 @@ fn on_confirm_key(model: &mut Model, mut confirm: ConfirmDialog, key: KeyEvent) 
         KeyCode::Up | KeyCode::Char('k') => confirm.scroll = confirm.scroll.saturating_sub(1),
         _ => {}
     }
-    model.actions.dialog = Some(Dialog::Confirm(confirm));
+    model.modals.open_dialog(Dialog::Confirm(confirm));
     Vec::new()
 }
 
@@ -184,18 +181,14 @@ fn on_typed_name_key(model: &mut Model, mut confirm: ConfirmDialog, key: KeyEven
         KeyCode::Down => confirm.scroll = confirm.scroll.saturating_add(1),
         KeyCode::Up => confirm.scroll = confirm.scroll.saturating_sub(1),
         _ => {
-            let newline = key.modifiers.contains(KeyModifiers::CONTROL)
-                && matches!(key.code, KeyCode::Char('m') | KeyCode::Char('j'));
+            // One line, at most 200 characters.
             if let Some(t) = confirm.typed_name.as_mut() {
-                let full = matches!(key.code, KeyCode::Char(_)) && t.text().chars().count() >= 200;
-                if !newline && !full {
-                    t.field.input(key);
-                }
+                t.field.key(key);
             }
             confirm.error = None;
         }
     }
-    model.actions.dialog = Some(Dialog::Confirm(confirm));
+    model.modals.open_dialog(Dialog::Confirm(confirm));
     Vec::new()
 }
 
@@ -203,13 +196,13 @@ fn confirm_plan(model: &mut Model, mut confirm: ConfirmDialog) -> Vec<Command> {
     if !confirm.name_typed() {
         confirm.error =
             Some("not confirmed: the step's name is not typed; nothing was sent".into());
-        model.actions.dialog = Some(Dialog::Confirm(confirm));
+        model.modals.open_dialog(Dialog::Confirm(confirm));
         return Vec::new();
     }
     let action = confirm.plan.action;
     if model.actions.busy() {
         confirm.error = Some("an action is already running; wait for it to finish".into());
-        model.actions.dialog = Some(Dialog::Confirm(confirm));
+        model.modals.open_dialog(Dialog::Confirm(confirm));
         return Vec::new();
     }
     match availability(model, action) {
@@ -221,12 +214,12 @@ fn confirm_plan(model: &mut Model, mut confirm: ConfirmDialog) -> Vec<Command> {
                 "still asking the server whether you may {}; press y again in a moment",
                 key.describe()
             ));
-            model.actions.dialog = Some(Dialog::Confirm(confirm));
+            model.modals.open_dialog(Dialog::Confirm(confirm));
             return check_access(model);
         }
         Availability::Unavailable(reason) => {
             confirm.error = Some(format!("not allowed: {reason}"));
-            model.actions.dialog = Some(Dialog::Confirm(confirm));
+            model.modals.open_dialog(Dialog::Confirm(confirm));
             return Vec::new();
         }
     }
@@ -239,7 +232,7 @@ fn confirm_plan(model: &mut Model, mut confirm: ConfirmDialog) -> Vec<Command> {
         .fresh(&access_key(model, action), model.now)
         .cloned();
     model.actions.running = Some(RunningAction::new(plan.clone()));
-    model.actions.dialog = Some(Dialog::Progress);
+    model.modals.open_dialog(Dialog::Progress);
     vec![Command::Execute(plan)]
 }
 
@@ -248,13 +241,13 @@ fn on_progress_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
     let close = matches!(key.code, KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q'));
     if finished {
         if !close {
-            model.actions.dialog = Some(Dialog::Progress);
+            model.modals.open_dialog(Dialog::Progress);
         } else {
             model.actions.running = None;
         }
         return Vec::new();
     }
-    model.actions.dialog = Some(Dialog::Progress);
+    model.modals.open_dialog(Dialog::Progress);
     if key.code == KeyCode::Char('q') {
         return crate::app::actions::quit(model);
     }

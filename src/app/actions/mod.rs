@@ -41,8 +41,6 @@ pub const EXIT_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 /// The actions' part of the model.
 #[derive(Debug, Clone, Default)]
 pub struct ActionsState {
-    /// The open dialog (takes the keys first).
-    pub dialog: Option<Dialog>,
     /// RBAC answers.
     pub access: AccessCache,
     /// This session's audit records, oldest first.
@@ -163,7 +161,7 @@ pub fn start(model: &mut Model, action: ActionId) -> Vec<Command> {
             NoticeLevel::Warning,
             "an action is running: wait for it to finish or cancel it (Esc)",
         );
-        model.actions.dialog = Some(Dialog::Progress);
+        model.modals.open_dialog(Dialog::Progress);
         return Vec::new();
     }
     let mut commands = Vec::new();
@@ -216,8 +214,9 @@ pub fn start(model: &mut Model, action: ActionId) -> Vec<Command> {
                     }
                 })
                 .collect();
-            model.actions.dialog =
-                Some(Dialog::MigrationMode(Box::new(MigrationPicker::new(modes))));
+            model
+                .modals
+                .open_dialog(Dialog::MigrationMode(Box::new(MigrationPicker::new(modes))));
             return commands;
         }
         ActionId::AcknowledgeMigration => plan::plan_acknowledge(&model.snapshot, &ctx, &nodes),
@@ -228,7 +227,9 @@ pub fn start(model: &mut Model, action: ActionId) -> Vec<Command> {
     match planned {
         Ok(plan) => {
             let plan = assign_id(model, plan);
-            model.actions.dialog = Some(Dialog::Confirm(ConfirmDialog::new(plan)));
+            model
+                .modals
+                .open_dialog(Dialog::Confirm(ConfirmDialog::new(plan)));
         }
         Err(e) => notify(model, NoticeLevel::Warning, format!("{label}: {e}")),
     }
@@ -240,7 +241,7 @@ pub fn start(model: &mut Model, action: ActionId) -> Vec<Command> {
 /// (the console then waits [`EXIT_WAIT`] for the write's answer).
 pub fn quit(model: &mut Model) -> Vec<Command> {
     if model.actions.busy() {
-        model.actions.dialog = Some(Dialog::ConfirmQuit);
+        model.modals.open_dialog(Dialog::ConfirmQuit);
         return Vec::new();
     }
     model.quit = true;

@@ -122,7 +122,7 @@ pub(super) fn draw(
             Paragraph::new(Span::styled(label, theme.key_hint)),
             label_area,
         );
-        let mut field = t.field.clone();
+        let mut field = t.field.textarea().clone();
         field.set_style(theme.row_selected);
         field.set_cursor_line_style(theme.row_selected);
         field.set_placeholder_style(theme.muted);

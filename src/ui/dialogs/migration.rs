@@ -179,7 +179,7 @@ pub(super) fn draw(
         theme.muted
     };
     frame.render_widget(Paragraph::new(Span::styled(label, label_style)), label_area);
-    let mut field = p.attempts.clone();
+    let mut field = p.attempts.textarea().clone();
     let field_style = if p.focus == PickerFocus::Attempts {
         theme.row_selected
     } else {

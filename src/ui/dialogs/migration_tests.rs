@@ -50,7 +50,7 @@ fn acknowledge_worker3(message: &str, mode: Option<MigrationMode>) -> Model {
         Msg::Key(KeyEvent::new(KeyCode::Char('a'), KeyModifiers::NONE)),
     );
     assert!(
-        matches!(m.actions.dialog, Some(Dialog::Confirm(_))),
+        matches!(m.modals.dialog(), Some(Dialog::Confirm(_))),
         "the acknowledge dialog opens"
     );
     m
@@ -82,7 +82,7 @@ fn acknowledge_25x_lists_under_manual_mode() {
     ] {
         assert!(screen.contains(want), "{want} missing:\n{screen}");
     }
-    let Some(Dialog::Confirm(c)) = &m.actions.dialog else {
+    let Some(Dialog::Confirm(c)) = m.modals.dialog() else {
         unreachable!()
     };
     let warnings: Vec<&str> = c.plan.steps[0]

@@ -35,7 +35,18 @@ pub fn draw_reported(
     model: &Model,
     theme: &Theme,
 ) -> Option<ConfirmView> {
-    let dialog = model.actions.dialog.as_ref()?;
+    draw_dialog(frame, area, model, model.modals.dialog()?, theme)
+}
+
+/// Draws `dialog` centred in `area`; returns what a confirmation dialog's
+/// body showed.
+pub fn draw_dialog(
+    frame: &mut Frame,
+    area: Rect,
+    model: &Model,
+    dialog: &Dialog,
+    theme: &Theme,
+) -> Option<ConfirmView> {
     match dialog {
         Dialog::MigrationMode(p) => migration::draw(frame, area, model, p, theme),
         Dialog::Confirm(c) => {

@@ -59,7 +59,7 @@ fn migration_picker_one_node() {
     let mut m = model(false);
     m.selected_nodes.insert(NODE_W3.into());
     update(&mut m, key(KeyCode::Char('m')));
-    assert!(matches!(m.actions.dialog, Some(Dialog::MigrationMode(_))));
+    assert!(matches!(m.modals.dialog(), Some(Dialog::MigrationMode(_))));
     let screen = render(&m);
     assert!(
         screen.contains("(*) manual"),
@@ -96,7 +96,7 @@ fn confirm_set_mode_on_several_nodes() {
         Some(5),
     )
     .unwrap();
-    m.actions.dialog = Some(Dialog::Confirm(ConfirmDialog::new(p)));
+    m.modals.open_dialog(Dialog::Confirm(ConfirmDialog::new(p)));
     let screen = render(&m);
     assert!(screen.contains("[> Cancel <]"), "Cancel focused:\n{screen}");
     assert!(screen.contains("sim-mosk"));
@@ -114,7 +114,7 @@ fn confirm_in_dry_run_says_so() {
         None,
     )
     .unwrap();
-    m.actions.dialog = Some(Dialog::Confirm(ConfirmDialog::new(p)));
+    m.modals.open_dialog(Dialog::Confirm(ConfirmDialog::new(p)));
     let screen = render(&m);
     assert!(
         screen.contains("DRY-RUN") && screen.contains("dryRun=All"),
@@ -153,7 +153,7 @@ fn restart_all_progress_running_and_failed() {
     let p = plan::plan_restart_all(&m.snapshot, &ctx(&m)).unwrap();
     let id = p.id;
     m.actions.running = Some(RunningAction::new(p));
-    m.actions.dialog = Some(Dialog::Progress);
+    m.modals.open_dialog(Dialog::Progress);
     actions::on_event(
         &mut m,
         WriteEvent::Step {
@@ -219,7 +219,7 @@ fn forbidden_action_is_shown_unavailable_with_the_reason() {
         m.now,
     );
     let p = plan::plan_restart(&m.snapshot, &ctx(&m), &[NODE_W4.into()]).unwrap();
-    m.actions.dialog = Some(Dialog::Confirm(ConfirmDialog::new(p)));
+    m.modals.open_dialog(Dialog::Confirm(ConfirmDialog::new(p)));
     let screen = render(&m);
     assert!(
         screen.contains("unavailable: your RBAC does not allow delete pods in tf"),
@@ -238,7 +238,7 @@ fn an_unanswered_review_is_shown_as_not_verified_and_confirmable() {
         m.now,
     );
     let p = plan::plan_acknowledge(&m.snapshot, &ctx(&m), &[NODE_W2.into()]).unwrap();
-    m.actions.dialog = Some(Dialog::Confirm(ConfirmDialog::new(p)));
+    m.modals.open_dialog(Dialog::Confirm(ConfirmDialog::new(p)));
     let screen = render(&m);
     assert!(
         screen.contains("permission not verified: the server will decide"),
@@ -255,7 +255,7 @@ fn quit_with_a_write_in_flight_asks_and_names_it() {
     let p = plan::plan_restart_all(&m.snapshot, &ctx(&m)).unwrap();
     let id = p.id;
     m.actions.running = Some(RunningAction::new(p));
-    m.actions.dialog = Some(Dialog::Progress);
+    m.modals.open_dialog(Dialog::Progress);
     actions::on_event(
         &mut m,
         WriteEvent::Step {
