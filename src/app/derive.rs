@@ -25,6 +25,7 @@ use crate::domain::objects::Snapshot;
 use crate::domain::phase::{PhaseInfo, phase};
 use crate::domain::progress::{Progress, progress};
 use crate::domain::reminders::Reminder;
+use crate::domain::vrouter::{DaemonSetStatus, RestartPolicy, daemonsets, restart_policy};
 
 /// Computed from the snapshot, its history and the clock by [`settle`].
 #[derive(Debug, Clone, Default)]
@@ -40,6 +41,9 @@ pub struct Derived {
     /// The typed rows of each table view shown, filtered and sorted
     /// ([`crate::app::tables::settle`]).
     pub tables: BTreeMap<View, ViewTable>,
+    /// The vRouter DaemonSets and the restart policy, while the vRouter view
+    /// is shown (a walk of every pod: not done for views that do not show it).
+    pub vrouter: Option<VrouterSummary>,
     /// The snapshot generation the joined part was computed from.
     generation: Option<u64>,
     /// The reminders dismissed when the timed part was computed.
@@ -76,6 +80,15 @@ impl Derived {
         self.at = Some(now);
         self.dismissed.clone_from(dismissed);
     }
+}
+
+/// What the vRouter view's summary shows, with the snapshot generation it
+/// was computed from.
+#[derive(Debug, Clone)]
+pub struct VrouterSummary {
+    pub daemonsets: Vec<DaemonSetStatus>,
+    pub policy: RestartPolicy,
+    generation: u64,
 }
 
 /// The changes `update` applied since the last [`settle`]: the rows they
@@ -123,6 +136,13 @@ pub fn settle(model: &mut Model) {
             model.now,
             &model.dismissed_reminders,
         );
+    }
+    if model.view == View::Vrouter && d.vrouter.as_ref().map(|v| v.generation) != Some(generation) {
+        d.vrouter = Some(VrouterSummary {
+            daemonsets: daemonsets(&model.snapshot),
+            policy: restart_policy(&model.snapshot),
+            generation,
+        });
     }
     crate::app::tables::settle(model);
 }

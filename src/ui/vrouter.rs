@@ -11,7 +11,7 @@ use crate::app::model::{Model, View};
 use crate::app::tables;
 use crate::config::theme::Theme;
 use crate::domain::objects::Kind;
-use crate::domain::vrouter::{DaemonSetStatus, RestartPolicy, daemonsets, restart_policy};
+use crate::domain::vrouter::{DaemonSetStatus, RestartPolicy};
 use crate::ui::{fresh_pane, table};
 
 /// `converging: 3 outdated, …` / `done: …`. Asks the operator to restart
@@ -46,8 +46,12 @@ fn counters(ds: &DaemonSetStatus) -> String {
 }
 
 pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
-    let sets = daemonsets(&model.snapshot);
-    let policy = restart_policy(&model.snapshot);
+    // Settled by `update` while this view is shown.
+    let (sets, policy) = match &model.derived.vrouter {
+        Some(v) => (v.daemonsets.clone(), v.policy.clone()),
+        // Not settled for this view (never in the runtime): nothing claimed.
+        None => (Vec::new(), RestartPolicy::Unknown(None)),
+    };
     let missing = tables::shown(model, View::Vrouter).and_then(|t| t.data.missing.first().cloned());
     // Three lines per DaemonSet (counters, gauge, verdict), at most a third
     // of the screen.

@@ -137,7 +137,12 @@ pub(super) fn blockers(
         });
     }
     for m in snap.machines() {
-        let key = Object::Machine(m.clone()).key();
+        // The machine's key, without cloning the machine into an Object.
+        let key = ObjectKey {
+            kind: Kind::LcmMachine,
+            namespace: m.namespace.clone(),
+            name: m.name.clone(),
+        };
         if m.operation_stuck {
             out.push(AttentionItem {
                 kind: AttentionKind::OperationStuck,
