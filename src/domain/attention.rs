@@ -293,23 +293,42 @@ fn retrying_states(
 }
 
 fn stalls(snap: &Snapshot, history: &History, now: Timestamp, out: &mut Vec<AttentionItem>) {
+    // Runs on every tick over every machine: the nodes under a maintenance
+    // request (by short name, as `same_node` compares) and each state's
+    // median are looked up once, not per machine.
+    fn short(n: &str) -> &str {
+        n.split('.').next().unwrap_or(n)
+    }
+    let requested: std::collections::HashSet<&str> = snap
+        .node_requests()
+        .flat_map(|r| [short(&r.node_name), short(&r.name)])
+        .collect();
+    let mut medians: Vec<(MachineState, Option<SignedDuration>)> = Vec::new();
     for m in snap.machines() {
         if m.state.is_ready() || !m.machine_type.is_updated() {
             continue;
         }
-        let under_request = m.hostname.as_deref().is_some_and(|h| {
-            snap.node_requests()
-                .any(|r| same_node(&r.node_name, h) || same_node(&r.name, h))
-        });
+        let under_request = m
+            .hostname
+            .as_deref()
+            .is_some_and(|h| requested.contains(short(h)));
         // Workers wait in Prepare for their turn [I]: only a machine whose
         // turn has come (a maintenance request exists) can stall there.
         if m.state == MachineState::Prepare && !under_request {
             continue;
         }
-        let (Some(since), Some(median)) = (
-            history.machine_state_since(&m.name),
-            history.median_state_duration(&m.state),
-        ) else {
+        let Some(since) = history.machine_state_since(&m.name) else {
+            continue;
+        };
+        let median = match medians.iter().find(|(s, _)| *s == m.state) {
+            Some((_, d)) => *d,
+            None => {
+                let d = history.median_state_duration(&m.state);
+                medians.push((m.state.clone(), d));
+                d
+            }
+        };
+        let Some(median) = median else {
             continue;
         };
         let spent = now.duration_since(since);
