@@ -56,6 +56,24 @@ impl LogLevel {
     }
 }
 
+/// The level of a klog header's first word: its letter (`I`, `W`, `E`,
+/// `F`) then the month and day (`1123`), as Kubernetes components and
+/// client-go write them. `F` (fatal) counts as an error.
+fn klog_level(word: &str) -> Option<LogLevel> {
+    let mut chars = word.chars();
+    let letter = chars.next()?;
+    let digits = chars.as_str();
+    if digits.len() != 4 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    match letter {
+        'I' => Some(LogLevel::Info),
+        'W' => Some(LogLevel::Warn),
+        'E' | 'F' => Some(LogLevel::Error),
+        _ => None,
+    }
+}
+
 /// One parsed log line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LogLine {
@@ -107,9 +125,11 @@ impl LogLine {
             }
             return line;
         }
-        // Plain text: guess the level from a leading word such as "E1123" or "ERROR".
+        // Plain text: a klog header (`I1123 10:00:00.000000 1 file.go:70] …`)
+        // or a leading word such as "ERROR".
         let first = trimmed.split_whitespace().next().unwrap_or("");
-        line.level = LogLevel::parse(first.trim_matches(|c: char| !c.is_alphabetic()));
+        line.level = klog_level(first)
+            .or_else(|| LogLevel::parse(first.trim_matches(|c: char| !c.is_alphabetic())));
         line
     }
 
@@ -263,6 +283,35 @@ impl LogPane {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn klog_lines_get_their_level_from_the_header_letter() {
+        let level = |raw: &str| LogLine::parse(0, "p", raw).level;
+        let header = " 01:03:05.976662       1 warnings.go:70] metadata.finalizers";
+        assert_eq!(level(&format!("I1124{header}")), Some(LogLevel::Info));
+        assert_eq!(level(&format!("W1124{header}")), Some(LogLevel::Warn));
+        assert_eq!(level(&format!("E1124{header}")), Some(LogLevel::Error));
+        assert_eq!(level(&format!("F1124{header}")), Some(LogLevel::Error));
+        // Not a klog header: no level guessed from a word that only starts
+        // like one.
+        assert_eq!(level("I11 not a header"), None);
+        assert_eq!(level("Installing 3 charts"), None);
+        // `level ≥ error` hides klog info and warning lines.
+        let mut pane = LogPane {
+            min_level: LogLevel::Error,
+            ..Default::default()
+        };
+        pane.push(
+            "p",
+            &[
+                format!("I1124{header}"),
+                format!("W1124{header}"),
+                format!("E1124{header}"),
+            ],
+        );
+        let shown: Vec<Option<LogLevel>> = pane.visible().iter().map(|l| l.level).collect();
+        assert_eq!(shown, vec![Some(LogLevel::Error)]);
+    }
 
     #[test]
     fn parses_zap_json_and_plain_text() {
