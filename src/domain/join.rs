@@ -209,15 +209,7 @@ impl<'a> JoinIndex<'a> {
     /// Groups `snap`'s objects by the (short) node name or machine name they
     /// belong to. Keys are short names: [`same_node`] compares those.
     pub fn new(snap: &'a Snapshot) -> JoinIndex<'a> {
-        let mut index = JoinIndex {
-            nodes: HashMap::new(),
-            requests: HashMap::new(),
-            locks: HashMap::new(),
-            states: HashMap::new(),
-            pods: HashMap::new(),
-            daemonsets: HashMap::new(),
-            groups: GroupIndex::new(snap),
-        };
+        let mut index = JoinIndex::empty(GroupIndex::new(snap));
         for n in snap.nodes() {
             index.nodes.entry(short(&n.name)).or_insert(n);
         }
@@ -250,6 +242,21 @@ impl<'a> JoinIndex<'a> {
                 .insert((d.namespace.as_str(), d.name.as_str()), d);
         }
         index
+    }
+}
+
+impl<'a> JoinIndex<'a> {
+    /// No object yet, with `groups`.
+    fn empty(groups: GroupIndex<'a>) -> JoinIndex<'a> {
+        JoinIndex {
+            nodes: HashMap::new(),
+            requests: HashMap::new(),
+            locks: HashMap::new(),
+            states: HashMap::new(),
+            pods: HashMap::new(),
+            daemonsets: HashMap::new(),
+            groups,
+        }
     }
 }
 

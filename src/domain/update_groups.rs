@@ -84,8 +84,16 @@ pub struct GroupIndex<'a> {
 
 impl<'a> GroupIndex<'a> {
     pub fn new(snap: &'a Snapshot) -> GroupIndex<'a> {
+        GroupIndex::of(snap, snap.provider_machines())
+    }
+
+    /// Every update group of `snap`, and `providers`.
+    fn of(
+        snap: &'a Snapshot,
+        providers: impl Iterator<Item = &'a ProviderMachine>,
+    ) -> GroupIndex<'a> {
         let mut index = GroupIndex::default();
-        for p in snap.provider_machines() {
+        for p in providers {
             index
                 .providers
                 .insert((p.namespace.as_str(), p.name.as_str()), p);
@@ -101,21 +109,10 @@ impl<'a> GroupIndex<'a> {
     /// The index for one machine: its provider Machine only (every group),
     /// for re-joining a few machines without a map of every provider Machine.
     pub fn for_machine(snap: &'a Snapshot, m: &Machine) -> GroupIndex<'a> {
-        let mut index = GroupIndex::default();
-        if let Some(p) = snap
+        let mine = snap
             .provider_machines()
-            .find(|p| p.namespace == m.namespace && p.name == m.name)
-        {
-            index
-                .providers
-                .insert((p.namespace.as_str(), p.name.as_str()), p);
-        }
-        for g in snap.update_groups() {
-            index
-                .groups
-                .insert((g.namespace.as_str(), g.name.as_str()), g);
-        }
-        index
+            .find(|p| p.namespace == m.namespace && p.name == m.name);
+        GroupIndex::of(snap, mine.into_iter())
     }
 
     /// The cluster has UpdateGroups: the update runs by group.

@@ -148,15 +148,7 @@ impl<'a> JoinIndex<'a> {
             .filter(|h| !h.trim().is_empty())
             .map(short);
         let mine = |n: &str| key.is_some_and(|k| short(n) == k);
-        let mut index = JoinIndex {
-            nodes: HashMap::new(),
-            requests: HashMap::new(),
-            locks: HashMap::new(),
-            states: HashMap::new(),
-            pods: HashMap::new(),
-            daemonsets: HashMap::new(),
-            groups: GroupIndex::for_machine(snap, machine),
-        };
+        let mut index = JoinIndex::empty(GroupIndex::for_machine(snap, machine));
         let Some(key) = key else {
             index.add_states(snap, machine);
             return index;
