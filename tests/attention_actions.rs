@@ -10,7 +10,6 @@ use mosk_console::app::attention_cursor::{item_id, selected_item};
 use mosk_console::app::modal::Modal;
 use mosk_console::app::model::{Model, View};
 use mosk_console::app::msg::Msg;
-use mosk_console::app::tables::derived;
 use mosk_console::app::update::update;
 use mosk_console::config::theme::Theme;
 use mosk_console::domain::attention::AttentionKind;
@@ -48,7 +47,7 @@ fn attention_pane(m: &Model, w: u16, h: u16) -> String {
 #[test]
 fn j_and_k_move_the_cursor_through_the_queue() {
     let mut m = with_view(View::Overview);
-    let items = derived(&m).attention.clone();
+    let items = m.derived.attention.clone();
     assert!(items.len() >= 3, "{items:#?}");
     // The cursor starts on the first item.
     assert_eq!(selected_item(&m), Some(items[0].clone()));
@@ -78,7 +77,7 @@ fn j_and_k_move_the_cursor_through_the_queue() {
 #[test]
 fn enter_opens_the_items_full_text_and_esc_closes_it() {
     let mut m = with_view(View::Overview);
-    let items = derived(&m).attention.clone();
+    let items = m.derived.attention.clone();
     let at = items
         .iter()
         .position(|i| i.kind == AttentionKind::ManualMigration)
@@ -109,7 +108,7 @@ fn enter_opens_the_items_full_text_and_esc_closes_it() {
 #[test]
 fn an_action_key_acts_only_on_an_item_that_was_drawn() {
     let mut m = with_view(View::Logs);
-    let items = derived(&m).attention.clone();
+    let items = m.derived.attention.clone();
     assert_eq!(
         items[0].kind,
         AttentionKind::ClusterStateRetrying,

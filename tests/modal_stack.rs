@@ -10,7 +10,6 @@ use mosk_console::app::attention_cursor::item_id;
 use mosk_console::app::modal::Modal;
 use mosk_console::app::model::{Model, View};
 use mosk_console::app::msg::Msg;
-use mosk_console::app::tables::derived;
 use mosk_console::app::update::update;
 use mosk_console::config::theme::Theme;
 use ui_support::*;
@@ -42,7 +41,7 @@ fn screen(m: &Model) -> String {
 #[test]
 fn help_opens_over_an_attention_items_text_and_esc_closes_one_level_at_a_time() {
     let mut m = with_view(View::Overview);
-    let first = derived(&m).attention[0].clone();
+    let first = m.derived.attention[0].clone();
     key(&mut m, KeyCode::Enter);
     let text = Modal::AttentionText {
         id: item_id(&first),

@@ -6,7 +6,6 @@
 
 use crate::app::modal::Modal;
 use crate::app::model::Model;
-use crate::app::tables::derived;
 use crate::domain::action::ActionId;
 use crate::domain::attention::{AttentionItem, AttentionKind};
 use crate::domain::vrouter;
@@ -35,14 +34,14 @@ pub fn selected_index(items: &[AttentionItem], selected: Option<&str>) -> Option
 
 /// The item under the cursor, if the queue has any.
 pub fn selected_item(model: &Model) -> Option<AttentionItem> {
-    let d = derived(model);
+    let d = &model.derived;
     selected_index(&d.attention, model.attention_selected.as_deref())
         .map(|i| d.attention[i].clone())
 }
 
 /// `j`/`k` (and page keys) on the Overview.
 pub fn move_cursor(model: &mut Model, delta: isize) {
-    let ids: Vec<String> = derived(model).attention.iter().map(item_id).collect();
+    let ids: Vec<String> = model.derived.attention.iter().map(item_id).collect();
     let Some(at) = model
         .attention_selected
         .as_ref()
@@ -57,7 +56,7 @@ pub fn move_cursor(model: &mut Model, delta: isize) {
 
 /// `g`/`G` on the Overview.
 pub fn move_to_end(model: &mut Model, bottom: bool) {
-    let ids: Vec<String> = derived(model).attention.iter().map(item_id).collect();
+    let ids: Vec<String> = model.derived.attention.iter().map(item_id).collect();
     let pick = if bottom { ids.last() } else { ids.first() };
     if let Some(id) = pick {
         model.attention_selected = Some(id.clone());

@@ -154,10 +154,7 @@ pub(crate) fn toggle_group_by_update_group(model: &mut Model) {
         );
         return;
     }
-    let known = crate::app::tables::derived(model)
-        .rows
-        .iter()
-        .any(|r| r.update_group.is_some());
+    let known = model.derived.rows.iter().any(|r| r.update_group.is_some());
     let grouped = model.cursor(View::Machines).group_column.is_some();
     if !known && !grouped {
         notify(

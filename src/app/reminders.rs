@@ -5,7 +5,6 @@
 use crate::app::actions::dialog::{Dialog, PickerFocus};
 use crate::app::attention_cursor;
 use crate::app::model::{Model, NoticeLevel, View};
-use crate::app::tables::derived;
 use crate::app::update::notify;
 use crate::domain::attention::AttentionKind;
 use crate::domain::reminders::{self, Reminder};
@@ -34,7 +33,8 @@ pub(crate) fn dismiss_queue_reminder(model: &mut Model) {
     };
     // Else the first reminder the last frame drew (never one off screen).
     let first = under_cursor.or_else(|| {
-        derived(model)
+        model
+            .derived
             .attention
             .iter()
             .filter(|i| {

@@ -9,9 +9,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::app::attention_cursor::{item_id, selected_index};
+use crate::app::derive::Derived;
 use crate::app::freshness::{self, Pane};
 use crate::app::model::Model;
-use crate::app::tables::{Derived, derived};
 use crate::config::keymap::KeyAction;
 use crate::config::theme::Theme;
 use crate::domain::attention::{AttentionItem, AttentionKind};
@@ -196,7 +196,7 @@ pub(crate) fn draw_attention_text(
     id: &str,
     theme: &Theme,
 ) {
-    let d = derived(model);
+    let d = &model.derived;
     let item = d.attention.iter().find(|i| item_id(i) == id);
     let width = area.width.saturating_sub(8).clamp(20, 100);
     let height = area.height.saturating_sub(4).clamp(6, 20);

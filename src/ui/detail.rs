@@ -9,9 +9,9 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use crate::app::freshness::Pane;
 use crate::app::model::{Model, View};
+use crate::app::tables;
 use crate::app::tables::events::{change_text, kind_short};
 use crate::app::tables::machines::mode_text;
-use crate::app::tables::{self, derived};
 use crate::config::theme::Theme;
 use crate::domain::attention;
 use crate::domain::changes::Change;
@@ -46,7 +46,7 @@ pub(crate) fn draw_machines(frame: &mut Frame, area: Rect, model: &Model, theme:
         (a, b)
     };
     table::draw(frame, table_area, model, View::Machines, theme);
-    let d = derived(model);
+    let d = &model.derived;
     let row = selected
         .as_deref()
         .and_then(|id| d.rows.iter().find(|r| r.name() == id));

@@ -8,10 +8,10 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Gauge, Paragraph};
 
+use crate::app::derive::Derived;
 use crate::app::freshness::{self, Pane};
 use crate::app::model::Model;
 use crate::app::tables::update_plan::{plan_state, shown_plan};
-use crate::app::tables::{Derived, derived};
 use crate::config::keymap::KeyAction;
 use crate::config::theme::Theme;
 use crate::domain::action::ActionId;
@@ -27,7 +27,7 @@ use crate::ui::{fresh_pane, logs, pane};
 const TWO_COLUMNS: u16 = 140;
 
 pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
-    let d = derived(model);
+    let d = &model.derived;
     let update_height = update_text_lines(model) + 3;
     let working = working_on(d);
     if area.width >= TWO_COLUMNS {

@@ -5,7 +5,6 @@
 use jiff::SignedDuration;
 use mosk_console::app::model::{Model, View};
 use mosk_console::app::msg::Msg;
-use mosk_console::app::tables::derived;
 use mosk_console::app::update::update;
 use mosk_console::cluster::events::ClusterEvent;
 use mosk_console::domain::action::ActionId;
@@ -38,7 +37,7 @@ fn lists_in(h: &mut Harness) {
 
 /// The attention queue the Overview shows.
 fn queue(m: &Model) -> Vec<AttentionItem> {
-    derived(m).attention.clone()
+    m.derived.attention.clone()
 }
 
 /// Moves the Overview's cursor (with `j`, as the operator does) to the

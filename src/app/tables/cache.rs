@@ -5,7 +5,7 @@
 
 use jiff::Timestamp;
 
-use super::{TableData, TableRow, table, visible_order};
+use super::{TableData, TableRow, selected_index, table, visible_order};
 use crate::app::model::{Model, TableCursor, View};
 use crate::domain::objects::Kind;
 
@@ -33,18 +33,9 @@ impl ViewTable {
         self.order.get(i).map(|&r| &self.data.rows[r])
     }
 
-    /// The place of the cursor's row in the order: the row with the
-    /// cursor's id, else the remembered index clamped; `None` when empty.
+    /// The place of the cursor's row in the order ([`selected_index`]).
     pub fn selected(&self, cursor: &TableCursor) -> Option<usize> {
-        if self.order.is_empty() {
-            return None;
-        }
-        if let Some(id) = &cursor.selected_id
-            && let Some(i) = self.order.iter().position(|&r| &self.data.rows[r].id == id)
-        {
-            return Some(i);
-        }
-        Some(cursor.selected.min(self.order.len() - 1))
+        selected_index(&self.rows(), cursor)
     }
 
     fn new(data: TableData, inputs: Inputs, cursor: &TableCursor) -> ViewTable {

@@ -6,8 +6,8 @@
 //! and the actions keep targeting machines.
 
 use super::{
-    Cell, Column, SortKind, TableData, TableRow, Tone, Width, col, derived, empty_text,
-    malformed_rows, missing_lines,
+    Cell, Column, SortKind, TableData, TableRow, Tone, Width, col, empty_text, malformed_rows,
+    missing_lines,
 };
 use crate::app::model::{Model, View};
 use crate::domain::history::History;
@@ -234,7 +234,7 @@ pub(super) fn row(order: usize, row: &MachineRow, history: &History) -> TableRow
 }
 
 pub(super) fn table(model: &Model) -> TableData {
-    let d = derived(model);
+    let d = &model.derived;
     let kinds = [Kind::LcmMachine];
     let grouped = d.rows.iter().any(|r| r.update_group.is_some());
     let mut columns = COLUMNS.to_vec();

@@ -8,7 +8,6 @@
 
 mod audit;
 mod cache;
-mod derived;
 pub mod events;
 mod locks;
 pub mod machines;
@@ -25,7 +24,6 @@ use crate::app::model::{Model, TableCursor, View};
 use crate::domain::objects::{ClusterId, Kind, MalformedObject};
 
 pub use cache::{ViewTable, settle, shown};
-pub use derived::{Derived, derived};
 
 /// One cell of a row: text, or a time that the UI draws against the clock
 /// of the frame (so a table is not rebuilt every second for its ages).
