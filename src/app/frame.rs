@@ -63,5 +63,8 @@ pub fn record(model: &mut crate::app::model::Model, mut report: FrameReport) {
             report.confirm_in_full = Some(v.plan);
         }
     }
+    if !report.too_small {
+        model.keys_ignored = 0;
+    }
     model.frame = report;
 }

@@ -241,6 +241,9 @@ pub struct Model {
     /// The attention item under the Overview's cursor (its
     /// [`crate::app::attention_cursor::item_id`]); `None`: the first item.
     pub attention_selected: Option<String>,
+    /// Keys pressed while the terminal was too small to draw: ignored, and
+    /// said so on that screen (zero again once a full frame is drawn).
+    pub keys_ignored: u32,
 }
 
 impl Model {
@@ -274,6 +277,7 @@ impl Model {
             quit: false,
             dismissed_reminders: BTreeSet::new(),
             attention_selected: None,
+            keys_ignored: 0,
         }
     }
 

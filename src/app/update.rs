@@ -182,6 +182,7 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
         if model.keymap.action_for(&key) == Some(KeyAction::Quit) {
             return on_action(model, KeyAction::Quit);
         }
+        model.keys_ignored = model.keys_ignored.saturating_add(1);
         return Vec::new();
     }
     // The top modal takes the keys before the keymap.

@@ -49,7 +49,7 @@ pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameRe
     let area = frame.area();
     frame.render_widget(Block::new().style(theme.base), area);
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
-        draw_too_small(frame, area, theme);
+        draw_too_small(frame, area, model, theme);
         return FrameReport {
             too_small: true,
             ..FrameReport::default()
@@ -142,17 +142,25 @@ fn draw_view(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
     }
 }
 
-fn draw_too_small(frame: &mut Frame, area: Rect, theme: &Theme) {
+fn draw_too_small(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
     let text = format!(
         "terminal too small: need {MIN_WIDTH}x{MIN_HEIGHT}, have {}x{}",
         area.width, area.height
     );
-    let lines = vec![
+    let mut lines = vec![
         Line::styled(text, theme.error),
         Line::raw(""),
         Line::styled("enlarge the window (or quit with q)", theme.muted),
     ];
-    let height = 3.min(area.height);
+    let mut height = 3;
+    if model.keys_ignored > 0 {
+        // Typed keys do nothing here; say so, so none seems to be pending.
+        let n = model.keys_ignored;
+        let s = if n == 1 { "" } else { "s" };
+        lines.push(Line::styled(format!("{n} key{s} ignored"), theme.warn));
+        height = 5;
+    }
+    let height = height.min(area.height);
     let y = area.y + area.height.saturating_sub(height) / 2;
     let rect = Rect::new(area.x, y, area.width, height);
     frame.render_widget(
