@@ -23,6 +23,15 @@ pub const MAX_CHANGES: usize = 5_000;
 pub const MAX_FINISHED: usize = 10_000;
 pub const MAX_SAMPLES: usize = 1_000;
 
+/// Since when something holds, and whether the console saw it begin: when
+/// `observed` is false, `at` is the console's first sight and the true start
+/// is earlier (show the age as "≥ N").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Since {
+    pub at: Timestamp,
+    pub observed: bool,
+}
+
 /// A machine that went through an update and returned to Ready.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FinishedMachine {
@@ -69,7 +78,8 @@ pub struct History {
     samples: BTreeMap<MachineState, VecDeque<SignedDuration>>,
     /// Node maintenance requests by node name: (created or first seen).
     nmr_since: BTreeMap<String, Timestamp>,
-    lock_state: HashMap<ObjectKey, (String, Timestamp)>,
+    /// Each lock's state, since when, and whether that transition was seen.
+    lock_state: HashMap<ObjectKey, (String, Since)>,
     message: HashMap<ObjectKey, (String, Timestamp)>,
     cmrs: BTreeSet<String>,
     update_started: Option<Timestamp>,
@@ -223,8 +233,15 @@ impl History {
                 let state = l.state.as_str().to_string();
                 match self.lock_state.get(&key) {
                     Some((s, _)) if *s == state => {}
-                    _ => {
-                        self.lock_state.insert(key.clone(), (state, at));
+                    // A state change the console saw: the time is exact.
+                    Some(_) => {
+                        let since = Since { at, observed: true };
+                        self.lock_state.insert(key.clone(), (state, since));
+                    }
+                    // First sight: the lock was in this state at least since now.
+                    None => {
+                        let since = Since { at, observed: false };
+                        self.lock_state.insert(key.clone(), (state, since));
                     }
                 }
             }
@@ -371,7 +388,13 @@ impl History {
     }
     /// When the lock entered its current `status.state` (or was first seen).
     pub fn lock_state_since(&self, key: &ObjectKey) -> Option<Timestamp> {
-        self.lock_state.get(key).map(|(_, t)| *t)
+        self.lock_since(key).map(|s| s.at)
+    }
+    /// When the lock entered its current `status.state`, and whether the
+    /// console saw that transition (else `at` is its first sight: the lock
+    /// has been in that state at least since then — say "≥").
+    pub fn lock_since(&self, key: &ObjectKey) -> Option<Since> {
+        self.lock_state.get(key).map(|(_, s)| *s)
     }
     /// When the object's message started saying what it says now: for locks,
     /// by message kind (a retry that only changes the timestamp or the

@@ -64,12 +64,15 @@ fn message_since_ignores_retries_but_not_new_conditions() {
     assert_eq!(sc.history.message_since(&lock2), Some(at("10:05")));
     // Its state never changed (active since first seen).
     assert_eq!(sc.history.lock_state_since(&lock2), Some(at("07:00")));
+    // … a first sight, not a transition: its age is a lower bound.
+    assert!(!sc.history.lock_since(&lock2).unwrap().observed);
     let lock_m0 = ObjectKey {
         name: format!("openstack-{NODE_M0}"),
         ..lock2.clone()
     };
     // Inactive at 08:41, active again at 08:56.
     assert_eq!(sc.history.lock_state_since(&lock_m0), Some(at("08:56")));
+    assert!(sc.history.lock_since(&lock_m0).unwrap().observed);
     let cd = ObjectKey {
         kind: Kind::LcmClusterState,
         namespace: NAMESPACE.into(),
