@@ -75,7 +75,7 @@ impl Derived {
         now: Timestamp,
         dismissed: &BTreeSet<Reminder>,
     ) {
-        self.attention = queue(snapshot, history, now, dismissed);
+        self.attention = queue(snapshot, history, now, dismissed, &Default::default());
         self.progress = Some(progress(snapshot, history, now));
         self.at = Some(now);
         self.dismissed.clone_from(dismissed);

@@ -8,15 +8,17 @@ use super::history::History;
 use super::join::{self, same_node};
 use super::lockmsg::{self, MessageKind, ServersFormat, server_groups};
 use super::objects::{
-    Controller, Kind, LockState, MachineState, MigrationMode, Object, ObjectKey, Snapshot,
-    WorkloadLock,
+    Controller, Kind, LockState, MigrationMode, Object, ObjectKey, Snapshot, WorkloadLock,
 };
 use super::progress::human_duration;
 use super::reminders::Reminder;
 
 mod blockers;
+pub mod causes;
+pub mod held_locks;
 mod migrations;
 mod reminders;
+mod stalls;
 mod update_plan;
 mod vrouter_pods;
 
@@ -24,7 +26,9 @@ use migrations::migrations;
 use vrouter_pods::vrouter_outdated;
 
 use crate::domain::action::ActionId;
+use crate::domain::expected::Expected;
 pub use blockers::{DISABLED_MEANS, for_machine as blockers_for_machine};
+pub use causes::{Symptom, is_symptom};
 
 /// How many servers of each list an item's sentence names (the detail panel
 /// names them all).
@@ -57,6 +61,9 @@ pub enum AttentionKind {
     NotifyOwners,
     /// A workload lock is `failed`.
     LockFailed,
+    /// A workload lock is still `active` while the update waits on it: a
+    /// node lock in its node's turn, a cluster lock during the update.
+    LockHeld,
     /// A cluster state keeps retrying with an error.
     ClusterStateRetrying,
     /// A machine has been in one state far longer than its peers.
@@ -95,6 +102,7 @@ impl AttentionKind {
             AttentionKind::MigrationGaveUp => "migration gave up",
             AttentionKind::NotifyOwners => "notify owners",
             AttentionKind::LockFailed => "lock failed",
+            AttentionKind::LockHeld => "waiting on lock",
             AttentionKind::ClusterStateRetrying => "retrying",
             AttentionKind::Stall => "stalled",
             AttentionKind::VrouterOutdated => "vRouter outdated",
@@ -126,12 +134,18 @@ pub struct AttentionItem {
     /// Since when: the history's first sight of the condition, else the
     /// message timestamp, else `now`.
     pub since: Timestamp,
+    /// `since` is a lower bound: the condition began before the console
+    /// could see it (show the age as "≥ N").
+    pub at_least: bool,
     /// The operator action the item offers (acknowledge a migration,
     /// restart a vRouter pod, commence a step). A reminder offers none: the
     /// dismiss key applies to every reminder.
     pub action: Option<ActionId>,
     /// The object the item is about.
     pub key: ObjectKey,
+    /// Symptoms of the same wait folded under this item (LCM's drain
+    /// retries, the stall): see [`causes`].
+    pub symptoms: Vec<Symptom>,
 }
 
 /// The subject name for a node: its machine's name when known.
@@ -164,8 +178,9 @@ pub fn queue(
     history: &History,
     now: Timestamp,
     dismissed: &BTreeSet<Reminder>,
+    expected: &Expected,
 ) -> Vec<AttentionItem> {
-    let mut items = attention(snap, history, now);
+    let mut items = attention_with(snap, history, now, expected);
     reminders::reminders(snap, history, now, &mut items);
     items.retain(|i| !matches!(i.kind, AttentionKind::Reminder(r) if dismissed.contains(&r)));
     sort(&mut items);
@@ -186,15 +201,28 @@ fn sort(items: &mut [AttentionItem]) {
 }
 
 /// Everything that waits for a human (without the reminders), oldest
-/// first; an auto-paused update goes first whatever its age.
+/// first; an auto-paused update goes first whatever its age. With the
+/// default [`Expected`] durations.
 pub fn attention(snap: &Snapshot, history: &History, now: Timestamp) -> Vec<AttentionItem> {
+    attention_with(snap, history, now, &Expected::default())
+}
+
+/// [`attention`] with the expected durations of the config file: one item
+/// per cause per node, its symptoms folded under it ([`causes`]).
+pub fn attention_with(
+    snap: &Snapshot,
+    history: &History,
+    now: Timestamp,
+    expected: &Expected,
+) -> Vec<AttentionItem> {
     let mut items = Vec::new();
     update_plan::update_plan(snap, history, now, &mut items);
     blockers::blockers(snap, history, now, &mut items);
     migrations(snap, history, now, &mut items);
     failed_locks(snap, history, now, &mut items);
+    held_locks::held_locks(snap, history, now, expected, &mut items);
     retrying_states(snap, history, now, &mut items);
-    stalls(snap, history, now, &mut items);
+    stalls::stalls(snap, history, now, expected, &mut items);
     vrouter_outdated(snap, history, now, &mut items);
     for m in snap.malformed() {
         let key = ObjectKey {
@@ -215,8 +243,11 @@ pub fn attention(snap: &Snapshot, history: &History, now: Timestamp) -> Vec<Atte
             since: history.first_seen(&key).unwrap_or(now),
             action: None,
             key,
+            at_least: false,
+            symptoms: Vec::new(),
         });
     }
+    let mut items = causes::fold(items);
     sort(&mut items);
     items
 }
@@ -256,6 +287,8 @@ fn failed_locks(snap: &Snapshot, history: &History, now: Timestamp, out: &mut Ve
                 .unwrap_or(now),
             action: None,
             key,
+            at_least: false,
+            symptoms: Vec::new(),
         });
     }
 }
@@ -288,67 +321,8 @@ fn retrying_states(
             since: history.message_since(&key).unwrap_or(now),
             action: None,
             key,
-        });
-    }
-}
-
-fn stalls(snap: &Snapshot, history: &History, now: Timestamp, out: &mut Vec<AttentionItem>) {
-    // Runs on every tick over every machine: the nodes under a maintenance
-    // request (by short name, as `same_node` compares) and each state's
-    // median are looked up once, not per machine.
-    fn short(n: &str) -> &str {
-        n.split('.').next().unwrap_or(n)
-    }
-    let requested: std::collections::HashSet<&str> = snap
-        .node_requests()
-        .flat_map(|r| [short(&r.node_name), short(&r.name)])
-        .collect();
-    let mut medians: Vec<(MachineState, Option<SignedDuration>)> = Vec::new();
-    for m in snap.machines() {
-        if m.state.is_ready() || !m.machine_type.is_updated() {
-            continue;
-        }
-        let under_request = m
-            .hostname
-            .as_deref()
-            .is_some_and(|h| requested.contains(short(h)));
-        // Workers wait in Prepare for their turn [I]: only a machine whose
-        // turn has come (a maintenance request exists) can stall there.
-        if m.state == MachineState::Prepare && !under_request {
-            continue;
-        }
-        let Some(since) = history.machine_state_since(&m.name) else {
-            continue;
-        };
-        let median = match medians.iter().find(|(s, _)| *s == m.state) {
-            Some((_, d)) => *d,
-            None => {
-                let d = history.median_state_duration(&m.state);
-                medians.push((m.state.clone(), d));
-                d
-            }
-        };
-        let Some(median) = median else {
-            continue;
-        };
-        let spent = now.duration_since(since);
-        if spent <= median * STALL_FACTOR || spent <= STALL_MIN {
-            continue;
-        }
-        out.push(AttentionItem {
-            kind: AttentionKind::Stall,
-            subject: m.name.clone(),
-            node: m.hostname.clone(),
-            why: format!(
-                "in {} for {}, more than {STALL_FACTOR}x the median {} of {} machine(s) before it",
-                m.state,
-                human_duration(spent),
-                human_duration(median),
-                history.state_samples(&m.state)
-            ),
-            since,
-            action: None,
-            key: Object::Machine(m.clone()).key(),
+            at_least: false,
+            symptoms: Vec::new(),
         });
     }
 }

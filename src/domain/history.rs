@@ -240,7 +240,10 @@ impl History {
                     }
                     // First sight: the lock was in this state at least since now.
                     None => {
-                        let since = Since { at, observed: false };
+                        let since = Since {
+                            at,
+                            observed: false,
+                        };
                         self.lock_state.insert(key.clone(), (state, since));
                     }
                 }
@@ -326,11 +329,17 @@ impl History {
         }
         // A state transition.
         if t.since_observed {
+            // Time in the state within the machine's turn: a worker waits
+            // in Prepare for its turn, and that wait is not the state's.
+            let from = match t.turn {
+                Some((turn, _)) => t.since.max(turn),
+                None => t.since,
+            };
             let samples = self.samples.entry(t.state.clone()).or_default();
             if samples.len() == MAX_SAMPLES {
                 samples.pop_front();
             }
-            samples.push_back(at.duration_since(t.since));
+            samples.push_back(at.duration_since(from));
         }
         let was_ready = t.state.is_ready();
         t.state = m.state.clone();
@@ -424,6 +433,28 @@ impl History {
             .and_then(|t| t.turn)
             .map(|(t, _)| t)
     }
+    /// When the machine's turn started (its maintenance request was created,
+    /// or it entered an active state), while it is in progress, and whether
+    /// the console saw that start.
+    pub fn turn_since(&self, machine: &str) -> Option<Since> {
+        self.machines
+            .get(machine)
+            .and_then(|t| t.turn)
+            .map(|(at, observed)| Since { at, observed })
+    }
+    /// Since when the machine is in its current state *within its turn*:
+    /// the later of its entry into the state and the start of its turn (a
+    /// worker waits in Prepare for its turn; that wait is not its own).
+    pub fn in_turn_since(&self, machine: &str) -> Option<Since> {
+        let t = self.machines.get(machine)?;
+        Some(match t.turn {
+            Some((at, observed)) if at > t.since => Since { at, observed },
+            _ => Since {
+                at: t.since,
+                observed: t.since_observed,
+            },
+        })
+    }
     /// The machine returned to Ready during the current (or last) update.
     pub fn is_done(&self, machine: &str) -> bool {
         self.done.contains(machine)
@@ -439,7 +470,8 @@ impl History {
             .iter()
             .filter(move |f| start.is_none_or(|s| f.finished >= s))
     }
-    /// The median time machines spent in `state` (observed entries and exits only).
+    /// The median time machines spent in `state` within their turn
+    /// (observed entries and exits only).
     pub fn median_state_duration(&self, state: &MachineState) -> Option<SignedDuration> {
         let s = self.samples.get(state)?;
         if s.is_empty() {

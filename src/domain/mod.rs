@@ -15,6 +15,7 @@
 pub mod action;
 pub mod attention;
 pub mod changes;
+pub mod expected;
 pub mod fixtures;
 pub mod history;
 pub mod join;

@@ -75,6 +75,8 @@ pub(super) fn blockers(
             since: since(&key, r.created),
             action: None,
             key,
+            at_least: false,
+            symptoms: Vec::new(),
         });
     }
     // A disabled machine: its Machine's `disable` flag [W], or LCM's
@@ -134,6 +136,8 @@ pub(super) fn blockers(
             since: since(&key, created),
             action: None,
             key,
+            at_least: false,
+            symptoms: Vec::new(),
         });
     }
     for m in snap.machines() {
@@ -143,6 +147,8 @@ pub(super) fn blockers(
             namespace: m.namespace.clone(),
             name: m.name.clone(),
         };
+        // Since the machine's turn reached its state, not since the update.
+        let in_turn = history.in_turn_since(&m.name);
         if m.operation_stuck {
             out.push(AttentionItem {
                 kind: AttentionKind::OperationStuck,
@@ -152,9 +158,11 @@ pub(super) fn blockers(
                     "LCM reports an operation stuck on this machine (LCMMachine status.lcmOperationStuck) in state {}: read its cluster states and the lcm-controller log",
                     m.state
                 ),
-                since: history.machine_state_since(&m.name).unwrap_or(now),
+                since: in_turn.map_or(now, |s| s.at),
+                at_least: in_turn.is_some_and(|s| !s.observed),
                 action: None,
                 key: key.clone(),
+                symptoms: Vec::new(),
             });
         }
         if let Some(err) = m.drain_error.as_deref().filter(|e| !e.trim().is_empty()) {
@@ -166,9 +174,11 @@ pub(super) fn blockers(
                     "the Kubernetes drain of its node failed (LCMMachine status.kubernetesCordonDrainError): {}",
                     quote(err)
                 ),
-                since: history.machine_state_since(&m.name).unwrap_or(now),
+                since: in_turn.map_or(now, |s| s.at),
+                at_least: in_turn.is_some_and(|s| !s.observed),
                 action: None,
                 key,
+                symptoms: Vec::new(),
             });
         }
     }

@@ -121,6 +121,8 @@ pub(super) fn migrations(
             since: history.message_since(&key).or(msg.at).unwrap_or(now),
             action,
             key,
+            at_least: false,
+            symptoms: Vec::new(),
         });
     }
 }

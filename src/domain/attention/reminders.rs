@@ -39,6 +39,8 @@ pub(super) fn reminders(
                 namespace: "reminder".into(),
                 name: r.name().into(),
             },
+            at_least: false,
+            symptoms: Vec::new(),
         });
     }
 }

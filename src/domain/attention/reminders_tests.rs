@@ -10,7 +10,7 @@ use crate::domain::objects::{Object, Snapshot};
 use crate::domain::reminders::Reminder;
 
 fn reminders(snap: &Snapshot, history: &History, now: jiff::Timestamp) -> Vec<(Reminder, String)> {
-    queue(snap, history, now, &BTreeSet::new())
+    queue(snap, history, now, &BTreeSet::new(), &Default::default())
         .into_iter()
         .filter_map(|i| match i.kind {
             AttentionKind::Reminder(r) => {
@@ -115,7 +115,7 @@ fn a_dismissed_reminder_stays_out_of_the_queue() {
     let snap = fixtures::mid_update();
     let now = fixtures::mid_update_now();
     let dismissed: BTreeSet<Reminder> = [Reminder::WriteFreeze].into();
-    let items = queue(&snap, &History::new(), now, &dismissed);
+    let items = queue(&snap, &History::new(), now, &dismissed, &Default::default());
     assert!(
         items
             .iter()

@@ -99,6 +99,8 @@ pub(super) fn update_plan(
                 since: paused_since(history, &key).unwrap_or(now),
                 action,
                 key: key.clone(),
+                at_least: false,
+                symptoms: Vec::new(),
             });
         }
         PlanState::PausedBefore { next } => {
@@ -131,6 +133,8 @@ pub(super) fn update_plan(
                     .unwrap_or(now),
                 action: Some(ActionId::CommenceStep),
                 key: key.clone(),
+                at_least: false,
+                symptoms: Vec::new(),
             });
         }
         _ => {}
@@ -156,6 +160,8 @@ pub(super) fn update_plan(
                 since: started.checked_add(estimated).unwrap_or(started),
                 action: None,
                 key,
+                at_least: false,
+                symptoms: Vec::new(),
             });
         }
     }

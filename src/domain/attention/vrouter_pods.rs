@@ -81,6 +81,8 @@ pub(super) fn vrouter_outdated(
             since,
             action: Some(ActionId::RestartVrouter),
             key,
+            at_least: false,
+            symptoms: Vec::new(),
         });
     }
 }

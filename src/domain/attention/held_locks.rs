@@ -1,0 +1,256 @@
+//! Locks the update waits on (issue 10 item 1): a node's workload lock
+//! still `active` in the node's turn, a cluster lock still `active` while
+//! the update waits on it. The root cause an operator looks for when LCM's
+//! drain keeps retrying and the machine stalls: which lock, of which
+//! controller, since when, saying what.
+
+use jiff::{SignedDuration, Timestamp};
+
+use super::{AttentionItem, AttentionKind, lock_key, machine_for_node, quote};
+use crate::domain::expected::Expected;
+use crate::domain::history::History;
+use crate::domain::join::same_node;
+use crate::domain::lockmsg::{self, MessageKind};
+use crate::domain::objects::{ClusterStateType, Controller, LockState, Snapshot, WorkloadLock};
+use crate::domain::progress::human_duration;
+
+/// What LCM's drain writes while node locks hold the node (reference §7.2,
+/// observed [C: D-UPD22]): `Error: following NodeWorkloadLocks are still
+/// active - ceph: UpdatingController,openstack: InProgress`.
+const STILL_ACTIVE: &str = "following NodeWorkloadLocks are still active - ";
+
+/// The controllers a drain message names as still holding the node, with
+/// the word LCM gives for each (`UpdatingController`, `InProgress`: not
+/// lock states; where LCM takes them from is unknown, reference §7.2 [?]).
+pub fn named_by_drain(message: &str) -> Vec<(String, String)> {
+    let Some((_, list)) = message.split_once(STILL_ACTIVE) else {
+        return Vec::new();
+    };
+    list.split(',')
+        .filter_map(|part| {
+            let (controller, word) = part.split_once(':').unwrap_or((part, ""));
+            let controller = controller.trim();
+            (!controller.is_empty()).then(|| (controller.to_string(), word.trim().to_string()))
+        })
+        .collect()
+}
+
+/// A lock whose message is about servers on the node is the migrations'
+/// item (manual migration, gave up, notify owners): not a second one here.
+fn migration_lock(lock: &WorkloadLock) -> bool {
+    lock.controller == Controller::Openstack
+        && lock
+            .error_message
+            .as_deref()
+            .is_some_and(|m| matches!(lockmsg::parse(m).kind, MessageKind::ServersPresent(_)))
+}
+
+/// What the lock itself says: its message, inner state and progress.
+fn lock_says(lock: &WorkloadLock) -> String {
+    let mut parts = Vec::new();
+    match lock.error_message.as_deref().map(lockmsg::parse) {
+        Some(m) if !m.text.trim().is_empty() => parts.push(format!("it says {}", quote(&m.text))),
+        _ => parts.push("it has no message".to_string()),
+    }
+    if let Some(s) = lock.inner_state.as_deref() {
+        parts.push(format!("inner state {s}"));
+    }
+    if let Some(p) = lock.progress_percentage {
+        let d = lock.progress_description.as_deref().unwrap_or("");
+        parts.push(format!("progress {p}% {d}").trim_end().to_string());
+    }
+    parts.join("; ")
+}
+
+pub(super) fn held_locks(
+    snap: &Snapshot,
+    history: &History,
+    now: Timestamp,
+    expected: &Expected,
+    out: &mut Vec<AttentionItem>,
+) {
+    node_locks(snap, history, now, expected, out);
+    cluster_locks(snap, history, now, expected, out);
+}
+
+fn node_locks(
+    snap: &Snapshot,
+    history: &History,
+    now: Timestamp,
+    expected: &Expected,
+    out: &mut Vec<AttentionItem>,
+) {
+    for r in snap.node_requests().filter(|r| !r.deleting) {
+        let node = r.node_name.as_str();
+        let machine = snap
+            .machines()
+            .find(|m| m.hostname.as_deref().is_some_and(|h| same_node(h, node)));
+        // The node's turn: its maintenance request's creation (exact), else
+        // the console's first sight of it (a lower bound).
+        let (turn, at_least) = match r.created {
+            Some(c) => (c, false),
+            None => (history.nmr_since(node).unwrap_or(now), true),
+        };
+        // LCM's drain (cordon-drain, swarm-drain) of the node's machine
+        // naming the controllers it waits for.
+        let drain = machine.and_then(|m| {
+            snap.cluster_states().find(|s| {
+                s.arg.as_deref() == Some(m.name.as_str())
+                    && matches!(
+                        s.state_type,
+                        ClusterStateType::CordonDrain | ClusterStateType::SwarmDrain
+                    )
+                    && s.message
+                        .as_deref()
+                        .is_some_and(|t| t.contains(STILL_ACTIVE))
+            })
+        });
+        let named = drain
+            .and_then(|s| s.message.as_deref())
+            .map(named_by_drain)
+            .unwrap_or_default();
+        for lock in snap.node_locks() {
+            if lock.state != LockState::Active
+                || !lock
+                    .node_name
+                    .as_deref()
+                    .is_some_and(|n| same_node(n, node))
+                || migration_lock(lock)
+            {
+                continue;
+            }
+            let key = lock_key(lock);
+            // Active since the turn began, or since it went active again
+            // later in the turn.
+            let since = match history.lock_since(&key) {
+                Some(s) if s.observed && s.at > turn => s.at,
+                _ => turn,
+            };
+            let waited = now.duration_since(since);
+            let lcm_names_it = named.iter().any(|(c, _)| c == lock.controller.as_str());
+            let (limit, limit_key): (SignedDuration, &str) = if lcm_names_it {
+                (expected.lock_wait, "expected.lock_wait")
+            } else {
+                match machine {
+                    Some(m) => expected.turn(&m.machine_type),
+                    None => (expected.worker_turn, "expected.worker_turn"),
+                }
+            };
+            if waited < limit {
+                continue;
+            }
+            let mut why = format!(
+                "{} NodeWorkloadLock {} is still active in the node's turn; {}",
+                lock.controller,
+                lock.name,
+                lock_says(lock)
+            );
+            match drain {
+                Some(s) if lcm_names_it => why.push_str(&format!(
+                    "; LCM's {} waits for it: {}",
+                    s.state_type,
+                    quote(s.message.as_deref().unwrap_or_default())
+                )),
+                _ => why.push_str(&format!(
+                    "; the node's turn has run longer than the expected {} ({limit_key})",
+                    human_duration(limit)
+                )),
+            }
+            out.push(AttentionItem {
+                kind: AttentionKind::LockHeld,
+                subject: machine
+                    .map(|m| m.name.clone())
+                    .or_else(|| machine_for_node(snap, node))
+                    .unwrap_or_else(|| node.to_string()),
+                node: Some(node.to_string()),
+                why,
+                since,
+                at_least: at_least && since == turn,
+                action: None,
+                key,
+                symptoms: Vec::new(),
+            });
+        }
+    }
+}
+
+fn cluster_locks(
+    snap: &Snapshot,
+    history: &History,
+    now: Timestamp,
+    expected: &Expected,
+    out: &mut Vec<AttentionItem>,
+) {
+    // Only while an update runs: outside one, cluster locks are active by
+    // design (the controllers hold their workloads) [C: D-OBJ].
+    let Some(started) = history
+        .update_started()
+        .or_else(|| snap.cluster_requests().filter_map(|r| r.created).min())
+    else {
+        return;
+    };
+    if snap.cluster_requests().next().is_none() {
+        return;
+    }
+    // The first active lock in the update's order holds the others: Ceph
+    // waits for OpenStack, LCM for every lock (reference §9.1 [C: D-FLOW]).
+    let order = |c: &Controller| match c {
+        Controller::Openstack => 0,
+        Controller::Ceph => 1,
+        Controller::Tungstenfabric => 2,
+        _ => 3,
+    };
+    let first = snap
+        .cluster_locks()
+        .filter(|l| l.state == LockState::Active)
+        .min_by_key(|l| (order(&l.controller), l.name.clone()));
+    if let Some(lock) = first {
+        let key = lock_key(lock);
+        let (since, at_least) = match history.lock_since(&key) {
+            Some(s) if s.at > started => (s.at, !s.observed),
+            _ => (started, false),
+        };
+        let waited = now.duration_since(since);
+        if waited < expected.cluster_lock {
+            return;
+        }
+        out.push(AttentionItem {
+            kind: AttentionKind::LockHeld,
+            subject: lock.name.clone(),
+            node: None,
+            why: format!(
+                "{} ClusterWorkloadLock {} is still active while the update waits on it, longer than the expected {} (expected.cluster_lock); {}",
+                lock.controller,
+                lock.name,
+                human_duration(expected.cluster_lock),
+                lock_says(lock)
+            ),
+            since,
+            at_least,
+            action: None,
+            key,
+            symptoms: Vec::new(),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::named_by_drain;
+
+    #[test]
+    fn the_drain_message_names_each_controller_and_its_word() {
+        assert_eq!(
+            named_by_drain(
+                "Error: following NodeWorkloadLocks are still active - ceph: UpdatingController,openstack: InProgress"
+            ),
+            vec![
+                ("ceph".to_string(), "UpdatingController".to_string()),
+                ("openstack".to_string(), "InProgress".to_string())
+            ]
+        );
+        assert!(
+            named_by_drain("Error: waiting for kubernetes node x to be drained first").is_empty()
+        );
+    }
+}

@@ -1,0 +1,164 @@
+//! Stalls: a machine far longer in its turn than its peers, or than the
+//! expected duration when it has no peers yet (the first master, the first
+//! worker), and an update whose finalization runs past its expected
+//! duration. Times count from the start of the machine's turn, never from
+//! the start of the update: a worker waits in Prepare for its turn, and
+//! that wait is not a stall.
+
+use std::collections::HashSet;
+
+use jiff::{SignedDuration, Timestamp};
+
+use super::{AttentionItem, AttentionKind, STALL_FACTOR, STALL_MIN};
+use crate::domain::expected::Expected;
+use crate::domain::history::History;
+use crate::domain::objects::{Kind, MachineState, Object, ObjectKey, Snapshot};
+use crate::domain::progress::{human_duration, machine_done};
+
+pub(super) fn stalls(
+    snap: &Snapshot,
+    history: &History,
+    now: Timestamp,
+    expected: &Expected,
+    out: &mut Vec<AttentionItem>,
+) {
+    machines(snap, history, now, expected, out);
+    finalization(snap, history, now, expected, out);
+}
+
+fn machines(
+    snap: &Snapshot,
+    history: &History,
+    now: Timestamp,
+    expected: &Expected,
+    out: &mut Vec<AttentionItem>,
+) {
+    // Runs on every tick over every machine: the nodes under a maintenance
+    // request (by short name, as `same_node` compares) and each state's
+    // median are looked up once, not per machine.
+    fn short(n: &str) -> &str {
+        n.split('.').next().unwrap_or(n)
+    }
+    let requested: HashSet<&str> = snap
+        .node_requests()
+        .flat_map(|r| [short(&r.node_name), short(&r.name)])
+        .collect();
+    let mut medians: Vec<(MachineState, Option<SignedDuration>)> = Vec::new();
+    for m in snap.machines() {
+        if m.state.is_ready() || !m.machine_type.is_updated() {
+            continue;
+        }
+        let under_request = m
+            .hostname
+            .as_deref()
+            .is_some_and(|h| requested.contains(short(h)));
+        // Workers wait in Prepare for their turn [I]: only a machine whose
+        // turn has come (a maintenance request exists) can stall there.
+        if m.state == MachineState::Prepare && !under_request {
+            continue;
+        }
+        // The time in the state within the machine's turn.
+        let Some(in_turn) = history.in_turn_since(&m.name) else {
+            continue;
+        };
+        let (since, at_least) = (in_turn.at, !in_turn.observed);
+        let turn = history.turn_since(&m.name);
+        let median = match medians.iter().find(|(s, _)| *s == m.state) {
+            Some((_, d)) => *d,
+            None => {
+                let d = history.median_state_duration(&m.state);
+                medians.push((m.state.clone(), d));
+                d
+            }
+        };
+        let spent = now.duration_since(since);
+        let why = match median {
+            Some(median) => {
+                if spent <= median * STALL_FACTOR || spent <= STALL_MIN {
+                    continue;
+                }
+                format!(
+                    "in {} for {}, more than {STALL_FACTOR}x the median {} of {} machine(s) before it",
+                    m.state,
+                    human_duration(spent),
+                    human_duration(median),
+                    history.state_samples(&m.state)
+                )
+            }
+            // No machine has been through this state yet: the expected
+            // duration of a whole turn is the measure.
+            None => {
+                let (limit, key) = expected.turn(&m.machine_type);
+                let in_turn = turn.map_or(spent, |t| now.duration_since(t.at));
+                if in_turn <= limit {
+                    continue;
+                }
+                format!(
+                    "in its turn for {} (in {} for {}), longer than the expected {} for a {} ({key}; no machine has been through {} yet to compare with)",
+                    human_duration(in_turn),
+                    m.state,
+                    human_duration(spent),
+                    human_duration(limit),
+                    m.machine_type,
+                    m.state
+                )
+            }
+        };
+        out.push(AttentionItem {
+            kind: AttentionKind::Stall,
+            subject: m.name.clone(),
+            node: m.hostname.clone(),
+            why,
+            since,
+            at_least,
+            action: None,
+            key: Object::Machine(m.clone()).key(),
+            symptoms: Vec::new(),
+        });
+    }
+}
+
+/// Every machine done and the ClusterMaintenanceRequest still there:
+/// finalization (StackLight, TF and other applications, reference §9.1
+/// [C: D-FLOW]) running longer than expected.
+fn finalization(
+    snap: &Snapshot,
+    history: &History,
+    now: Timestamp,
+    expected: &Expected,
+    out: &mut Vec<AttentionItem>,
+) {
+    let Some(cmr) = snap.cluster_requests().min_by_key(|r| r.created) else {
+        return;
+    };
+    let mut counted = snap.machines().filter(|m| m.machine_type.is_updated());
+    if !counted.all(|m| machine_done(snap, history, m)) {
+        return;
+    }
+    let Some(last) = history.finished_this_update().map(|f| f.finished).max() else {
+        return;
+    };
+    let waited = now.duration_since(last);
+    if waited <= expected.finalization {
+        return;
+    }
+    out.push(AttentionItem {
+        kind: AttentionKind::Stall,
+        subject: "finalization".to_string(),
+        node: None,
+        why: format!(
+            "every machine is done (the last at {last}), yet ClusterMaintenanceRequest {} remains: finalization (StackLight, TF and other applications) has run longer than the expected {} (expected.finalization)",
+            cmr.name,
+            human_duration(expected.finalization)
+        ),
+        since: last,
+        at_least: false,
+        action: None,
+        key: ObjectKey {
+            kind: Kind::ClusterMaintenanceRequest,
+            namespace: String::new(),
+            name: cmr.name.clone(),
+        },
+        symptoms: Vec::new(),
+    });
+}
