@@ -75,6 +75,10 @@ pub struct UiArgs {
     /// (default: the XDG state directory).
     #[arg(long, global = true, value_name = "PATH")]
     pub audit_log: Option<PathBuf>,
+    /// Config file (TOML): the `[expected]` durations stall detection uses
+    /// before it has peers to compare with (see the README).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub config: Option<PathBuf>,
     /// How often every watched kind is listed again, to repair changes a watch
     /// lost on the wire: `30s`, `5m`, `1h` (at least 5s, at most 24h).
     #[arg(

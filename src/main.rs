@@ -130,6 +130,10 @@ fn console_options(
     let theme = Theme::load_for(&ui.theme, std::env::var_os("NO_COLOR").as_deref())
         .map_err(|e| e.to_string())?;
     let keymap = Keymap::load(&ui.keymap).map_err(|e| e.to_string())?;
+    let expected = match &ui.config {
+        Some(path) => mosk_console::config::expected::load(path)?,
+        None => Default::default(),
+    };
     Ok(ConsoleOptions {
         session: SessionInfo {
             mgmt_context: String::new(),
@@ -146,6 +150,7 @@ fn console_options(
         audit_log: ui.audit_log.clone(),
         now: Arc::new(jiff::Timestamp::now),
         resync_every: ui.resync_every,
+        expected,
     })
 }
 

@@ -18,12 +18,13 @@ use jiff::Timestamp;
 use crate::app::model::{Model, View};
 use crate::app::tables::ViewTable;
 use crate::domain::attention::{AttentionItem, queue};
+use crate::domain::expected::Expected;
 use crate::domain::history::History;
 use crate::domain::join::incremental::{Reach, rejoin};
 use crate::domain::join::{MachineRow, machine_rows};
 use crate::domain::objects::Snapshot;
 use crate::domain::phase::{PhaseInfo, phase};
-use crate::domain::progress::{Progress, progress};
+use crate::domain::progress::{Progress, blocked, progress};
 use crate::domain::reminders::Reminder;
 use crate::domain::vrouter::{DaemonSetStatus, RestartPolicy, daemonsets, restart_policy};
 
@@ -56,7 +57,13 @@ impl Derived {
     pub fn compute(snapshot: &Snapshot, history: &History, now: Timestamp) -> Derived {
         let mut d = Derived::default();
         d.join(snapshot, history, &[]);
-        d.time(snapshot, history, now, &BTreeSet::new());
+        d.time(
+            snapshot,
+            history,
+            now,
+            &BTreeSet::new(),
+            &Expected::default(),
+        );
         d
     }
 
@@ -74,9 +81,12 @@ impl Derived {
         history: &History,
         now: Timestamp,
         dismissed: &BTreeSet<Reminder>,
+        expected: &Expected,
     ) {
-        self.attention = queue(snapshot, history, now, dismissed, &Default::default());
-        self.progress = Some(progress(snapshot, history, now));
+        self.attention = queue(snapshot, history, now, dismissed, expected);
+        let mut p = progress(snapshot, history, now);
+        p.blocked = blocked(&self.attention);
+        self.progress = Some(p);
         self.at = Some(now);
         self.dismissed.clone_from(dismissed);
     }
@@ -135,6 +145,7 @@ pub fn settle(model: &mut Model) {
             &model.history,
             model.now,
             &model.dismissed_reminders,
+            &model.expected,
         );
     }
     if model.view == View::Vrouter && d.vrouter.as_ref().map(|v| v.generation) != Some(generation) {

@@ -186,6 +186,8 @@ impl Default for SessionInfo {
 pub struct Model {
     pub session: SessionInfo,
     pub keymap: Keymap,
+    /// How long parts of the update are expected to take (config file).
+    pub expected: crate::domain::expected::Expected,
     pub view: View,
     /// Every watched object, as last seen.
     pub snapshot: Snapshot,
@@ -251,6 +253,7 @@ impl Model {
         Model {
             session,
             keymap,
+            expected: Default::default(),
             view: View::Overview,
             snapshot: Snapshot::default(),
             history: History::new(),

@@ -37,6 +37,8 @@ pub struct ConsoleOptions {
     pub now: Now,
     /// How often the watches re-list (`--resync-every`).
     pub resync_every: Duration,
+    /// How long parts of the update are expected to take (`--config`).
+    pub expected: crate::domain::expected::Expected,
 }
 
 /// Runs the console on `clusters` until the operator quits (or a signal or a
@@ -50,6 +52,7 @@ pub async fn run(clusters: Clusters, opts: ConsoleOptions) -> std::io::Result<Ex
 
     let mut effects = effects::ConsoleEffects::new(&clusters, &opts, tx.clone());
     let mut model = Model::new(opts.session.clone(), opts.keymap.clone(), (opts.now)());
+    model.expected = opts.expected;
 
     crate::terminal::spawn_signals(tx.clone());
     let mut terminal = crate::terminal::enter()?;

@@ -20,6 +20,7 @@ pub mod fixtures;
 pub mod history;
 pub mod join;
 pub mod lockmsg;
+pub mod next_step;
 pub mod objects;
 pub mod phase;
 pub mod plan;

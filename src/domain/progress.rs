@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use jiff::{SignedDuration, Timestamp};
 
+use super::attention::{AttentionItem, AttentionKind};
 use super::history::{FinishedMachine, History};
 use super::objects::{Machine, MachineType, Snapshot};
 use super::plan;
@@ -38,6 +39,53 @@ pub struct Progress {
     pub eta_source: Option<EtaSource>,
     /// Disabled machines, left out of `done`, `total` and the ETA.
     pub disabled: usize,
+    /// What the update waits on now (set from the attention queue): while
+    /// blocked, the ETA is what is left *after* the wait, and the screen
+    /// says so.
+    pub blocked: Option<Blocked>,
+}
+
+/// The update waits on something a human must look at (issue 10 item 4).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Blocked {
+    /// The machine (or lock, or plan) it waits on.
+    pub subject: String,
+    pub kind: AttentionKind,
+    pub since: Timestamp,
+    /// `since` is a lower bound.
+    pub at_least: bool,
+}
+
+/// The oldest attention item that holds the update back (a machine's
+/// cause or its stall, a paused plan), if any. vRouter pods, malformed
+/// objects, disabled machines and reminders do not hold it.
+pub fn blocked(items: &[AttentionItem]) -> Option<Blocked> {
+    use AttentionKind::*;
+    items
+        .iter()
+        .filter(|i| {
+            matches!(
+                i.kind,
+                AutoPaused
+                    | WaitingForCommence
+                    | ManualMigration
+                    | MigrationGaveUp
+                    | NotifyOwners
+                    | LockFailed
+                    | LockHeld
+                    | DrainError
+                    | OperationStuck
+                    | ClusterStateRetrying
+                    | Stall
+            )
+        })
+        .min_by_key(|i| i.since)
+        .map(|i| Blocked {
+            subject: i.subject.clone(),
+            kind: i.kind,
+            since: i.since,
+            at_least: i.at_least,
+        })
 }
 
 /// What an ETA was computed from, for the screen to say.
@@ -146,6 +194,7 @@ pub fn progress(snap: &Snapshot, history: &History, now: Timestamp) -> Progress 
         samples: finished.len(),
         eta_source,
         disabled,
+        blocked: None,
     }
 }
 

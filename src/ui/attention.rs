@@ -15,6 +15,7 @@ use crate::app::model::Model;
 use crate::config::keymap::KeyAction;
 use crate::config::theme::Theme;
 use crate::domain::attention::{AttentionItem, AttentionKind};
+use crate::domain::next_step::{self, NextStep};
 use crate::ui::format;
 use crate::ui::{fresh_pane, pane};
 
@@ -117,14 +118,19 @@ pub(crate) fn draw_attention(
     let lead_len = lead.len().saturating_sub(1);
     let two = d.attention.len() * 2 + lead_len <= height;
     let selected = selected_index(&d.attention, model.attention_selected.as_deref());
+    // The cursor's item also says what to do next, when a line is left.
+    let next_line = two && d.attention.len() * 2 + lead_len < height;
     let marked = theme.attention.patch(theme.row_selected);
     let items: Vec<(String, Vec<Line>)> = d
         .attention
         .iter()
         .enumerate()
         .map(|(i, item)| {
-            let since = format::age(model.now, item.since);
+            let since = item_age(model, item);
             let mut head = format!("{since:>6}  {}  {}", item.subject, item.kind.label());
+            if let Some(also) = also(item) {
+                head.push_str(&format!(" ({also})"));
+            }
             if let Some(h) = action_hint(item, model) {
                 head.push_str(&format!("  [{h}]"));
             }
@@ -151,6 +157,15 @@ pub(crate) fn draw_attention(
                     &format!("        {}", item.why),
                     width,
                 )));
+            }
+            if next_line
+                && selected == Some(i)
+                && let Some(step) = next_step::for_item(item, &model.snapshot)
+            {
+                lines.push(Line::styled(
+                    format::truncate(&format!("        next: {}", step_text(step)), width),
+                    theme.key_hint,
+                ));
             }
             (item_id(item), lines)
         })
@@ -184,6 +199,35 @@ pub(crate) fn draw_attention(
         frame.buffer_mut()[(area.x, inner.y + row)]
             .set_symbol(">")
             .set_style(theme.row_selected);
+    }
+}
+
+/// An item's age: `≥` when the condition began before the console saw it.
+pub(crate) fn item_age(model: &Model, item: &AttentionItem) -> String {
+    let age = format::age(model.now, item.since);
+    if item.at_least {
+        format!("≥{age}")
+    } else {
+        age
+    }
+}
+
+/// `+ retrying, stalled`: the symptoms folded under an item.
+fn also(item: &AttentionItem) -> Option<String> {
+    if item.symptoms.is_empty() {
+        return None;
+    }
+    let mut labels: Vec<&str> = item.symptoms.iter().map(|s| s.kind.label()).collect();
+    labels.dedup();
+    Some(format!("+ {}", labels.join(", ")))
+}
+
+/// A next step as the screen says it: `(inferred)` when no source says it.
+pub(crate) fn step_text(step: &NextStep) -> String {
+    if step.inferred {
+        format!("{} (inferred)", step.text)
+    } else {
+        step.text.clone()
     }
 }
 
@@ -246,10 +290,7 @@ pub(crate) fn draw_attention_text(
                 )
             },
         ),
-        field(
-            "since",
-            format!("{} ago", format::age(model.now, item.since)),
-        ),
+        field("since", format!("{} ago", item_age(model, item))),
     ];
     if let Some(h) = action_hint(item, model) {
         lines.push(Line::from(vec![
@@ -259,6 +300,29 @@ pub(crate) fn draw_attention_text(
     }
     lines.push(Line::raw(""));
     lines.push(Line::raw(item.why.clone()));
+    if !item.symptoms.is_empty() {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled("symptoms of the same wait:", theme.muted));
+        for s in &item.symptoms {
+            lines.push(Line::raw(format!(
+                "- {} ({} ago): {}",
+                s.kind.label(),
+                format::age(model.now, s.since),
+                s.why
+            )));
+        }
+    }
+    if let Some(step) = next_step::for_item(item, &model.snapshot) {
+        lines.push(Line::raw(""));
+        lines.push(Line::from(vec![
+            Span::styled("next: ", theme.muted),
+            Span::styled(step_text(step), theme.key_hint),
+        ]));
+        lines.push(Line::styled(
+            format!("source: {}", step.source),
+            theme.muted,
+        ));
+    }
     frame.render_widget(
         Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }),
         inner,

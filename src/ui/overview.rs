@@ -262,14 +262,31 @@ fn draw_update(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme:
         .elapsed
         .map(|e| format!("elapsed {}", duration_secs(e.as_secs())))
         .unwrap_or_else(|| "no update running".into());
-    let eta = match (p.updating, p.eta) {
-        (false, _) => String::new(),
-        (true, Some(e)) => format!(
+    // While something holds the update, the wait is the news: how long,
+    // on what; the ETA is then what is left after it.
+    let blocked = p.blocked.as_ref().filter(|_| p.updating).map(|b| {
+        format!(
+            "  blocked {}{} on {} ({})",
+            if b.at_least { "≥" } else { "" },
+            format::age(model.now, b.since),
+            b.subject,
+            b.kind.label()
+        )
+    });
+    let eta = match (p.updating, p.eta, blocked) {
+        (false, _, _) => String::new(),
+        (true, Some(e), Some(b)) => format!(
+            "{b}; then ETA {}{stale} ({})",
+            duration_secs(e.as_secs()),
+            crate::domain::progress::eta_basis(p)
+        ),
+        (true, None, Some(b)) => b,
+        (true, Some(e), None) => format!(
             "  ETA {}{stale} ({})",
             duration_secs(e.as_secs()),
             crate::domain::progress::eta_basis(p)
         ),
-        (true, None) => "  ETA not known yet".into(),
+        (true, None, None) => "  ETA not known yet".into(),
     };
     let x = inner.x + gauge_width + 2;
     if x < inner.right() {

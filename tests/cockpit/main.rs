@@ -72,7 +72,13 @@ fn explore() {
                     println!("   NMR {} {:?}", r.name, r.created);
                 }
             }
-            for it in queue(&snap, &history, now, &Default::default(), &Default::default()) {
+            for it in queue(
+                &snap,
+                &history,
+                now,
+                &Default::default(),
+                &Default::default(),
+            ) {
                 println!(
                     "  [{}] {} since {} : {}",
                     it.kind.label(),
