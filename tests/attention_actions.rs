@@ -109,15 +109,13 @@ fn enter_opens_the_items_full_text_and_esc_closes_it() {
 fn an_action_key_acts_only_on_an_item_that_was_drawn() {
     let mut m = with_view(View::Logs);
     let items = m.derived.attention.clone();
-    assert_eq!(
-        items[0].kind,
-        AttentionKind::ClusterStateRetrying,
-        "{items:#?}"
-    );
+    // The target is not the first item: the cursor was moved to it.
+    assert_eq!(items[0].kind, AttentionKind::ManualMigration, "{items:#?}");
     let at = items
         .iter()
-        .position(|i| i.kind == AttentionKind::ManualMigration)
+        .position(|i| i.kind == AttentionKind::MigrationGaveUp)
         .unwrap();
+    assert!(at > 0);
     m.attention_selected = Some(item_id(&items[at]));
     // `1` then `a` typed ahead: the Overview was not drawn in between.
     press(&mut m, '1', 80, 24);

@@ -57,8 +57,32 @@ fn the_stuck_drain_master_shows_its_drain_error_then_its_stuck_operation() {
         if drain.is_none() {
             drain = of(&items, AttentionKind::DrainError).pop();
         }
+        // LCM's "stuck" flag is a symptom of the failed drain: folded
+        // under the drain error's item when both are there.
         if stuck.is_none() {
-            stuck = of(&items, AttentionKind::OperationStuck).pop();
+            stuck = of(&items, AttentionKind::OperationStuck).pop().or_else(|| {
+                items
+                    .iter()
+                    .find(|i| {
+                        i.kind == AttentionKind::DrainError
+                            && i.symptoms
+                                .iter()
+                                .any(|s| s.kind == AttentionKind::OperationStuck)
+                    })
+                    .map(|i| {
+                        let s = i
+                            .symptoms
+                            .iter()
+                            .find(|s| s.kind == AttentionKind::OperationStuck)
+                            .unwrap();
+                        AttentionItem {
+                            kind: s.kind,
+                            why: s.why.clone(),
+                            since: s.since,
+                            ..i.clone()
+                        }
+                    })
+            });
         }
         if drain.is_some() && stuck.is_some() {
             break;

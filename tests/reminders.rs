@@ -73,7 +73,7 @@ fn x_dismisses_the_queue_reminder_for_the_session() {
         "{after}"
     );
     // The other items stay.
-    assert_eq!(model.derived.attention.len(), 3);
+    assert_eq!(model.derived.attention.len(), 2);
 
     // Nothing left to dismiss: says so, changes nothing.
     key(&mut model, 'x');

@@ -162,7 +162,8 @@ fn the_group_by_key_says_when_no_group_is_known() {
 }
 
 fn overview_text(m: &Model) -> String {
-    text_of(render(m, 160, 48).backend().buffer())
+    // Wide enough for the whole progress line while the update is blocked.
+    text_of(render(m, 220, 48).backend().buffer())
 }
 
 fn grouped_scenario_model() -> Model {
@@ -179,7 +180,7 @@ fn the_overview_eta_comes_from_the_update_groups() {
     // worker-8 is disabled (see `progress` tests for the arithmetic).
     let text = overview_text(&grouped_scenario_model());
     assert!(
-        text.contains("ETA 50m00s (from 4 machines, by group)"),
+        text.contains("ETA: blocked 28m00s, then 50m00s (from 4 machines, by group)"),
         "{text}"
     );
     // 13 machines, worker-8 disabled: left out of the count.
@@ -204,7 +205,10 @@ fn the_overview_eta_comes_from_the_update_plan_when_it_has_estimates() {
         ..UpdatePlan::default()
     }));
     let text = overview_text(&m);
-    assert!(text.contains("ETA 1h40m (plan estimates x1.3)"), "{text}");
+    assert!(
+        text.contains("ETA: blocked 28m00s, then 1h40m (plan estimates x1.3)"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -128,11 +128,11 @@ pub(crate) fn draw_attention(
         .map(|(i, item)| {
             let since = item_age(model, item);
             let mut head = format!("{since:>6}  {}  {}", item.subject, item.kind.label());
-            if let Some(also) = also(item) {
-                head.push_str(&format!(" ({also})"));
-            }
             if let Some(h) = action_hint(item, model) {
                 head.push_str(&format!("  [{h}]"));
+            }
+            if let Some(also) = also(item) {
+                head.push_str(&format!(" ({also})"));
             }
             let whole_lead = i == 0 && !lead.is_empty();
             if !two && !whole_lead {
@@ -300,6 +300,17 @@ pub(crate) fn draw_attention_text(
     }
     lines.push(Line::raw(""));
     lines.push(Line::raw(item.why.clone()));
+    if let Some(step) = next_step::for_item(item, &model.snapshot) {
+        lines.push(Line::raw(""));
+        lines.push(Line::from(vec![
+            Span::styled("next: ", theme.muted),
+            Span::styled(step_text(step), theme.key_hint),
+        ]));
+        lines.push(Line::styled(
+            format!("source: {}", step.source),
+            theme.muted,
+        ));
+    }
     if !item.symptoms.is_empty() {
         lines.push(Line::raw(""));
         lines.push(Line::styled("symptoms of the same wait:", theme.muted));
@@ -311,17 +322,6 @@ pub(crate) fn draw_attention_text(
                 s.why
             )));
         }
-    }
-    if let Some(step) = next_step::for_item(item, &model.snapshot) {
-        lines.push(Line::raw(""));
-        lines.push(Line::from(vec![
-            Span::styled("next: ", theme.muted),
-            Span::styled(step_text(step), theme.key_hint),
-        ]));
-        lines.push(Line::styled(
-            format!("source: {}", step.source),
-            theme.muted,
-        ));
     }
     frame.render_widget(
         Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }),

@@ -264,23 +264,17 @@ fn draw_update(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme:
         .unwrap_or_else(|| "no update running".into());
     // While something holds the update, the wait is the news: how long,
     // on what; the ETA is then what is left after it.
-    let blocked = p.blocked.as_ref().filter(|_| p.updating).map(|b| {
-        format!(
-            "  blocked {}{} on {} ({})",
-            if b.at_least { "≥" } else { "" },
-            format::age(model.now, b.since),
-            b.subject,
-            b.kind.label()
-        )
-    });
+    // While something holds the update, the wait is the news: the ETA is
+    // what is left once it ends (issue 10 item 4).
+    let blocked = blocked_text(model, p);
     let eta = match (p.updating, p.eta, blocked) {
         (false, _, _) => String::new(),
-        (true, Some(e), Some(b)) => format!(
-            "{b}; then ETA {}{stale} ({})",
+        (true, Some(e), Some((wait, on))) => format!(
+            "  ETA: {wait}, then {}{stale} ({}) {on}",
             duration_secs(e.as_secs()),
             crate::domain::progress::eta_basis(p)
         ),
-        (true, None, Some(b)) => b,
+        (true, None, Some((wait, on))) => format!("  ETA: {wait} {on}"),
         (true, Some(e), None) => format!(
             "  ETA {}{stale} ({})",
             duration_secs(e.as_secs()),
@@ -295,6 +289,21 @@ fn draw_update(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme:
             Rect::new(x, y, inner.right() - x, 1),
         );
     }
+}
+
+/// (`blocked 28m00s`, `on child-cl-compute-3 (manual migration)`): what
+/// holds the update and for how long. The line puts durations first: a
+/// long name may be cut at its end.
+fn blocked_text(model: &Model, p: &crate::domain::progress::Progress) -> Option<(String, String)> {
+    let b = p.blocked.as_ref().filter(|_| p.updating)?;
+    Some((
+        format!(
+            "blocked {}{}",
+            if b.at_least { "≥" } else { "" },
+            format::age(model.now, b.since)
+        ),
+        format!("on {} ({})", b.subject, b.kind.label()),
+    ))
 }
 
 fn draw_working(

@@ -190,9 +190,11 @@ fn lcm_state_cell(row: &MachineRow, history: &History) -> Cell {
     if row.state().is_unset() {
         return "-".into();
     }
-    match history.machine_state_since(row.name()) {
-        Some(t) if history.machine_state_observed(row.name()) => {
-            Cell::since(format!("{} ", row.state()), Some(t), ClusterId::Mgmt, "")
+    // The time in the state within the machine's turn: a worker's wait in
+    // Prepare before its turn is not its own (issue 10 item 3).
+    match history.in_turn_since(row.name()) {
+        Some(s) if s.observed => {
+            Cell::since(format!("{} ", row.state()), Some(s.at), ClusterId::Mgmt, "")
         }
         _ => row.state().as_str().into(),
     }
