@@ -19,9 +19,8 @@
 //! request is removed at the end. A request being deleted no longer waits on
 //! anything: its node or cluster is being handed back.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
-use crate::domain::join::same_node;
 use crate::domain::objects::{Kind, LockState, ObjectKey, Snapshot, WorkloadLock};
 
 /// Whether a lock's state holds LCM back (`active`, `failed`); an unknown
@@ -49,10 +48,12 @@ pub fn blocking_locks(snap: &Snapshot) -> BTreeSet<ObjectKey> {
                 .map(|l| key(Kind::ClusterWorkloadLock, l)),
         );
     }
-    let requested: Vec<&str> = snap
+    // The requested nodes by short name (what `same_node` compares), looked
+    // up once per lock: thousands of nodes stay linear.
+    let requested: HashSet<&str> = snap
         .node_requests()
         .filter(|r| !r.deleting)
-        .map(|r| r.node_name.as_str())
+        .map(|r| short(&r.node_name))
         .collect();
     if requested.is_empty() {
         return out;
@@ -63,11 +64,17 @@ pub fn blocking_locks(snap: &Snapshot) -> BTreeSet<ObjectKey> {
             .filter(|l| {
                 l.node_name
                     .as_deref()
-                    .is_some_and(|n| requested.iter().any(|r| same_node(r, n)))
+                    .is_some_and(|n| requested.contains(short(n)))
             })
             .map(|l| key(Kind::NodeWorkloadLock, l)),
     );
     out
+}
+
+/// A node name without its domain, as [`crate::domain::join::same_node`]
+/// compares them.
+fn short(name: &str) -> &str {
+    name.split('.').next().unwrap_or(name)
 }
 
 #[cfg(test)]
