@@ -88,9 +88,7 @@ fn enter_opens_the_items_full_text_and_esc_closes_it() {
     key(&mut m, KeyCode::Enter, 80, 24);
     assert_eq!(
         m.modals.top(),
-        Some(&Modal::AttentionText {
-            id: item_id(&items[at])
-        })
+        Some(&Modal::attention_text(item_id(&items[at])))
     );
     let t = render(&m, 80, 24);
     insta::assert_snapshot!("attention_full_text_80x24", t.backend());

@@ -43,9 +43,7 @@ fn help_opens_over_an_attention_items_text_and_esc_closes_one_level_at_a_time() 
     let mut m = with_view(View::Overview);
     let first = m.derived.attention[0].clone();
     key(&mut m, KeyCode::Enter);
-    let text = Modal::AttentionText {
-        id: item_id(&first),
-    };
+    let text = Modal::attention_text(item_id(&first));
     assert_eq!(m.modals.top(), Some(&text));
     let reading = screen(&m);
     assert!(reading.contains("Esc: close"), "{reading}");

@@ -66,9 +66,7 @@ pub fn move_to_end(model: &mut Model, bottom: bool) {
 /// Enter on the Overview: the full text of the item under the cursor.
 pub fn open(model: &mut Model) {
     if let Some(item) = on_screen(model).ok().flatten() {
-        model
-            .modals
-            .push(Modal::AttentionText { id: item_id(&item) });
+        model.modals.push(Modal::attention_text(item_id(&item)));
     }
 }
 

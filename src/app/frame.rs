@@ -27,6 +27,9 @@ pub struct FrameReport {
     /// The ids ([`crate::app::attention_cursor::item_id`]) of the attention
     /// items whose head line the Overview drew.
     pub attention_shown: Vec<String>,
+    /// The last line a details modal can scroll to at this size (its
+    /// wrapped lines less the lines it shows), when one was drawn.
+    pub detail_scroll_max: Option<u16>,
 }
 
 /// The part of a confirmation dialog's body one frame showed.

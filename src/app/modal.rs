@@ -1,5 +1,6 @@
 //! The one modal stack: everything drawn over the current view that takes
-//! the keys while it is open — help, an attention item's full text, the
+//! the keys while it is open — help, the full text of an attention item,
+//! lock, maintenance request or cluster state ([`Modal::Detail`]), the
 //! `/` filter, `:` command and log-search input lines, and the action
 //! dialogs. The top of the stack takes the keys first (`update::on_key`),
 //! Esc closes the top one only, and `ui::draw` draws the stack bottom to top.
@@ -13,6 +14,32 @@
 
 use crate::app::actions::dialog::Dialog;
 use crate::app::line_input::LineInput;
+use crate::domain::objects::ObjectKey;
+
+/// What a [`Modal::Detail`] shows: one thing, by what finds it again as
+/// the cluster changes (the UI says when it is gone).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DetailOf {
+    /// The attention item with this id
+    /// ([`crate::app::attention_cursor::item_id`]).
+    Attention(String),
+    /// A ClusterWorkloadLock or NodeWorkloadLock.
+    Lock(ObjectKey),
+    /// A ClusterMaintenanceRequest or NodeMaintenanceRequest.
+    Request(ObjectKey),
+    /// An LCMClusterState.
+    State(ObjectKey),
+}
+
+impl Modal {
+    /// The full text of the attention item `id`.
+    pub fn attention_text(id: impl Into<String>) -> Modal {
+        Modal::Detail {
+            of: DetailOf::Attention(id.into()),
+            scroll: 0,
+        }
+    }
+}
 
 /// One modal, drawn over the view; it takes the keys while on top.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,9 +52,10 @@ pub enum Modal {
     CommandInput { text: LineInput },
     /// Log search being typed.
     LogSearchInput { text: LineInput },
-    /// Enter on the Overview: the full text of the attention item with this
-    /// id ([`crate::app::attention_cursor::item_id`]).
-    AttentionText { id: String },
+    /// Enter on an attention item (Overview), a lock, a maintenance request
+    /// or a cluster state: its full text, wrapped, scrolled down `scroll`
+    /// lines (the UI stops at the end).
+    Detail { of: DetailOf, scroll: u16 },
     /// An action dialog (`crate::app::actions`): picker, confirmation,
     /// progress, quit question.
     Dialog(Dialog),
@@ -176,7 +204,7 @@ mod tests {
     #[test]
     fn a_dialog_replaces_the_dialog_in_hand_and_goes_on_top() {
         let mut s = ModalStack::default();
-        s.push(Modal::AttentionText { id: "x".into() });
+        s.push(Modal::attention_text("x"));
         s.open_dialog(Dialog::ConfirmQuit);
         s.push(Modal::Help { scroll: 0 });
         s.open_dialog(Dialog::Progress);
@@ -184,7 +212,7 @@ mod tests {
         assert_eq!(
             order,
             [
-                &Modal::AttentionText { id: "x".into() },
+                &Modal::attention_text("x"),
                 &Modal::Help { scroll: 0 },
                 &Modal::Dialog(Dialog::Progress),
             ]

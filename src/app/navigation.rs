@@ -1,10 +1,15 @@
 //! Moving around: the cursor in a table and the log, the sort column, the
-//! rows selected with `space`, and jumping from a machine to its log lines.
+//! rows selected with `space` (Esc clears them), jumping from a machine to
+//! its log lines, and opening a row's details (Enter) and scrolling them.
 //! Called by `update` for the navigation keys.
 
+use crossterm::event::KeyEvent;
+
+use crate::app::modal::Modal;
 use crate::app::model::{Model, NoticeLevel, View};
 use crate::app::tables::{TableRow, shown};
 use crate::app::update::{notify, switch_view};
+use crate::config::keymap::KeyAction;
 
 /// The selected row of the current view (as `update` last settled its
 /// table: what the last frame drew), if any.
@@ -173,4 +178,77 @@ pub(crate) fn toggle_group_by_update_group(model: &mut Model) {
         Some(crate::app::tables::machines::GROUP)
     };
     c.selected_id = current;
+}
+
+/// Enter on a row of the Locks, Requests or States view: the full text of
+/// its object, in the modal stack (the one way details open; the Overview's
+/// attention items open theirs through [`crate::app::attention_cursor::open`]).
+pub(crate) fn open_detail(model: &mut Model) {
+    let Some(row) = selected_row(model) else {
+        return;
+    };
+    let of = match model.view {
+        View::Locks => crate::app::tables::locks::detail_of(&row.id),
+        View::Requests => crate::app::tables::requests::detail_of(&row.id),
+        View::States => crate::app::tables::states::detail_of(&row.id),
+        _ => return,
+    };
+    match of {
+        Some(of) => model.modals.push(Modal::Detail { of, scroll: 0 }),
+        None => {
+            let text = format!("{}: the row says all the console could read", row.id);
+            notify(model, NoticeLevel::Info, text);
+        }
+    }
+}
+
+/// Keys while a details modal is on top: Esc (or Enter, q) closes it,
+/// `?` opens the help over it, the movement keys scroll it (the UI stops
+/// at its last line).
+pub(crate) fn on_detail_key(model: &mut Model, key: KeyEvent) {
+    let page = model.page_rows.max(1) as u16;
+    let action = model.keymap.action_for(&key);
+    match action {
+        Some(KeyAction::Back) | Some(KeyAction::Open) | Some(KeyAction::Quit) => {
+            model.modals.pop();
+            return;
+        }
+        Some(KeyAction::Help) => {
+            model.modals.push(Modal::Help { scroll: 0 });
+            return;
+        }
+        _ => {}
+    }
+    let most = model.frame.detail_scroll_max;
+    let Some(Modal::Detail { scroll, .. }) = model.modals.top_mut() else {
+        return;
+    };
+    let next = match action {
+        Some(KeyAction::Down) => scroll.saturating_add(1),
+        Some(KeyAction::Up) => scroll.saturating_sub(1),
+        Some(KeyAction::PageDown) => scroll.saturating_add(page),
+        Some(KeyAction::PageUp) => scroll.saturating_sub(page),
+        Some(KeyAction::Top) => 0,
+        Some(KeyAction::Bottom) => u16::MAX,
+        _ => return,
+    };
+    // Never past the last line the last frame could show.
+    *scroll = most.map_or(next, |m| next.min(m));
+}
+
+/// Esc with no modal open: clears the rows selected with `space`, saying
+/// how many; `false` when none was selected.
+pub(crate) fn clear_selection(model: &mut Model) -> bool {
+    let n = model.selected_nodes.len();
+    if n == 0 {
+        return false;
+    }
+    model.selected_nodes.clear();
+    let s = if n == 1 { "" } else { "s" };
+    notify(
+        model,
+        NoticeLevel::Info,
+        format!("selection cleared ({n} row{s})"),
+    );
+    true
 }

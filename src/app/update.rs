@@ -202,16 +202,8 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
             on_help_key(model, key);
             Vec::new()
         }
-        Some(Modal::AttentionText { .. }) => {
-            // The full text of an attention item: Esc (or Enter, q) closes
-            // it; `?` opens the help over it.
-            match model.keymap.action_for(&key) {
-                Some(KeyAction::Back) | Some(KeyAction::Open) | Some(KeyAction::Quit) => {
-                    model.modals.pop();
-                }
-                Some(KeyAction::Help) => model.modals.push(Modal::Help { scroll: 0 }),
-                _ => {}
-            }
+        Some(Modal::Detail { .. }) => {
+            crate::app::navigation::on_detail_key(model, key);
             Vec::new()
         }
         Some(Modal::FilterInput { .. })
@@ -380,7 +372,7 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
         Open => match model.view {
             View::Machines => model.detail_open = !model.detail_open,
             View::Overview => attention_cursor::open(model),
-            _ => {}
+            _ => crate::app::navigation::open_detail(model),
         },
         Down | Up | PageDown | PageUp | Top | Bottom if model.view == View::Overview => {
             let page = model.page_rows as isize;
@@ -458,6 +450,9 @@ fn on_back(model: &mut Model) {
     if model.view == View::Logs {
         model.logs.subject.clear();
         model.logs.search = None;
+        return;
+    }
+    if crate::app::navigation::clear_selection(model) {
         return;
     }
     let view = model.view;

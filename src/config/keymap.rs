@@ -175,7 +175,7 @@ impl KeyAction {
             KeyAction::Help => "show or hide this help",
             KeyAction::Filter => "filter the current table (Enter keeps, Esc clears)",
             KeyAction::Command => "switch view by name (:machines, :logs, …)",
-            KeyAction::Back => "close dialog or overlay, clear filter",
+            KeyAction::Back => "close dialog or overlay, clear selection, else filter",
             KeyAction::Open => "open details of the selected row or attention item",
             KeyAction::Down => "move down",
             KeyAction::Up => "move up",

@@ -14,6 +14,7 @@
 
 pub mod action;
 pub mod attention;
+pub mod blocking;
 pub mod changes;
 pub mod expected;
 pub mod fixtures;

@@ -17,7 +17,7 @@ use crate::config::theme::Theme;
 use crate::domain::attention::{AttentionItem, AttentionKind};
 use crate::domain::next_step::{self, NextStep};
 use crate::ui::format;
-use crate::ui::{fresh_pane, pane};
+use crate::ui::fresh_pane;
 
 /// `a: acknowledge migration` for an item that offers an action:
 /// the action's one label ([`ActionId::hint`]) and the keymap's key;
@@ -231,43 +231,25 @@ pub(crate) fn step_text(step: &NextStep) -> String {
     }
 }
 
-/// Enter on the Overview: the full text of the attention item `id`, over
-/// the view; Esc closes it.
-pub(crate) fn draw_attention_text(
-    frame: &mut Frame,
-    area: Rect,
+/// Enter on the Overview: the title and lines of the full text of the
+/// attention item `id` (drawn by the one details modal, `ui::detail_text`).
+pub(crate) fn attention_text(
     model: &Model,
     id: &str,
     theme: &Theme,
-) {
+) -> (String, Vec<Line<'static>>) {
     let d = &model.derived;
     let item = d.attention.iter().find(|i| item_id(i) == id);
-    let width = area.width.saturating_sub(8).clamp(20, 100);
-    let height = area.height.saturating_sub(4).clamp(6, 20);
-    let popup = Rect::new(
-        area.x + (area.width.saturating_sub(width)) / 2,
-        area.y + (area.height.saturating_sub(height)) / 2,
-        width.min(area.width),
-        height.min(area.height),
-    );
-    frame.render_widget(ratatui::widgets::Clear, popup);
-    let title = match item {
-        Some(i) => format!(" Attention: {} ", i.kind.label()),
-        None => " Attention ".to_string(),
-    };
-    let block = pane(title, true, theme).title_bottom(Line::styled(" Esc: close ", theme.muted));
-    let inner = block.inner(popup);
-    frame.render_widget(block, popup);
     let Some(item) = item else {
-        frame.render_widget(
-            Paragraph::new(Line::styled(
+        return (
+            " Attention ".to_string(),
+            vec![Line::styled(
                 "this item is no longer in the attention queue",
                 theme.muted,
-            )),
-            inner,
+            )],
         );
-        return;
     };
+    let title = format!(" Attention: {} ", item.kind.label());
     let field = |name: &str, value: String| {
         Line::from(vec![
             Span::styled(format!("{name:<8}"), theme.muted),
@@ -323,8 +305,5 @@ pub(crate) fn draw_attention_text(
             )));
         }
     }
-    frame.render_widget(
-        Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }),
-        inner,
-    );
+    (title, lines)
 }

@@ -14,11 +14,12 @@ use crate::app::tables::events::{change_text, kind_short};
 use crate::app::tables::machines::mode_text;
 use crate::config::theme::Theme;
 use crate::domain::attention;
+use crate::domain::blocking::blocking_locks;
 use crate::domain::changes::Change;
 use crate::domain::history::History;
 use crate::domain::join::{MachineRow, NodeLink, pending};
 use crate::domain::lockmsg;
-use crate::domain::objects::LockState;
+use crate::domain::objects::{Kind, LockState, ObjectKey};
 use crate::ui::cells::nmr_text;
 use crate::ui::format;
 use crate::ui::{fresh_pane, table};
@@ -211,6 +212,7 @@ pub(crate) fn detail_lines<'a>(
     }
 
     out.push(heading("Locks", theme));
+    let blocking = blocking_locks(&model.snapshot);
     if r.locks.is_empty() {
         out.push(Line::styled("  no node lock for this node", theme.muted));
     }
@@ -220,10 +222,26 @@ pub(crate) fn detail_lines<'a>(
             LockState::Inactive => theme.ok,
             _ => theme.warn,
         };
+        let key = ObjectKey {
+            kind: Kind::NodeWorkloadLock,
+            namespace: String::new(),
+            name: l.lock.name.clone(),
+        };
         let mut spans = vec![
             Span::raw(format!("  {} ", l.lock.controller)),
             Span::styled(l.lock.state.as_str().to_string(), state_style),
         ];
+        // How long in this state: "≥" when the console did not see it enter it.
+        if let Some(since) = history.lock_since(&key) {
+            let bound = if since.observed { "" } else { "≥ " };
+            spans.push(Span::styled(
+                format!(" for {bound}{}", format::age(model.now, since.at)),
+                theme.muted,
+            ));
+        }
+        if blocking.contains(&key) {
+            spans.push(Span::styled("  blocks the update", theme.attention));
+        }
         if let Some(inner) = &l.lock.inner_state {
             spans.push(Span::styled(format!("  inner {inner}"), theme.muted));
         }

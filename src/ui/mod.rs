@@ -8,6 +8,7 @@ pub mod dialogs;
 pub mod format;
 
 mod detail;
+mod detail_text;
 mod footer;
 mod help;
 mod input;
@@ -80,8 +81,8 @@ pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameRe
                 input::draw_log_search(frame, footer_area, text, theme)
             }
             Modal::Help { scroll } => help::draw(frame, body, model, *scroll, theme),
-            Modal::AttentionText { id } => {
-                attention::draw_attention_text(frame, body, model, id, theme)
+            Modal::Detail { of, scroll } => {
+                detail_text::draw_detail(frame, body, model, of, *scroll, theme)
             }
             // Only a confirmation dialog on top (nothing drawn over it)
             // counts as seen.
@@ -97,6 +98,7 @@ pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameRe
         confirm_view,
         table_columns: drawn.table_columns,
         attention_shown: drawn.attention_shown,
+        detail_scroll_max: drawn.detail_scroll_max,
     }
 }
 
@@ -106,6 +108,7 @@ pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameRe
 pub(crate) struct Drawn {
     pub table_columns: Option<(View, Vec<usize>)>,
     pub attention_shown: Vec<String>,
+    pub detail_scroll_max: Option<u16>,
 }
 
 thread_local! {

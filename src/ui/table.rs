@@ -208,6 +208,15 @@ fn draw_table(
     table: &ViewTable,
     theme: &Theme,
 ) {
+    // The rows selected with `space` are counted in the title.
+    let counted;
+    let name = match model.selected_nodes.len() {
+        0 => name,
+        n => {
+            counted = format!("{name} · {n} selected");
+            counted.as_str()
+        }
+    };
     let data = &table.data;
     let cursor = model.cursor(view);
     let rows = &table.order;

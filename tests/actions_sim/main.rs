@@ -13,3 +13,4 @@ mod node_actions;
 mod scenario;
 mod unverified;
 mod vrouter_actions;
+mod which_set;

@@ -17,6 +17,21 @@ pub enum Dialog {
     Progress,
     /// `q` while a write is in flight: "quit anyway? y/n".
     ConfirmQuit,
+    /// An action on the cursor row while other rows are selected: which
+    /// set is meant (`c` the cursor row, `s` the selected rows).
+    WhichSet(WhichSet),
+}
+
+/// The question "act on the cursor row or on the selected rows?".
+#[derive(Debug, Clone, PartialEq)]
+pub struct WhichSet {
+    pub action: crate::domain::action::ActionId,
+    /// What the cursor is on: a machine, a row, an attention item's subject.
+    pub cursor_name: String,
+    /// The node(s) the cursor row stands for.
+    pub cursor_nodes: Vec<String>,
+    /// The nodes selected with `space`.
+    pub selected: Vec<String>,
 }
 
 /// The modes the picker offers, in order.

@@ -6,6 +6,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 use crate::app::actions::access::Availability;
 use crate::app::actions::dialog::{
     ConfirmDialog, ConfirmFocus, Dialog, MODES, MigrationPicker, PickerFocus, RunningAction,
+    WhichSet,
 };
 use crate::app::actions::plan::{self, PlanContext};
 use crate::app::actions::{access_key, assign_id, availability, check_access};
@@ -23,6 +24,32 @@ pub fn on_dialog_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
         Dialog::Confirm(confirm) => on_confirm_key(model, confirm, key),
         Dialog::Progress => on_progress_key(model, key),
         Dialog::ConfirmQuit => on_quit_key(model, key),
+        Dialog::WhichSet(w) => on_which_set_key(model, w, key),
+    }
+}
+
+/// "Act on: [c] the cursor row / [s] the selected rows": the answer goes on
+/// through the one action path; Esc (or n) cancels, nothing planned.
+fn on_which_set_key(model: &mut Model, w: WhichSet, key: KeyEvent) -> Vec<Command> {
+    match key.code {
+        KeyCode::Char('c') | KeyCode::Char('C') => {
+            crate::app::actions::start_chosen(model, w.action, w.cursor_nodes)
+        }
+        KeyCode::Char('s') | KeyCode::Char('S') => {
+            crate::app::actions::start_chosen(model, w.action, w.selected)
+        }
+        KeyCode::Esc | KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Char('q') => {
+            notify(
+                model,
+                NoticeLevel::Info,
+                format!("{}: cancelled, nothing sent", w.action.label()),
+            );
+            Vec::new()
+        }
+        _ => {
+            model.modals.open_dialog(Dialog::WhichSet(w));
+            Vec::new()
+        }
     }
 }
 

@@ -28,7 +28,7 @@ use crate::cluster::writes::WriteEvent;
 use crate::domain::action::ActionId;
 use crate::domain::action::run::RunOutcome;
 use access::{AccessCache, AccessKey, Availability};
-use dialog::{ConfirmDialog, Dialog, MigrationPicker, NodeModes, RunningAction};
+use dialog::{ConfirmDialog, Dialog, MigrationPicker, NodeModes, RunningAction, WhichSet};
 use plan::{ActionPlan, PlanContext};
 
 /// How many audit records of this session the model keeps for the Audit view.
@@ -114,28 +114,81 @@ pub fn target_nodes(model: &Model) -> Vec<String> {
     if !model.selected_nodes.is_empty() {
         return model.selected_nodes.iter().cloned().collect();
     }
-    if !model.view.is_table() {
-        return Vec::new();
-    }
-    crate::app::navigation::selected_row(model)
-        .and_then(|row| {
-            row.node
-                .clone()
-                .or_else(|| node_of_row(&model.snapshot, &row.id))
-        })
-        .into_iter()
-        .collect()
+    cursor_row_target(model)
+        .map(|(_, nodes)| nodes)
+        .unwrap_or_default()
 }
 
-/// The nodes `action` applies to: on the Overview (nothing selected with
-/// `space`) the attention item under the cursor's, when the last frame drew
-/// it ([`crate::app::attention_cursor::target_nodes`]); elsewhere
-/// [`target_nodes`]. `Err` says why there is no target.
-fn action_targets(model: &Model, action: ActionId) -> Result<Vec<String>, String> {
-    if model.view == View::Overview && model.selected_nodes.is_empty() {
-        return crate::app::attention_cursor::target_nodes(model, action);
+/// The row under the cursor of a table view and its node, if it has one.
+fn cursor_row_target(model: &Model) -> Option<(String, Vec<String>)> {
+    if !model.view.is_table() {
+        return None;
     }
-    Ok(target_nodes(model))
+    let row = crate::app::navigation::selected_row(model)?;
+    let node = row
+        .node
+        .clone()
+        .or_else(|| node_of_row(&model.snapshot, &row.id))?;
+    Some((row.id.clone(), vec![node]))
+}
+
+/// What an action key acts on.
+enum Targets {
+    Nodes(Vec<String>),
+    /// The cursor row and the selection both could be meant: ask.
+    Ask(WhichSet),
+}
+
+/// Whether `action` could act on `nodes` at all (a plan can be made), so
+/// that the cursor row is a possible meaning of the key.
+fn applies(model: &Model, action: ActionId, nodes: &[String]) -> bool {
+    let ctx = plan_context(model);
+    match action {
+        ActionId::AcknowledgeMigration => {
+            plan::plan_acknowledge(&model.snapshot, &ctx, nodes).is_ok()
+        }
+        ActionId::RestartVrouter => plan::plan_restart(&model.snapshot, &ctx, nodes).is_ok(),
+        _ => true,
+    }
+}
+
+/// The nodes `action` applies to. With nothing selected with `space`: on
+/// the Overview the attention item under the cursor's, when the last frame
+/// drew it ([`crate::app::attention_cursor::target_nodes`]); elsewhere the
+/// cursor row's. With rows selected: the selection, unless the cursor row
+/// (or item) is another set the action could act on — then the operator is
+/// asked which is meant. `Err` says why there is no target.
+fn action_targets(model: &Model, action: ActionId) -> Result<Targets, String> {
+    let cursor = if model.view == View::Overview {
+        crate::app::attention_cursor::target_nodes(model, action).map(|nodes| {
+            let name = crate::app::attention_cursor::selected_item(model)
+                .map(|i| i.subject)
+                .unwrap_or_default();
+            (name, nodes)
+        })
+    } else {
+        Ok(cursor_row_target(model).unwrap_or_default())
+    };
+    if model.selected_nodes.is_empty() {
+        return cursor.map(|(_, nodes)| Targets::Nodes(nodes));
+    }
+    let selected: Vec<String> = model.selected_nodes.iter().cloned().collect();
+    match cursor {
+        Ok((name, mut nodes)) if !nodes.is_empty() => {
+            nodes.sort();
+            nodes.dedup();
+            if nodes == selected || !applies(model, action, &nodes) {
+                return Ok(Targets::Nodes(selected));
+            }
+            Ok(Targets::Ask(WhichSet {
+                action,
+                cursor_name: name,
+                cursor_nodes: nodes,
+                selected,
+            }))
+        }
+        _ => Ok(Targets::Nodes(selected)),
+    }
 }
 
 fn assign_id(model: &mut Model, mut plan: ActionPlan) -> ActionPlan {
@@ -144,8 +197,19 @@ fn assign_id(model: &mut Model, mut plan: ActionPlan) -> ActionPlan {
     plan
 }
 
-/// An action key was pressed: open its dialog (or say why not).
+/// An action key was pressed: open its dialog (or say why not, or ask
+/// which rows are meant).
 pub fn start(model: &mut Model, action: ActionId) -> Vec<Command> {
+    start_on(model, action, None)
+}
+
+/// The answer to "which set?": `nodes` go on through the one action path.
+pub fn start_chosen(model: &mut Model, action: ActionId, nodes: Vec<String>) -> Vec<Command> {
+    start_on(model, action, Some(nodes))
+}
+
+/// [`start`], on the `chosen` nodes when the operator already said which.
+fn start_on(model: &mut Model, action: ActionId, chosen: Option<Vec<String>>) -> Vec<Command> {
     let label = action.label();
     if model.session.read_only {
         notify(
@@ -181,8 +245,16 @@ pub fn start(model: &mut Model, action: ActionId) -> Vec<Command> {
     let ctx = plan_context(model);
     let nodes = match action {
         ActionId::SetMigrationMode | ActionId::AcknowledgeMigration | ActionId::RestartVrouter => {
-            match action_targets(model, action) {
-                Ok(nodes) => nodes,
+            let targets = match chosen {
+                Some(nodes) => Ok(Targets::Nodes(nodes)),
+                None => action_targets(model, action),
+            };
+            match targets {
+                Ok(Targets::Nodes(nodes)) => nodes,
+                Ok(Targets::Ask(question)) => {
+                    model.modals.open_dialog(Dialog::WhichSet(question));
+                    return commands;
+                }
                 Err(why) => {
                     notify(model, NoticeLevel::Warning, format!("{label}: {why}"));
                     return commands;

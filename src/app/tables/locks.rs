@@ -1,25 +1,74 @@
 //! Workload locks, cluster and node: no printer columns exist for them, so
-//! the table shows spec and status itself. The message's Rockoon timestamp
-//! is split off and shown as an age ("last checked").
+//! the table shows spec and status itself. AGE is the time since the lock
+//! entered its state (`≥ 5m` when the console started after that: the
+//! transition was not seen); BLOCKS marks the locks the update waits on
+//! ([`crate::domain::blocking`]). The message's Rockoon timestamp is split
+//! off and shown as an age (CHECKED).
 
 use super::{
     Cell, Column, SortKind, TableData, TableRow, Tone, Width, col, empty_text, missing_lines,
     or_dash, scoped_malformed_rows,
 };
-use crate::app::model::Model;
-use crate::domain::lockmsg::{self, MessageKind};
-use crate::domain::objects::{ClusterId, Controller, Kind, LockState, WorkloadLock};
+use std::collections::BTreeSet;
 
-const COLUMNS: [Column; 8] = [
+use crate::app::modal::DetailOf;
+use crate::app::model::Model;
+use crate::domain::blocking::blocking_locks;
+use crate::domain::history::History;
+use crate::domain::lockmsg::{self, MessageKind};
+use crate::domain::objects::{ClusterId, Controller, Kind, LockState, ObjectKey, WorkloadLock};
+
+/// The column of the message (malformed rows put their error there).
+const MESSAGE: usize = 9;
+
+const COLUMNS: [Column; 10] = [
     col("KIND", Width::Fixed(7), SortKind::Text, 2),
     col("NAME", Width::Min(16), SortKind::Text, 2).keep_end(),
     col("CONTROLLER", Width::Min(10), SortKind::Text, 0),
-    col("NODE", Width::Min(14), SortKind::Text, 1).keep_end(),
+    col("NODE", Width::Min(14), SortKind::Text, 0).keep_end(),
     col("STATE", Width::Fixed(8), SortKind::Text, 0),
+    col("BLOCKS", Width::Fixed(6), SortKind::Text, 0),
+    col("AGE", Width::Fixed(8), SortKind::Age, 0),
     col("INNER", Width::Fixed(8), SortKind::Text, 2),
-    col("AGE", Width::Fixed(6), SortKind::Age, 1),
-    col("MESSAGE", Width::Fill(30), SortKind::Text, 0),
+    col("CHECKED", Width::Fixed(7), SortKind::Age, 3),
+    col("MESSAGE", Width::Fill(30), SortKind::Text, 1),
 ];
+
+/// What the BLOCKS column says of a lock the update waits on.
+pub(crate) const BLOCKS: &str = "yes";
+
+/// The key of a lock of `kind`.
+fn key(kind: Kind, lock: &WorkloadLock) -> ObjectKey {
+    ObjectKey {
+        kind,
+        namespace: String::new(),
+        name: lock.name.clone(),
+    }
+}
+
+/// The lock a row stands for (`cwl/<name>`, `nwl/<name>`), for Enter.
+pub(crate) fn detail_of(id: &str) -> Option<DetailOf> {
+    let kind = match id.split_once('/')? {
+        ("cwl", _) => Kind::ClusterWorkloadLock,
+        ("nwl", _) => Kind::NodeWorkloadLock,
+        _ => return None,
+    };
+    Some(DetailOf::Lock(ObjectKey {
+        kind,
+        namespace: String::new(),
+        name: id.split_once('/')?.1.to_string(),
+    }))
+}
+
+/// The time since the lock entered its state, on the management clock (the
+/// history's): `≥ ` before it when the console did not see the transition.
+pub(crate) fn state_age(history: &History, key: &ObjectKey) -> Cell {
+    match history.lock_since(key) {
+        Some(s) if s.observed => Cell::age(Some(s.at), ClusterId::Mgmt),
+        Some(s) => Cell::since("≥ ", Some(s.at), ClusterId::Mgmt, ""),
+        None => Cell::age(None, ClusterId::Mgmt),
+    }
+}
 
 /// The short name of a controller, as in the Machines view's LOCKS column.
 pub(crate) fn controller_short(controller: &Controller) -> &str {
@@ -42,7 +91,21 @@ pub(crate) fn lock_tone(lock: &WorkloadLock, kind: Option<&MessageKind>) -> Tone
     }
 }
 
-fn row(lock: &WorkloadLock, cluster: bool) -> TableRow {
+fn row(
+    lock: &WorkloadLock,
+    cluster: bool,
+    history: &History,
+    blocking: &BTreeSet<ObjectKey>,
+) -> TableRow {
+    let key = key(
+        if cluster {
+            Kind::ClusterWorkloadLock
+        } else {
+            Kind::NodeWorkloadLock
+        },
+        lock,
+    );
+    let blocks = blocking.contains(&key);
     let parsed = lock
         .error_message
         .as_deref()
@@ -72,28 +135,47 @@ fn row(lock: &WorkloadLock, cluster: bool) -> TableRow {
             lock.controller.to_string().into(),
             or_dash(lock.node_name.as_deref()).into(),
             state.into(),
+            if blocks { BLOCKS } else { "-" }.into(),
+            state_age(history, &key),
             or_dash(lock.inner_state.as_deref()).into(),
             age,
             message.into(),
         ],
         search: lock.release.clone().unwrap_or_default(),
-        tone: lock_tone(lock, parsed.as_ref().map(|m| &m.kind)),
+        // A lock the update waits on asks for a look even when its message
+        // says nothing.
+        tone: match lock_tone(lock, parsed.as_ref().map(|m| &m.kind)) {
+            Tone::Normal | Tone::Warn if blocks => Tone::Attention,
+            tone => tone,
+        },
         node: lock.node_name.clone(),
-        // The AGE column (how long ago the message was written) sorts by
-        // its cell's time.
+        // AGE and CHECKED sort by their cells' times.
         keys: Vec::new(),
     }
 }
 
 pub(super) fn table(model: &Model) -> TableData {
     let kinds = [Kind::ClusterWorkloadLock, Kind::NodeWorkloadLock];
+    let blocking = blocking_locks(&model.snapshot);
+    let history = &model.history;
     let mut rows: Vec<TableRow> = model
         .snapshot
         .cluster_locks()
-        .map(|l| row(l, true))
+        .map(|l| row(l, true, history, &blocking))
         .collect();
-    rows.extend(model.snapshot.node_locks().map(|l| row(l, false)));
-    rows.extend(scoped_malformed_rows(model, kinds, COLUMNS.len(), 1, 7));
+    rows.extend(
+        model
+            .snapshot
+            .node_locks()
+            .map(|l| row(l, false, history, &blocking)),
+    );
+    rows.extend(scoped_malformed_rows(
+        model,
+        kinds,
+        COLUMNS.len(),
+        1,
+        MESSAGE,
+    ));
     TableData {
         columns: COLUMNS.to_vec(),
         rows,

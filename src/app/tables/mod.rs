@@ -9,10 +9,10 @@
 mod audit;
 mod cache;
 pub mod events;
-mod locks;
+pub mod locks;
 pub mod machines;
-mod requests;
-mod states;
+pub mod requests;
+pub mod states;
 pub mod update_plan;
 mod vrouter;
 

@@ -8,6 +8,7 @@ mod confirm;
 mod migration;
 mod progress;
 mod quit;
+mod which_set;
 
 use ratatui::Frame;
 
@@ -54,6 +55,7 @@ pub fn draw_dialog(
         }
         Dialog::Progress => progress::draw(frame, area, model, theme),
         Dialog::ConfirmQuit => quit::draw(frame, area, model, theme),
+        Dialog::WhichSet(w) => which_set::draw(frame, area, model, w, theme),
     }
     None
 }

@@ -1,0 +1,81 @@
+//! Which workload locks block the update's progress now: the rule the Locks
+//! view marks and the root causes reuse.
+//!
+//! A lock blocks when LCM waits for it to become `inactive` before it goes
+//! on (mosk-lcm-api §2.4: `active` means "LCM must not touch the cluster or
+//! node"; §9.1 [C: D-FLOW]):
+//! - a NodeWorkloadLock that is not `inactive` while its node's
+//!   NodeMaintenanceRequest exists (and is not being deleted): the machine's
+//!   turn has come and LCM waits for every lock of the node before the drain
+//!   (§9.1 step 4);
+//! - a ClusterWorkloadLock that is not `inactive` while a
+//!   ClusterMaintenanceRequest exists (and is not being deleted): LCM touches
+//!   no machine while a cluster lock is held (§9.1 step 2).
+//!
+//! Inferred [I]: a `failed` lock blocks like an `active` one (LCM cannot go
+//! on until it is `inactive`; no source says what LCM does with `failed`),
+//! and a cluster lock still held after the machines were updated blocks the
+//! finalization (the request's removal) — the reference says only that the
+//! request is removed at the end. A request being deleted no longer waits on
+//! anything: its node or cluster is being handed back.
+
+use std::collections::{BTreeSet, HashSet};
+
+use crate::domain::objects::{Kind, LockState, ObjectKey, Snapshot, WorkloadLock};
+
+/// Whether a lock's state holds LCM back (`active`, `failed`); an unknown
+/// state is not counted (the console cannot tell what it means).
+fn holds(lock: &WorkloadLock) -> bool {
+    matches!(lock.state, LockState::Active | LockState::Failed)
+}
+
+fn key(kind: Kind, lock: &WorkloadLock) -> ObjectKey {
+    ObjectKey {
+        kind,
+        namespace: String::new(),
+        name: lock.name.clone(),
+    }
+}
+
+/// The keys of the locks that block the update's progress now.
+pub fn blocking_locks(snap: &Snapshot) -> BTreeSet<ObjectKey> {
+    let mut out = BTreeSet::new();
+    let update_running = snap.cluster_requests().any(|r| !r.deleting);
+    if update_running {
+        out.extend(
+            snap.cluster_locks()
+                .filter(|l| holds(l))
+                .map(|l| key(Kind::ClusterWorkloadLock, l)),
+        );
+    }
+    // The requested nodes by short name (what `same_node` compares), looked
+    // up once per lock: thousands of nodes stay linear.
+    let requested: HashSet<&str> = snap
+        .node_requests()
+        .filter(|r| !r.deleting)
+        .map(|r| short(&r.node_name))
+        .collect();
+    if requested.is_empty() {
+        return out;
+    }
+    out.extend(
+        snap.node_locks()
+            .filter(|l| holds(l))
+            .filter(|l| {
+                l.node_name
+                    .as_deref()
+                    .is_some_and(|n| requested.contains(short(n)))
+            })
+            .map(|l| key(Kind::NodeWorkloadLock, l)),
+    );
+    out
+}
+
+/// A node name without its domain, as [`crate::domain::join::same_node`]
+/// compares them.
+fn short(name: &str) -> &str {
+    name.split('.').next().unwrap_or(name)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,102 @@
+//! An action on the cursor row while other rows are selected: "Act on:
+//! [c] the cursor row <name> / [s] the 3 selected rows". The answer goes on
+//! through the one action path (its dialog, confirmation and audit).
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use super::{frame_box, hints};
+use crate::app::actions::dialog::WhichSet;
+use crate::app::model::Model;
+use crate::config::theme::Theme;
+use crate::domain::join::same_node;
+use crate::ui::format;
+
+/// How many selected nodes the question names before `and N more`.
+const NAMED: usize = 4;
+
+/// `child-cl-compute-3 (kaas-node-…)`: the node with its machine, when one
+/// is known.
+fn with_machine(model: &Model, node: &str) -> String {
+    match model
+        .snapshot
+        .machines()
+        .find(|m| m.hostname.as_deref().is_some_and(|h| same_node(h, node)))
+    {
+        Some(m) => format!("{} ({node})", m.name),
+        None => node.to_string(),
+    }
+}
+
+pub(super) fn draw(frame: &mut Frame, area: Rect, model: &Model, w: &WhichSet, theme: &Theme) {
+    let n = w.selected.len();
+    let s = if n == 1 { "" } else { "s" };
+    let mut named: Vec<String> = w
+        .selected
+        .iter()
+        .take(NAMED)
+        .map(|node| with_machine(model, node))
+        .collect();
+    if n > NAMED {
+        named.push(format!("and {} more", n - NAMED));
+    }
+    let cursor_nodes = w.cursor_nodes.join(", ");
+    let cursor = if w.cursor_nodes.len() == 1 && w.cursor_nodes[0] == w.cursor_name {
+        w.cursor_name.clone()
+    } else {
+        format!("{} ({cursor_nodes})", w.cursor_name)
+    };
+    let body = vec![
+        Line::styled(
+            format!(
+                "{}: the cursor row is not what is selected. Act on:",
+                w.action.label()
+            ),
+            theme.warn,
+        ),
+        Line::from(vec![
+            Span::styled("[c] ", theme.key_hint),
+            Span::raw(format!("the cursor row {cursor}")),
+        ]),
+        Line::from(vec![
+            Span::styled("[s] ", theme.key_hint),
+            Span::raw(format!("the {n} selected row{s}: {}", named.join(", "))),
+        ]),
+    ];
+    let width: u16 = 100;
+    let rows: u16 = body
+        .iter()
+        .map(|l| (l.width() as u16).div_ceil(width - 2).max(1))
+        .sum();
+    let inner = frame_box(
+        frame,
+        area,
+        width,
+        rows + 3,
+        Line::styled(
+            format!(" {} ", format::truncate(w.action.label(), 60)),
+            theme.title,
+        ),
+        theme,
+    );
+    let [body_area, _, hints_area] = Layout::vertical([
+        Constraint::Fill(1),
+        Constraint::Length(if inner.height > rows + 1 { 1 } else { 0 }),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
+    frame.render_widget(Paragraph::new(body).wrap(Wrap { trim: false }), body_area);
+    frame.render_widget(
+        Paragraph::new(hints(
+            &[
+                ("c", "cursor row"),
+                ("s", "selected rows"),
+                ("Esc", "cancel"),
+            ],
+            theme,
+        )),
+        hints_area,
+    );
+}
