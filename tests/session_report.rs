@@ -14,6 +14,7 @@
 #[path = "actions_sim/harness.rs"]
 #[allow(dead_code)]
 mod harness;
+mod pty_console;
 
 use std::time::Duration;
 
@@ -278,4 +279,50 @@ async fn the_report_of_quick_run_to_the_end_tells_the_whole_update() {
             "a replaced vRouter pod on {node}:\n{report}"
         );
     }
+}
+
+/// The real binary in a pseudo-terminal: quitting after an attention item
+/// was raised writes the report next to the audit log and names it on the
+/// terminal once it is restored.
+#[test]
+fn quitting_after_an_attention_item_writes_the_report_and_names_it() {
+    let state = tempfile::tempdir().unwrap();
+    let audit = state.path().join("audit.jsonl");
+    let mut c = pty_console::Console::start(
+        &[
+            "demo",
+            "--scenario",
+            "quick",
+            "--speed",
+            "60",
+            "--dry-run",
+            "--audit-log",
+            audit.to_str().unwrap(),
+        ],
+        state.path(),
+    );
+    c.wait_for("the first attention item", |s| s.contains("write freeze"));
+    c.send("q");
+    let status = c.finish();
+    assert!(status.success(), "{status:?}");
+    assert!(!c.parser.screen().alternate_screen());
+    let screen = c.screen();
+    assert!(screen.contains("session report written to"), "{screen}");
+    let reports: Vec<std::path::PathBuf> = std::fs::read_dir(state.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("report-child-cl-")
+        })
+        .collect();
+    assert_eq!(reports.len(), 1, "{reports:?}");
+    let text = std::fs::read_to_string(&reports[0]).unwrap();
+    assert!(text.contains("| reminder | write freeze |"), "{text}");
+    assert!(
+        text.contains("No action was taken in this session."),
+        "{text}"
+    );
 }
