@@ -147,6 +147,12 @@ pub fn settle(model: &mut Model) {
             &model.dismissed_reminders,
             &model.expected,
         );
+        // The session report's record of what changed (attention raised and
+        // cleared, phase and plan steps, workload impact).
+        let (phase, items) = (d.phase.as_ref(), &d.attention);
+        model
+            .session_log
+            .observe(phase, items, &model.snapshot, model.now);
     }
     if model.view == View::Vrouter && d.vrouter.as_ref().map(|v| v.generation) != Some(generation) {
         d.vrouter = Some(VrouterSummary {

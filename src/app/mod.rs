@@ -12,5 +12,6 @@ pub mod model;
 pub mod msg;
 pub(crate) mod navigation;
 mod reminders;
+pub mod report;
 pub mod tables;
 pub mod update;

@@ -17,6 +17,7 @@ use crate::config::keymap::Keymap;
 use crate::domain::history::History;
 use crate::domain::objects::{ClusterId, Kind, Snapshot};
 use crate::domain::reminders::Reminder;
+use crate::domain::session_log::SessionLog;
 
 /// The views, in the order of their digit keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -246,6 +247,8 @@ pub struct Model {
     /// Keys pressed while the terminal was too small to draw: ignored, and
     /// said so on that screen (zero again once a full frame is drawn).
     pub keys_ignored: u32,
+    /// What happened over the session, for the session report (`:report`).
+    pub session_log: SessionLog,
 }
 
 impl Model {
@@ -281,6 +284,7 @@ impl Model {
             dismissed_reminders: BTreeSet::new(),
             attention_selected: None,
             keys_ignored: 0,
+            session_log: SessionLog::new(),
         }
     }
 

@@ -5,6 +5,7 @@ use crossterm::event::KeyEvent;
 use jiff::Timestamp;
 
 use crate::app::frame::FrameReport;
+use crate::app::report::Report;
 use crate::cluster::events::ClusterEvent;
 use crate::cluster::writes::WriteEvent;
 use crate::domain::action::access::AccessKey;
@@ -30,6 +31,8 @@ pub enum Msg {
     /// A frame was drawn (sent by the runtime after each draw): what keys
     /// may act on.
     Drawn(FrameReport),
+    /// The session report was written (its path), or why not.
+    ReportWritten(Result<std::path::PathBuf, String>),
 }
 
 /// What `update` asks the runtime to do. `update` itself does no I/O.
@@ -43,4 +46,6 @@ pub enum Command {
     CheckAccess(Vec<AccessKey>),
     /// Stop the running plan before its next object.
     CancelRun,
+    /// Write the session report to the state directory (`:report`).
+    WriteReport(Report),
 }

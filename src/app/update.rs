@@ -81,6 +81,21 @@ fn apply(model: &mut Model, msg: Msg) -> Vec<Command> {
             crate::app::frame::record(model, report);
             Vec::new()
         }
+        Msg::ReportWritten(written) => {
+            match written {
+                Ok(path) => notify(
+                    model,
+                    NoticeLevel::Info,
+                    format!("session report written to {}", path.display()),
+                ),
+                Err(e) => notify(
+                    model,
+                    NoticeLevel::Error,
+                    format!("the session report was not written: {e}"),
+                ),
+            }
+            Vec::new()
+        }
     }
 }
 
@@ -208,10 +223,7 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
         }
         Some(Modal::FilterInput { .. })
         | Some(Modal::CommandInput { .. })
-        | Some(Modal::LogSearchInput { .. }) => {
-            on_input_key(model, key);
-            Vec::new()
-        }
+        | Some(Modal::LogSearchInput { .. }) => on_input_key(model, key),
         None => match model.keymap.action_for(&key) {
             Some(action) => on_action(model, action),
             None => Vec::new(),
@@ -268,7 +280,7 @@ fn on_help_key(model: &mut Model, key: KeyEvent) {
 
 /// Keys while an input line (`/`, `:`, log search) is on top: Enter and Esc
 /// close it here, the editing keys go to [`crate::app::line_input::LineInput::key`].
-fn on_input_key(model: &mut Model, key: KeyEvent) {
+fn on_input_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
     match key.code {
         KeyCode::Esc => {
             if let Some(Modal::FilterInput { .. }) = model.modals.pop() {
@@ -277,7 +289,7 @@ fn on_input_key(model: &mut Model, key: KeyEvent) {
             }
         }
         KeyCode::Enter => match model.modals.pop() {
-            Some(Modal::CommandInput { text }) => run_command(model, text.text()),
+            Some(Modal::CommandInput { text }) => return run_command(model, text.text()),
             Some(Modal::LogSearchInput { text }) => {
                 let text = text.text().trim().to_string();
                 model.logs.search = if text.is_empty() { None } else { Some(text) };
@@ -302,21 +314,26 @@ fn on_input_key(model: &mut Model, key: KeyEvent) {
             }
         }
     }
+    Vec::new()
 }
 
-fn run_command(model: &mut Model, text: &str) {
+fn run_command(model: &mut Model, text: &str) -> Vec<Command> {
     let cmd = text.trim();
     if cmd.is_empty() {
-        return;
+        return Vec::new();
     }
     if matches!(cmd, "q" | "quit") {
         // With a write in flight, asks first; `:q!` does not.
-        actions::quit(model);
-        return;
+        return actions::quit(model);
     }
     if cmd == "q!" {
         model.quit = true;
-        return;
+        return Vec::new();
+    }
+    if matches!(cmd.trim_start_matches(':'), "report" | "rep") {
+        // Written by the effects; `Msg::ReportWritten` names the file.
+        settle(model);
+        return vec![Command::WriteReport(crate::app::report::report(model))];
     }
     match View::from_command(cmd) {
         Some(view) => switch_view(model, view),
@@ -324,11 +341,12 @@ fn run_command(model: &mut Model, text: &str) {
             model,
             NoticeLevel::Warning,
             format!(
-                "unknown view {cmd:?}; views: {}",
+                "unknown view {cmd:?}; views: {}; or report (writes the session report)",
                 View::ALL.map(|v| v.command_name()).join(", ")
             ),
         ),
     }
+    Vec::new()
 }
 
 pub(crate) fn switch_view(model: &mut Model, view: View) {

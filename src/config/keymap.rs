@@ -174,7 +174,7 @@ impl KeyAction {
             KeyAction::Quit => "quit (restores the terminal)",
             KeyAction::Help => "show or hide this help",
             KeyAction::Filter => "filter the current table (Enter keeps, Esc clears)",
-            KeyAction::Command => "switch view by name (:machines, :logs, …)",
+            KeyAction::Command => "switch view (:machines, …) or :report (session report)",
             KeyAction::Back => "close dialog or overlay, clear selection, else filter",
             KeyAction::Open => "open details of the selected row or attention item",
             KeyAction::Down => "move down",

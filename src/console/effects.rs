@@ -3,12 +3,18 @@
 //! back as `Msg::Action`. When the audit log cannot be opened, no action can
 //! run: every permission is answered "unavailable" with the reason, and a
 //! plan that still arrives is refused unsent.
+//!
+//! The session report (`Command::WriteReport`) is written here too, into the
+//! state directory the audit log uses ([`write_report`]); the result comes
+//! back as `Msg::ReportWritten`.
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::app::msg::{Command, Msg};
+use crate::app::report::Report;
 use crate::audit::AuditLog;
 use crate::cluster::Clusters;
 use crate::cluster::writes::executor::{ActionExecutor, ExecutorConfig};
@@ -30,12 +36,22 @@ pub fn to_msgs(tx: UnboundedSender<Msg>) -> WriteSink {
 pub struct ConsoleEffects {
     actions: Result<ActionExecutor, String>,
     tx: UnboundedSender<Msg>,
+    /// Where session reports go: the audit log's directory, else the XDG
+    /// state directory.
+    report_dir: Option<PathBuf>,
 }
 
 impl ConsoleEffects {
     pub fn new(clusters: &Clusters, opts: &ConsoleOptions, tx: UnboundedSender<Msg>) -> Self {
         let mode = WriteMode::from_flags(opts.session.read_only, opts.session.dry_run);
         // Read-only: no executor at all (and no audit file is created).
+        let report_dir = opts
+            .audit_log
+            .as_deref()
+            .and_then(Path::parent)
+            .filter(|d| !d.as_os_str().is_empty())
+            .map(Path::to_path_buf)
+            .or_else(crate::logging::state_dir);
         let audit = if mode == WriteMode::ReadOnly {
             Err("read-only mode (--read-only): no write can be sent".to_string())
         } else {
@@ -59,7 +75,11 @@ impl ConsoleEffects {
         {
             tracing::warn!("{e}");
         }
-        ConsoleEffects { actions, tx }
+        ConsoleEffects {
+            actions,
+            tx,
+            report_dir,
+        }
     }
 
     /// Effects running commands through `exec` (its reports should go to
@@ -68,7 +88,21 @@ impl ConsoleEffects {
         ConsoleEffects {
             actions: Ok(exec),
             tx,
+            report_dir: crate::logging::state_dir(),
         }
+    }
+
+    /// Session reports go to `dir` (tests: a temporary directory).
+    pub fn set_report_dir(&mut self, dir: impl Into<PathBuf>) {
+        self.report_dir = Some(dir.into());
+    }
+
+    /// Writes `report` into the report directory ([`write_report`]).
+    pub fn write_report(&self, report: &Report) -> Result<PathBuf, String> {
+        let dir = self.report_dir.as_deref().ok_or(
+            "no state directory for the report (pass --audit-log PATH: reports go next to it)",
+        )?;
+        write_report(dir, report)
     }
 
     /// The writes in flight now, in words.
@@ -97,6 +131,10 @@ impl ConsoleEffects {
 impl Effects for ConsoleEffects {
     /// Must be called inside a tokio runtime (the console's runtime loop is).
     fn run(&mut self, command: Command) {
+        if let Command::WriteReport(report) = &command {
+            let _ = self.tx.send(Msg::ReportWritten(self.write_report(report)));
+            return;
+        }
         let why = match &mut self.actions {
             Ok(exec) => {
                 match command {
@@ -104,6 +142,7 @@ impl Effects for ConsoleEffects {
                     Command::CheckAccess(keys) => exec.check_access(keys),
                     Command::CancelRun => exec.cancel_run(),
                     Command::Quit => exec.quit(),
+                    Command::WriteReport(_) => {}
                 }
                 return;
             }
@@ -123,7 +162,58 @@ impl Effects for ConsoleEffects {
                 plan_id: plan.id,
                 outcome: RunOutcome::Refused { message: why },
             }),
-            Command::CancelRun | Command::Quit => {}
+            Command::CancelRun | Command::Quit | Command::WriteReport(_) => {}
         }
     }
+}
+
+/// Writes `report` as a new private file (mode 0600) in `dir` (created
+/// private if missing), never over an older one: a name taken gets `-2`,
+/// `-3`, … Returns the path written.
+pub fn write_report(dir: &Path, report: &Report) -> Result<PathBuf, String> {
+    use std::io::Write;
+    let fail = |e: std::io::Error, p: &Path| format!("{}: {e}", p.display());
+    if !dir.is_dir() {
+        let mut b = std::fs::DirBuilder::new();
+        b.recursive(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            b.mode(0o700);
+        }
+        b.create(dir).map_err(|e| fail(e, dir))?;
+    }
+    let (stem, ext) = report
+        .file_name
+        .rsplit_once('.')
+        .unwrap_or((report.file_name.as_str(), "md"));
+    for n in 1..1000 {
+        let name = if n == 1 {
+            report.file_name.clone()
+        } else {
+            format!("{stem}-{n}.{ext}")
+        };
+        let path = dir.join(name);
+        let mut opts = std::fs::OpenOptions::new();
+        opts.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            opts.mode(0o600);
+        }
+        match opts.open(&path) {
+            Ok(mut f) => {
+                f.write_all(report.markdown.as_bytes())
+                    .and_then(|_| f.sync_data())
+                    .map_err(|e| fail(e, &path))?;
+                return Ok(path);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(fail(e, &path)),
+        }
+    }
+    Err(format!(
+        "{}: too many reports of the same second",
+        dir.display()
+    ))
 }

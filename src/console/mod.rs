@@ -100,6 +100,7 @@ pub async fn run(clusters: Clusters, opts: ConsoleOptions) -> std::io::Result<Ex
     if let Some(f) = report.failure() {
         tracing::warn!("{f}");
     }
+    session_report_at_quit(&mut model, &mut rx, &effects);
     // A broken terminal (a hang-up can end the run this way) still waited
     // for the write above; its error then carries the unknown outcome too.
     match result {
@@ -108,6 +109,28 @@ pub async fn run(clusters: Clusters, opts: ConsoleOptions) -> std::io::Result<Ex
             Some(f) => std::io::Error::new(e.kind(), format!("{e}\n{f}")),
             None => e,
         }),
+    }
+}
+
+/// On quit, when an action was taken or an attention item raised: the
+/// session report, with the audit records of the last moments (a write's
+/// outcome recorded while quitting), named on stdout.
+fn session_report_at_quit(
+    model: &mut Model,
+    rx: &mut mpsc::UnboundedReceiver<Msg>,
+    effects: &effects::ConsoleEffects,
+) {
+    while let Ok(msg) = rx.try_recv() {
+        if matches!(msg, Msg::Action(_)) {
+            crate::app::update::update(model, msg);
+        }
+    }
+    if !crate::app::report::due_at_quit(model) {
+        return;
+    }
+    match effects.write_report(&crate::app::report::report(model)) {
+        Ok(path) => println!("mosk-console: session report written to {}", path.display()),
+        Err(e) => say(&format!("the session report was not written: {e}")),
     }
 }
 

@@ -27,5 +27,6 @@ pub mod phase;
 pub mod plan;
 pub mod progress;
 pub mod reminders;
+pub mod session_log;
 pub mod update_groups;
 pub mod vrouter;

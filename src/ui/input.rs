@@ -58,6 +58,7 @@ pub(crate) fn draw_command(frame: &mut Frame, area: Rect, input: &LineInput, the
         hint.push(Span::styled(name, style));
         hint.push(Span::raw(" "));
     }
+    hint.push(Span::styled("· report", theme.muted));
     draw_line(frame, area, ":", input, hint, theme);
 }
 

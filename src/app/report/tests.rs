@@ -1,0 +1,123 @@
+use super::*;
+use crate::app::model::SessionInfo;
+use crate::app::msg::Msg;
+use crate::app::update::update;
+use crate::audit::{AuditRecord, PermissionCheck};
+use crate::cluster::events::ClusterEvent;
+use crate::cluster::writes::WriteEvent;
+use crate::config::keymap::Keymap;
+use crate::domain::fixtures::{self, mid_update, mid_update_now, names};
+use crate::domain::objects::Object;
+
+const HOSTILE: &str = "a|b\x1b[31m*c*\n<script>`x`_y_ [l](http://e) \\ # ~~s~~ \u{202e}rev";
+
+#[test]
+fn md_escapes_markup_and_drops_controls() {
+    let s = md(HOSTILE);
+    assert_eq!(
+        s,
+        "a\\|b\\*c\\* \\<script\\>\\`x\\`\\_y\\_ \\[l\\](http://e) \\\\ \\# \\~\\~s\\~\\~ rev"
+    );
+    assert!(!s.contains('\x1b') && !s.contains('\n') && !s.contains('\u{202e}'));
+}
+
+/// The pipes of a table line that Markdown reads as cell borders.
+fn borders(line: &str) -> usize {
+    let mut n = 0;
+    let mut escaped = false;
+    for c in line.chars() {
+        match c {
+            '\\' if !escaped => escaped = true,
+            '|' if !escaped => n += 1,
+            _ => escaped = false,
+        }
+        if c != '\\' {
+            escaped = false;
+        }
+    }
+    n
+}
+
+fn hostile_audit_record(phase: AuditPhase, outcome: AuditOutcome) -> AuditRecord {
+    AuditRecord {
+        time: mid_update_now(),
+        session: "s".into(),
+        plan: 1,
+        phase,
+        action: "acknowledge-migration".into(),
+        user: "jane|doe".into(),
+        user_source: "kubeconfig".into(),
+        context: "sim-mosk".into(),
+        kind: "Node".into(),
+        namespace: None,
+        name: names::NODE_W3.into(),
+        uid: "u1".into(),
+        change: serde_json::json!({}),
+        change_text: "instance_migration_mode: manual -> skip".into(),
+        servers: vec![format!("{}|evil\x1b[2J", names::SERVER_C)],
+        dry_run: false,
+        permission: Some(PermissionCheck::Allowed),
+        permission_note: None,
+        outcome,
+        message: Some(HOSTILE.into()),
+    }
+}
+
+/// Hostile strings from the cluster and the audit log reach every section
+/// of the report and break none of its tables.
+#[test]
+fn hostile_strings_do_not_break_the_tables() {
+    let session = SessionInfo {
+        cluster_name: "evil|cl\x1b]0;title\x07".into(),
+        ..SessionInfo::default()
+    };
+    let mut model = Model::new(session, Keymap::default_keymap(), mid_update_now());
+    for obj in mid_update().objects.values() {
+        let mut obj = obj.clone();
+        if let Object::NodeWorkloadLock(l) = &mut obj
+            && l.error_message.is_some()
+        {
+            l.error_message = Some(format!(
+                "{} Some servers are still present on the host. {HOSTILE}",
+                fixtures::rockoon_stamp("10:29:05")
+            ));
+        }
+        update(&mut model, Msg::Cluster(ClusterEvent::Applied(obj)));
+    }
+    for (phase, outcome) in [
+        (AuditPhase::Intent, AuditOutcome::Pending),
+        (AuditPhase::Result, AuditOutcome::Succeeded),
+    ] {
+        let rec = hostile_audit_record(phase, outcome);
+        update(&mut model, Msg::Action(WriteEvent::Audit(Box::new(rec))));
+    }
+    let text = render(&model);
+    assert!(!text.contains('\x1b'), "{text}");
+    assert!(!text.contains('\u{202e}'), "{text}");
+    assert!(text.contains("evil\\|cl"), "{text}");
+    assert!(text.contains("\\<script\\>"), "{text}");
+    assert!(text.contains("jane\\|doe"), "{text}");
+    // Every row of a table has as many cell borders as its header.
+    let mut header: Option<usize> = None;
+    let mut rows = 0;
+    for line in text.lines() {
+        if !line.starts_with('|') {
+            header = None;
+            continue;
+        }
+        match header {
+            None => header = Some(borders(line)),
+            Some(n) => {
+                rows += 1;
+                assert_eq!(borders(line), n, "{line}");
+            }
+        }
+    }
+    assert!(rows >= 5, "tables with rows: {text}");
+    // The acknowledged servers are the workload impact, escaped.
+    let impact = text.split("## Workload impact").nth(1).unwrap();
+    assert!(impact.contains(names::NODE_W3), "{impact}");
+    assert!(impact.contains("\\|evil"), "{impact}");
+    let file = report(&model).file_name;
+    assert_eq!(file, "report-evil_cl-20250304T103000Z.md");
+}
