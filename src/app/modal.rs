@@ -28,6 +28,8 @@ pub enum Modal {
     /// Enter on the Overview: the full text of the attention item with this
     /// id ([`crate::app::attention_cursor::item_id`]).
     AttentionText { id: String },
+    /// The recent notices, newest first, whole (`model.notices`).
+    Notices { scroll: u16 },
     /// An action dialog (`crate::app::actions`): picker, confirmation,
     /// progress, quit question.
     Dialog(Dialog),

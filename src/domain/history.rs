@@ -240,7 +240,10 @@ impl History {
                     }
                     // First sight: the lock was in this state at least since now.
                     None => {
-                        let since = Since { at, observed: false };
+                        let since = Since {
+                            at,
+                            observed: false,
+                        };
                         self.lock_state.insert(key.clone(), (state, since));
                     }
                 }

@@ -59,7 +59,7 @@ pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameRe
         Constraint::Length(1),
         Constraint::Fill(1),
         Constraint::Length(1),
-        Constraint::Length(1),
+        Constraint::Length(footer::height(model, area.width)),
     ])
     .areas(area);
 
@@ -80,6 +80,7 @@ pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameRe
                 input::draw_log_search(frame, footer_area, text, theme)
             }
             Modal::Help { scroll } => help::draw(frame, body, model, *scroll, theme),
+            Modal::Notices { scroll } => footer::draw_notices(frame, body, model, *scroll, theme),
             Modal::AttentionText { id } => {
                 attention::draw_attention_text(frame, body, model, id, theme)
             }
