@@ -150,6 +150,12 @@ fn ticks_move_the_clock_and_expire_notices() {
     let later = t0.checked_add(SignedDuration::from_secs(11)).unwrap();
     update(&mut m, Msg::Tick(later));
     assert_eq!(m.now, later);
+    // Notices live in the operator's time, not the cluster clock.
+    assert!(
+        m.notice.is_some(),
+        "the cluster clock does not expire notices"
+    );
+    update(&mut m, Msg::RealTime(std::time::Duration::from_secs(11)));
     assert!(m.notice.is_none(), "notice expired after its time");
 }
 

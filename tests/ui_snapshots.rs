@@ -178,6 +178,7 @@ fn degraded_watch_and_notice() {
         text: "patch refused: nodes \"kaas-node-b2a5\" is forbidden".into(),
         level: NoticeLevel::Error,
         at: now(),
+        real_at: Default::default(),
     });
     m.session.read_only = true;
     m.session.demo = Some("mid-update".into());

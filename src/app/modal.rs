@@ -56,6 +56,8 @@ pub enum Modal {
     /// or a cluster state: its full text, wrapped, scrolled down `scroll`
     /// lines (the UI stops at the end).
     Detail { of: DetailOf, scroll: u16 },
+    /// The recent notices, newest first, whole (`model.notices`).
+    Notices { scroll: u16 },
     /// An action dialog (`crate::app::actions`): picker, confirmation,
     /// progress, quit question.
     Dialog(Dialog),

@@ -2,6 +2,7 @@
 //! `update`; read by `ui::draw`.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::time::Duration;
 
 use jiff::{SignedDuration, Timestamp};
 
@@ -142,6 +143,9 @@ pub struct Notice {
     pub text: String,
     pub level: NoticeLevel,
     pub at: Timestamp,
+    /// When it was raised, in the operator's time ([`Model::real_time`]):
+    /// it leaves the footer after real seconds, not simulated ones.
+    pub real_at: Duration,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -226,6 +230,10 @@ pub struct Model {
     pub now: Timestamp,
     /// When the console started.
     pub started: Timestamp,
+    /// How long the console has run on this machine's monotonic clock
+    /// (`Msg::RealTime`): the operator's time, for what must last real
+    /// seconds (notices) whatever the cluster clock does.
+    pub real_time: Duration,
     /// Recent notices, newest last (bounded).
     pub notices: VecDeque<Notice>,
     /// Rows a table can show at the current terminal size (for page up/down).
@@ -275,6 +283,7 @@ impl Model {
             selected_nodes: BTreeSet::new(),
             now,
             started: now,
+            real_time: Duration::ZERO,
             notices: VecDeque::new(),
             page_rows: 10,
             actions: ActionsState::default(),

@@ -1,6 +1,8 @@
 //! Messages: everything that can change the model. Keys, terminal resizes,
 //! clock ticks and cluster events all arrive as one of these.
 
+use std::time::Duration;
+
 use crossterm::event::KeyEvent;
 use jiff::Timestamp;
 
@@ -24,6 +26,11 @@ pub enum Msg {
     Resize { width: u16, height: u16 },
     /// The slow clock tick: ages and clocks on screen move on.
     Tick(Timestamp),
+    /// The operator's time: how long the console has run, on this
+    /// machine's monotonic clock (not the cluster's, which a demo runs
+    /// faster). The runtime sends it before every batch and tick; notices
+    /// live in it.
+    RealTime(Duration),
     /// Something the cluster layer observed.
     Cluster(ClusterEvent),
     /// A report from the action executor (RBAC answers, audit records, progress).

@@ -1,8 +1,9 @@
 //! `update`: the one place the model changes. Pure: no I/O, no clock reads;
 //! anything with an effect is returned as a [`Command`] for the runtime.
 
+use std::time::Duration;
+
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use jiff::SignedDuration;
 
 use crate::app::actions;
 use crate::app::actions::dialog::{ConfirmFocus, Dialog};
@@ -20,8 +21,9 @@ use crate::cluster::events::ClusterEvent;
 use crate::config::keymap::KeyAction;
 use crate::domain::join::incremental::{Reach, reach};
 
-/// How long a notice stays in the footer.
-const NOTICE_TTL: SignedDuration = SignedDuration::from_secs(10);
+/// How long a notice stays in the footer, in real seconds (the operator's
+/// time, [`Msg::RealTime`]: a demo at `--speed 60` must not blink it away).
+pub const NOTICE_TTL: Duration = Duration::from_secs(10);
 /// How many notices are remembered.
 const NOTICE_HISTORY: usize = 50;
 
@@ -65,12 +67,16 @@ fn apply(model: &mut Model, msg: Msg) -> Vec<Command> {
         Msg::Tick(now) => {
             model.now = model.server_time(now);
             model.logs.tick_overview(now);
+            actions::on_tick(model)
+        }
+        Msg::RealTime(t) => {
+            model.real_time = model.real_time.max(t);
             if let Some(n) = &model.notice
-                && now.duration_since(n.at) > NOTICE_TTL
+                && model.real_time.saturating_sub(n.real_at) > NOTICE_TTL
             {
                 model.notice = None;
             }
-            actions::on_tick(model)
+            Vec::new()
         }
         Msg::Cluster(ev) => {
             on_cluster(model, ev);
@@ -105,6 +111,7 @@ pub fn notify(model: &mut Model, level: NoticeLevel, text: impl Into<String>) {
         text: text.into(),
         level,
         at: model.now,
+        real_at: model.real_time,
     };
     model.notices.push_back(notice.clone());
     while model.notices.len() > NOTICE_HISTORY {
@@ -213,7 +220,7 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
             }
             actions::keys::on_dialog_key(model, key)
         }
-        Some(Modal::Help { .. }) => {
+        Some(Modal::Help { .. }) | Some(Modal::Notices { .. }) => {
             on_help_key(model, key);
             Vec::new()
         }
@@ -260,12 +267,15 @@ fn on_help_key(model: &mut Model, key: KeyEvent) {
     let action = model.keymap.action_for(&key);
     if matches!(
         action,
-        Some(KeyAction::Help) | Some(KeyAction::Back) | Some(KeyAction::Quit)
+        Some(KeyAction::Help)
+            | Some(KeyAction::Notices)
+            | Some(KeyAction::Back)
+            | Some(KeyAction::Quit)
     ) {
         model.modals.pop();
         return;
     }
-    let Some(Modal::Help { scroll }) = model.modals.top_mut() else {
+    let Some(Modal::Help { scroll } | Modal::Notices { scroll }) = model.modals.top_mut() else {
         return;
     };
     match action {
@@ -341,7 +351,7 @@ fn run_command(model: &mut Model, text: &str) -> Vec<Command> {
             model,
             NoticeLevel::Warning,
             format!(
-                "unknown view {cmd:?}; views: {}; or report (writes the session report)",
+                "unknown view {cmd:?}; views: {}; or report",
                 View::ALL.map(|v| v.command_name()).join(", ")
             ),
         ),
@@ -455,6 +465,7 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
         ToggleSelect => toggle_selected_node(model),
         DismissReminder => crate::app::reminders::dismiss_queue_reminder(model),
         GroupByUpdateGroup => crate::app::navigation::toggle_group_by_update_group(model),
+        Notices => model.modals.push(Modal::Notices { scroll: 0 }),
         Act(id) => return actions::start(model, id),
     }
     Vec::new()

@@ -54,6 +54,8 @@ pub enum KeyAction {
     DismissReminder,
     GroupByUpdateGroup,
     ViewUpdatePlan,
+    /// The recent notices, whole (a long one is cut in the footer).
+    Notices,
 }
 
 /// Help-overlay sections, in display order.
@@ -80,7 +82,7 @@ impl KeyGroup {
 
 impl KeyAction {
     /// Every action, in help-overlay order.
-    pub const ALL: [KeyAction; 41] = [
+    pub const ALL: [KeyAction; 42] = [
         KeyAction::Help,
         KeyAction::Filter,
         KeyAction::Command,
@@ -88,6 +90,7 @@ impl KeyAction {
         KeyAction::Back,
         KeyAction::Quit,
         KeyAction::DismissReminder,
+        KeyAction::Notices,
         KeyAction::Down,
         KeyAction::Up,
         KeyAction::Top,
@@ -164,6 +167,7 @@ impl KeyAction {
             KeyAction::DismissReminder => "dismiss-reminder",
             KeyAction::GroupByUpdateGroup => "group-by-update-group",
             KeyAction::ViewUpdatePlan => "view-update-plan",
+            KeyAction::Notices => "notices",
         }
     }
 
@@ -208,6 +212,7 @@ impl KeyAction {
             KeyAction::DismissReminder => "dismiss a reminder for this session",
             KeyAction::GroupByUpdateGroup => "Machines: group by update group (on / off)",
             KeyAction::ViewUpdatePlan => "Update plan (ClusterUpdatePlan steps)",
+            KeyAction::Notices => "recent notices, whole (the footer cuts long ones)",
         };
         Cow::Borrowed(text)
     }
@@ -215,7 +220,9 @@ impl KeyAction {
     pub fn group(self) -> KeyGroup {
         use KeyAction::*;
         match self {
-            Quit | Help | Filter | Command | Back | Open | DismissReminder => KeyGroup::General,
+            Quit | Help | Filter | Command | Back | Open | DismissReminder | Notices => {
+                KeyGroup::General
+            }
             Down | Up | Top | Bottom | PageDown | PageUp | NextView | PreviousView | Sort
             | ReverseSort | GroupByUpdateGroup => KeyGroup::Navigation,
             ViewOverview | ViewMachines | ViewStates | ViewLocks | ViewRequests | ViewVrouter

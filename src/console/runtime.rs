@@ -48,6 +48,9 @@ where
     B::Error: Into<std::io::Error>,
 {
     let mut stats = RunStats::default();
+    // The operator's time (monotonic; tokio's clock, so paused in tests):
+    // sent with every batch and tick, apart from the cluster clock `now`.
+    let started = Instant::now();
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut dirty = true;
@@ -79,11 +82,11 @@ where
                         Err(_) => break,
                     }
                 }
-                apply(model, batch, effects, &mut stats);
+                apply(model, started.elapsed(), batch, effects, &mut stats);
                 dirty = true;
             }
             _ = tick.tick() => {
-                apply(model, vec![Msg::Tick(now())], effects, &mut stats);
+                apply(model, started.elapsed(), vec![Msg::Tick(now())], effects, &mut stats);
                 dirty = true;
             }
             _ = tokio::time::sleep_until(next_frame), if dirty => {}
@@ -95,8 +98,16 @@ where
     Ok(stats)
 }
 
-fn apply(model: &mut Model, batch: Vec<Msg>, effects: &mut dyn Effects, stats: &mut RunStats) {
+/// Applies `batch` after the operator's time `real` (not counted as a message).
+fn apply(
+    model: &mut Model,
+    real: Duration,
+    batch: Vec<Msg>,
+    effects: &mut dyn Effects,
+    stats: &mut RunStats,
+) {
     stats.messages += batch.len() as u64;
+    let batch = std::iter::once(Msg::RealTime(real)).chain(batch);
     for command in update_batch(model, batch) {
         effects.run(command);
     }

@@ -11,6 +11,9 @@
 //! operator restarted the pods by hand (reference §5.2, from the 22.2 update
 //! procedure). [`restart_policy`] tells which applies from the target release.
 
+use std::collections::HashMap;
+
+use super::join::MachineRow;
 use super::objects::{Snapshot, VrouterDaemonSet, VrouterPod};
 
 /// The first MOSK release whose update restarts vRouter pods by itself.
@@ -216,6 +219,15 @@ pub fn pods_on_node(snap: &Snapshot, node: &str) -> Vec<PodStatus> {
         .collect();
     pods.sort_by(|a, b| a.name.cmp(&b.name));
     pods
+}
+
+/// Machine names by node name, from the joined machine rows: a vRouter pod
+/// runs on `kaas-node-<uuid>`, which alone means nothing to an operator;
+/// the machine's name does.
+pub fn machines_by_node(rows: &[MachineRow]) -> HashMap<&str, &str> {
+    rows.iter()
+        .filter_map(|r| r.node_name.as_deref().map(|n| (n, r.name())))
+        .collect()
 }
 
 /// The outdated pods in the order to restart them: pods already terminating

@@ -60,7 +60,7 @@ pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameRe
         Constraint::Length(1),
         Constraint::Fill(1),
         Constraint::Length(1),
-        Constraint::Length(1),
+        Constraint::Length(footer::height(model, area.width)),
     ])
     .areas(area);
 
@@ -81,6 +81,7 @@ pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameRe
                 input::draw_log_search(frame, footer_area, text, theme)
             }
             Modal::Help { scroll } => help::draw(frame, body, model, *scroll, theme),
+            Modal::Notices { scroll } => footer::draw_notices(frame, body, model, *scroll, theme),
             Modal::Detail { of, scroll } => {
                 detail_text::draw_detail(frame, body, model, of, *scroll, theme)
             }

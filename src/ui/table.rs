@@ -13,7 +13,7 @@ use ratatui::widgets::{
 
 use crate::app::freshness::Pane;
 use crate::app::model::{Model, View};
-use crate::app::tables::{Column, ViewTable, Width, shown};
+use crate::app::tables::{Column, SortKind, ViewTable, Width, shown};
 use crate::config::theme::Theme;
 use crate::ui::cells;
 use crate::ui::format::{truncate, truncate_middle};
@@ -37,18 +37,29 @@ fn cell_width(s: &str) -> u16 {
     s.chars().count().min(u16::MAX as usize) as u16
 }
 
-/// What a column would like: its content, at most this wide, counts when
-/// deciding whether a less important column may take room.
-const COMFORT: u16 = 24;
+/// A Min column that is not a name grows at most this wide before the Fill
+/// columns (messages) reach their content; names grow to their full length.
+const GROW_CAP: u16 = 32;
+/// What squeezing leaves a column when even the columns that are always
+/// shown do not fit: a message keeps this much, a name as much again.
+const SQUEEZE_FLOOR: u16 = 8;
 
-/// Chooses which columns to show and how wide, for `width` cells:
+/// Chooses which columns to show and how wide, for `width` cells. A
+/// column's minimum is at most its declared width (a number column's is its
+/// widest number: numbers are never cut), so a long message does not push
+/// other columns out; a column exists whatever the data (`-` when empty).
 /// 1. columns are taken by priority while their minimum widths fit
 ///    (priority 0 always);
-/// 2. they grow towards their content, most important first (within one
-///    priority one cell at a time, so long columns share the room); what is
-///    left goes to `Fill` columns;
-/// 3. while the more important columns lack at least as much room as the
-///    least important one takes, that one is dropped and 2. is redone.
+/// 2. when the columns shown must all be drawn but do not fit, the messages
+///    give up room first, then the other texts, the names last;
+/// 3. they grow towards their content, by priority: names whole, other
+///    texts up to [`GROW_CAP`]; then the Fill columns (messages), then
+///    everything to its content; what is left goes to the Fill columns (or
+///    the last);
+/// 4. while a more important name is cut and dropping the least important
+///    columns makes it whole, or the more important texts lack at least the
+///    room the least important column takes, that column is dropped and
+///    2.–3. are redone (a low-value column goes before a name is cut).
 ///
 /// Returns (column index, width) in column order.
 /// `content` is each column's widest cell among the rows shown.
@@ -62,13 +73,22 @@ pub(crate) fn layout_columns(columns: &[Column], content: &[u16], width: u16) ->
             content.max(cell_width(c.title) + 1)
         })
         .collect();
+    let declared = |c: &Column| match c.width {
+        Width::Fixed(n) | Width::Min(n) | Width::Fill(n) => n,
+    };
+    // What a column needs to be shown: whole numbers; names up to their
+    // declared width; other columns their content up to their declared
+    // width (so a long message does not push a column out).
     let minimum: Vec<u16> = (0..columns.len())
-        .map(|i| match columns[i].width {
-            Width::Fixed(n) => n,
-            Width::Min(n) | Width::Fill(n) => n.min(desired[i]).max(cell_width(columns[i].title)),
+        .map(|i| {
+            let c = &columns[i];
+            match c.width {
+                _ if c.sort == SortKind::Number => declared(c).max(desired[i]),
+                Width::Fixed(n) => n,
+                _ => declared(c).min(desired[i]).max(cell_width(c.title)),
+            }
         })
         .collect();
-    let comfort = |i: usize| desired[i].min(minimum[i].max(COMFORT)).max(minimum[i]);
 
     let mut order: Vec<usize> = (0..columns.len()).collect();
     order.sort_by_key(|&i| (columns[i].priority, i));
@@ -76,8 +96,8 @@ pub(crate) fn layout_columns(columns: &[Column], content: &[u16], width: u16) ->
     let mut used: u16 = 0;
     for i in order {
         let need = minimum[i] + if chosen.is_empty() { 0 } else { SPACING };
-        if columns[i].priority == 0 || used + need <= width {
-            used += need;
+        if columns[i].priority == 0 || used.saturating_add(need) <= width {
+            used = used.saturating_add(need);
             chosen.push(i);
         }
     }
@@ -85,26 +105,54 @@ pub(crate) fn layout_columns(columns: &[Column], content: &[u16], width: u16) ->
     loop {
         let widths = grow(columns, &chosen, &minimum, &desired, width);
         // The least important column shown (the rightmost among equals).
-        let Some(k_low) = (0..chosen.len()).max_by_key(|&k| columns[chosen[k]].priority) else {
+        let Some(k_low) = (0..chosen.len()).max_by_key(|&k| (columns[chosen[k]].priority, k))
+        else {
             return Vec::new();
         };
         let low = columns[chosen[k_low]].priority;
-        let lacking: u16 = (0..chosen.len())
-            .filter(|&k| columns[chosen[k]].priority < low)
-            .map(|k| comfort(chosen[k]).saturating_sub(widths[k]))
+        // The names (other than this column) that are cut, and how much
+        // they lack to be whole.
+        let cut: Vec<usize> = (0..chosen.len())
+            .filter(|&k| {
+                let i = chosen[k];
+                k != k_low
+                    && columns[i].keep_end
+                    && columns[i].priority <= low
+                    && widths[k] < desired[i]
+            })
+            .collect();
+        let lacking: u16 = cut.iter().map(|&k| desired[chosen[k]] - widths[k]).sum();
+        // The room the columns less important than those names would free.
+        let most = cut.iter().map(|&k| columns[chosen[k]].priority).min();
+        let freeable: u16 = (0..chosen.len())
+            .filter(|&k| most.is_some_and(|p| columns[chosen[k]].priority > p))
+            .map(|k| widths[k] + SPACING)
             .sum();
-        if low == 0 || lacking < widths[k_low] + SPACING {
+        // What the more important texts (not messages) lack up to
+        // GROW_CAP: when it is at least what this column takes, the room
+        // is better spent on them.
+        let texts_lacking: u16 = (0..chosen.len())
+            .filter(|&k| {
+                let c = &columns[chosen[k]];
+                c.priority < low && !c.keep_end && matches!(c.width, Width::Min(_))
+            })
+            .map(|k| desired[chosen[k]].min(GROW_CAP).saturating_sub(widths[k]))
+            .sum();
+        // A name is worth a column only when that makes it whole: a column
+        // is not given up for a few more characters of a name cut anyway.
+        let for_names = lacking > 0 && lacking <= freeable;
+        let for_texts = texts_lacking >= widths[k_low] + SPACING;
+        if low == 0 || !(for_names || for_texts) {
             return chosen.into_iter().zip(widths).collect();
         }
         chosen.remove(k_low);
     }
 }
 
-/// A named column grows at most this wide before the Fill column (the
-/// message) gets the rest; longer names are cut in the middle.
-const GROW_CAP: u16 = 32;
+/// Which columns a growth step applies to.
+type ColumnTest = dyn Fn(&Column) -> bool;
 
-/// The widths of the `chosen` columns (step 2 of [`layout_columns`]).
+/// The widths of the `chosen` columns (steps 2 and 3 of [`layout_columns`]).
 fn grow(
     columns: &[Column],
     chosen: &[usize],
@@ -113,38 +161,60 @@ fn grow(
     width: u16,
 ) -> Vec<u16> {
     let mut widths: Vec<u16> = chosen.iter().map(|&i| minimum[i]).collect();
-    let used = widths.iter().sum::<u16>() + SPACING * (chosen.len() as u16).saturating_sub(1);
-    let mut left = width.saturating_sub(used);
-    let mut priorities: Vec<u8> = chosen.iter().map(|&i| columns[i].priority).collect();
-    priorities.sort_unstable();
-    priorities.dedup();
-    for p in priorities {
-        let tier: Vec<usize> = (0..chosen.len())
-            .filter(|&k| {
-                columns[chosen[k]].priority == p
-                    && matches!(columns[chosen[k]].width, Width::Min(_))
-            })
+    let gaps = SPACING * (chosen.len() as u16).saturating_sub(1);
+    let used = widths.iter().sum::<u16>() + gaps;
+    if used > width {
+        squeeze(columns, chosen, &mut widths, used - width);
+        return widths;
+    }
+    let mut left = width - used;
+    let is = |k: usize, f: &ColumnTest| f(&columns[chosen[k]]);
+    // Names and texts by priority (names whole, texts up to GROW_CAP),
+    // then the messages, then everything to its content.
+    let named = |c: &Column| matches!(c.width, Width::Min(_));
+    let fill = |c: &Column| matches!(c.width, Width::Fill(_));
+    let any = |c: &Column| !matches!(c.width, Width::Fixed(_));
+    let steps: [(&ColumnTest, bool); 3] = [(&named, true), (&fill, false), (&any, false)];
+    for (kind, capped) in steps {
+        let mut priorities: Vec<u8> = (0..chosen.len())
+            .filter(|&k| is(k, kind))
+            .map(|k| columns[chosen[k]].priority)
             .collect();
-        while left > 0 {
-            let mut grew = false;
-            for &k in &tier {
-                let cap = desired[chosen[k]].min(GROW_CAP.max(minimum[chosen[k]]));
-                if left > 0 && widths[k] < cap {
-                    widths[k] += 1;
-                    left -= 1;
-                    grew = true;
+        priorities.sort_unstable();
+        priorities.dedup();
+        // Within one priority the names first, then the rest; one cell at
+        // a time, so long columns share.
+        let tiers = priorities.into_iter().flat_map(|p| [(p, true), (p, false)]);
+        for (p, names) in tiers {
+            let tier: Vec<usize> = (0..chosen.len())
+                .filter(|&k| {
+                    let c = &columns[chosen[k]];
+                    c.priority == p && is(k, kind) && (!capped || c.keep_end == names)
+                })
+                .collect();
+            while left > 0 {
+                let mut grew = false;
+                for &k in &tier {
+                    let i = chosen[k];
+                    let cap = if capped && !columns[i].keep_end {
+                        desired[i].min(GROW_CAP.max(minimum[i]))
+                    } else {
+                        desired[i]
+                    };
+                    if left > 0 && widths[k] < cap {
+                        widths[k] += 1;
+                        left -= 1;
+                        grew = true;
+                    }
                 }
-            }
-            if !grew {
-                break;
+                if !grew {
+                    break;
+                }
             }
         }
     }
-    // The rest goes to the Fill columns (or the last column): a Fill column
-    // (a long message) takes what the named columns leave, never more.
-    let fills: Vec<usize> = (0..chosen.len())
-        .filter(|&k| matches!(columns[chosen[k]].width, Width::Fill(_)))
-        .collect();
+    // The rest goes to the Fill columns (or the last column).
+    let fills: Vec<usize> = (0..chosen.len()).filter(|&k| is(k, &fill)).collect();
     if !fills.is_empty() {
         let each = left / fills.len() as u16;
         for (n, &k) in fills.iter().enumerate() {
@@ -158,6 +228,55 @@ fn grow(
         *last += left;
     }
     widths
+}
+
+/// Takes `over` cells from the columns (step 2 of [`layout_columns`]): the
+/// messages (Fill columns) down to [`SQUEEZE_FLOOR`], then the other texts
+/// down to their titles, then the names down to twice the floor. Numbers
+/// keep their width. What cannot be taken is left to the terminal's edge.
+fn squeeze(columns: &[Column], chosen: &[usize], widths: &mut [u16], mut over: u16) {
+    let floor = |c: &Column| -> Option<u16> {
+        if c.sort == SortKind::Number {
+            None
+        } else if matches!(c.width, Width::Fill(_)) {
+            Some(SQUEEZE_FLOOR)
+        } else if c.keep_end {
+            Some(2 * SQUEEZE_FLOOR)
+        } else {
+            Some(cell_width(c.title))
+        }
+    };
+    let rank = |c: &Column| -> u8 {
+        if matches!(c.width, Width::Fill(_)) {
+            0
+        } else if c.keep_end {
+            2
+        } else {
+            1
+        }
+    };
+    for round in 0..3u8 {
+        while over > 0 {
+            let mut took = false;
+            for (k, &i) in chosen.iter().enumerate() {
+                let c = &columns[i];
+                if rank(c) != round {
+                    continue;
+                }
+                if let Some(f) = floor(c)
+                    && over > 0
+                    && widths[k] > f
+                {
+                    widths[k] -= 1;
+                    over -= 1;
+                    took = true;
+                }
+            }
+            if !took {
+                break;
+            }
+        }
+    }
 }
 
 /// The first row shown so that `selected` is on screen with `height` rows.
@@ -377,11 +496,7 @@ fn draw_table(
                     .get(i)
                     .map(|c| cells::text(model, c))
                     .unwrap_or_default();
-                let text = if data.columns[i].keep_end {
-                    truncate_middle(&text, w as usize)
-                } else {
-                    truncate(&text, w as usize)
-                };
+                let text = fit(&data.columns[i], &text, w as usize);
                 cells.push(Cell::from(text));
             }
             Row::new(cells).style(style)
@@ -411,6 +526,22 @@ fn draw_table(
             }),
             &mut sb,
         );
+    }
+}
+
+/// A cell's text cut to `width`: a number never (its column is as wide as
+/// its widest number); a name (a column of names, or any one-word text with
+/// a `-` such as `nwl/openstack-kaas-node-<uuid>`) keeps its distinguishing
+/// end (`nwl/openstack-…-4ea7b4dee161`); other text is cut at the end.
+fn fit(column: &Column, text: &str, width: usize) -> String {
+    if column.sort == SortKind::Number {
+        return text.to_string();
+    }
+    let one_name = text.contains('-') && !text.contains(char::is_whitespace);
+    if column.keep_end || one_name {
+        truncate_middle(text, width)
+    } else {
+        truncate(text, width)
     }
 }
 
@@ -474,6 +605,25 @@ mod tests {
         // NAME is only as wide as its content; WHY takes the rest.
         assert_eq!(narrow[0].1, 6);
         assert_eq!(narrow[2].1, 50 - 6 - 8 - 2);
+    }
+
+    #[test]
+    fn names_keep_their_end_numbers_are_whole_and_sentences_cut_at_the_end() {
+        let text = c("MESSAGE", Width::Fill(10), 0);
+        let number = Column {
+            sort: SortKind::Number,
+            ..c("#", Width::Fixed(3), 5)
+        };
+        assert_eq!(
+            fit(&text, "cz7505-child-cl-compute-xqrn4", 16),
+            "cz7505-c…e-xqrn4"
+        );
+        assert_eq!(fit(&text, "lock openstack active", 10), "lock open…");
+        assert_eq!(fit(&text, "tungstenfabric", 10), "tungstenf…");
+        assert_eq!(fit(&number, "2000", 3), "2000");
+        // The # column is as wide as its widest number.
+        let layout = layout_columns(&[number, text], &[4, 30], 40);
+        assert_eq!(layout[0], (0, 4));
     }
 
     #[test]

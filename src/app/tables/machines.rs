@@ -19,8 +19,8 @@ use super::locks::controller_short;
 const NAME: usize = 1;
 const NODE: usize = 4;
 const WAITING_ON: usize = 10;
-/// The GROUP column: last, so the other columns keep their index whether
-/// or not the cluster has update groups.
+/// The GROUP column: last (`-` for every machine when the cluster has no
+/// update groups).
 pub const GROUP: usize = 11;
 
 /// `#` is the update order (masters first, then by the machine index): the
@@ -29,14 +29,14 @@ const COLUMNS: [Column; 11] = [
     col("#", Width::Fixed(3), SortKind::Number, 5),
     col("NAME", Width::Min(32), SortKind::Text, 0).keep_end(),
     col("TYPE", Width::Fixed(7), SortKind::Text, 4),
-    col("STATE", Width::Min(13), SortKind::Text, 0),
+    col("STATE", Width::Min(18), SortKind::Text, 0),
     col("NODE", Width::Min(16), SortKind::Text, 3).keep_end(),
-    col("MODE", Width::Min(6), SortKind::Text, 2),
+    col("MODE", Width::Min(14), SortKind::Text, 2),
     col("NMR", Width::Min(9), SortKind::Text, 1),
-    col("LOCKS", Width::Min(20), SortKind::Text, 2),
+    col("LOCKS", Width::Min(21), SortKind::Text, 2),
     col("DRAIN", Width::Min(8), SortKind::Text, 3),
     col("VROUTER", Width::Fixed(8), SortKind::Text, 2),
-    col("WAITING ON", Width::Fill(36), SortKind::Text, 0),
+    col("WAITING ON", Width::Fill(38), SortKind::Text, 0),
 ];
 
 /// `rack-1 #2 x3`: sorted by the index, then the name.
@@ -214,9 +214,7 @@ pub(super) fn row(order: usize, row: &MachineRow, history: &History) -> TableRow
         vrouter_text(row).into(),
         row.waiting_on.as_deref().unwrap_or("-").into(),
     ];
-    if row.update_group.is_some() {
-        cells.push(group_text(row).into());
-    }
+    cells.push(group_text(row).into());
     TableRow {
         id: row.name().to_string(),
         cells,
@@ -238,28 +236,23 @@ pub(super) fn row(order: usize, row: &MachineRow, history: &History) -> TableRow
 pub(super) fn table(model: &Model) -> TableData {
     let d = &model.derived;
     let kinds = [Kind::LcmMachine];
-    let grouped = d.rows.iter().any(|r| r.update_group.is_some());
+    // GROUP is always a column (`-` without update groups): columns do not
+    // come and go with the data, only with the width.
     let mut columns = COLUMNS.to_vec();
-    if grouped {
-        let mut group = GROUP_COLUMN;
-        if model.cursor(View::Machines).group_column == Some(GROUP) {
-            // Grouped by it: never dropped from a narrow screen; WAITING ON
-            // gives up the room it takes at 80 columns.
-            group.priority = 0;
-            columns[WAITING_ON].width = Width::Fill(22);
-        }
-        columns.push(group);
+    let mut group = GROUP_COLUMN;
+    if model.cursor(View::Machines).group_column == Some(GROUP) {
+        // Grouped by it: never dropped from a narrow screen; WAITING ON
+        // gives up the room it takes at 80 columns.
+        group.priority = 0;
+        columns[WAITING_ON].width = Width::Fill(22);
     }
+    columns.push(group);
     let mut rows: Vec<TableRow> = d
         .rows
         .iter()
         .enumerate()
         .map(|(i, r)| row(i, r, &model.history))
         .collect();
-    for r in &mut rows {
-        // A machine the join gave no group while others have one.
-        r.cells.resize(columns.len(), "-".into());
-    }
     rows.extend(malformed_rows(
         model,
         Kind::LcmMachine,

@@ -8,11 +8,15 @@ use super::{
 };
 use crate::app::model::Model;
 use crate::domain::objects::{ClusterId, Kind};
-use crate::domain::vrouter::pod_status;
+use crate::domain::vrouter::{machines_by_node, pod_status};
 
-const COLUMNS: [Column; 7] = [
-    col("NODE", Width::Min(16), SortKind::Text, 0).keep_end(),
-    col("POD", Width::Min(16), SortKind::Text, 0).keep_end(),
+/// MACHINE beside NODE: `kaas-node-<uuid>` alone means nothing to an
+/// operator (`-` when no machine is known on the node). The machine names
+/// the row first; the node, cut in the middle if need be, after it.
+const COLUMNS: [Column; 8] = [
+    col("NODE", Width::Min(16), SortKind::Text, 1).keep_end(),
+    col("MACHINE", Width::Min(16), SortKind::Text, 0).keep_end(),
+    col("POD", Width::Min(16), SortKind::Text, 1).keep_end(),
     col("REVISION", Width::Min(12), SortKind::Text, 2),
     col("UP-TO-DATE", Width::Fixed(10), SortKind::Text, 0),
     col("READY", Width::Fixed(5), SortKind::Text, 0),
@@ -20,9 +24,13 @@ const COLUMNS: [Column; 7] = [
     col("AGE", Width::Fixed(6), SortKind::Age, 2),
 ];
 
+/// The POD column (malformed objects name themselves there).
+const POD: usize = 2;
+
 pub(super) fn table(model: &Model) -> TableData {
     let kinds = [Kind::VrouterPod, Kind::VrouterDaemonSet];
     let snap = &model.snapshot;
+    let machines = machines_by_node(&model.derived.rows);
     let mut rows: Vec<TableRow> = snap
         .vrouter_pods()
         .map(|pod| {
@@ -56,6 +64,12 @@ pub(super) fn table(model: &Model) -> TableData {
                 id: format!("{}/{}", pod.namespace, pod.name),
                 cells: vec![
                     or_dash(pod.node_name.as_deref()).into(),
+                    or_dash(
+                        pod.node_name
+                            .as_deref()
+                            .and_then(|n| machines.get(n).copied()),
+                    )
+                    .into(),
                     pod.name.clone().into(),
                     revision.into(),
                     up_to_date.into(),
@@ -70,13 +84,19 @@ pub(super) fn table(model: &Model) -> TableData {
             }
         })
         .collect();
-    rows.extend(malformed_rows(model, Kind::VrouterPod, COLUMNS.len(), 1, 2));
+    rows.extend(malformed_rows(
+        model,
+        Kind::VrouterPod,
+        COLUMNS.len(),
+        POD,
+        3,
+    ));
     rows.extend(malformed_rows(
         model,
         Kind::VrouterDaemonSet,
         COLUMNS.len(),
-        1,
-        2,
+        POD,
+        3,
     ));
     TableData {
         columns: COLUMNS.to_vec(),

@@ -11,12 +11,13 @@ use super::{context_line, dry_run_line, frame_box, hints, title};
 use crate::app::actions::access::Availability;
 use crate::app::actions::commence::{CommenceStep, commence_step};
 use crate::app::actions::dialog::{ConfirmDialog, ConfirmFocus};
-use crate::app::actions::plan::ActionPlan;
+use crate::app::actions::plan::{ActionPlan, Change};
 use crate::app::actions::{access_key, availability};
 use crate::app::frame::ConfirmView;
 use crate::app::model::Model;
 use crate::config::theme::Theme;
 use crate::domain::action::ActionId;
+use crate::domain::vrouter;
 
 /// Draws the dialog; returns what of its body it showed and whether the
 /// Confirm button was drawn whole.
@@ -45,11 +46,20 @@ pub(super) fn draw(
             _ => format!("{n} objects:"),
         }));
     }
+    let machines = vrouter::machines_by_node(&model.derived.rows);
     for (i, step) in plan.steps.iter().enumerate().filter(|_| commence.is_none()) {
         body.push(Line::from(vec![
             Span::raw(format!("{:>2}. ", i + 1)),
             Span::styled(step.target.display(), theme.title),
         ]));
+        if let Change::RestartPod { node, .. } = &step.change {
+            // The node's name alone (`kaas-node-<uuid>`) means nothing to
+            // an operator: the machine's name beside it.
+            body.push(Line::from(format!("    node {node}")));
+            if let Some(m) = machines.get(node.as_str()) {
+                body.push(Line::from(format!("    machine {m}")));
+            }
+        }
         body.push(Line::styled(
             format!("    uid {}", step.target.uid),
             theme.muted,

@@ -28,14 +28,22 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
         run.done_count(),
         plan.steps.len()
     )));
+    let machines = vrouter::machines_by_node(&model.derived.rows);
     for (step, status) in plan.steps.iter().zip(&run.steps) {
-        body.push(Line::from(vec![
+        let mut line = vec![
             Span::styled(
                 format!("{:<9}", status.label()),
                 status_style(status, theme),
             ),
             Span::raw(step.target.display()),
-        ]));
+        ];
+        if let Change::RestartPod { node, .. } = &step.change
+            && let Some(m) = machines.get(node.as_str())
+        {
+            // The machine, not `kaas-node-<uuid>` (the confirmation named both).
+            line.push(Span::styled(format!(" ({m})"), theme.muted));
+        }
+        body.push(Line::from(line));
         let detail = status.detail();
         if !detail.is_empty() {
             body.push(Line::styled(format!("         {detail}"), theme.muted));
