@@ -73,11 +73,11 @@ fn cases(base: &Model) -> Vec<Case> {
         },
         Case {
             name: "logs_search",
-            model: with(View::Logs, &|m| m.logs.search = Some("drain".into())),
+            model: with(View::Logs, &|m| m.logs.set_search(Some("drain".into()))),
         },
         Case {
             name: "logs_subject_rare",
-            model: with(View::Logs, &|m| m.logs.subject = vec![last.clone()]),
+            model: with(View::Logs, &|m| m.logs.set_subject(vec![last.clone()])),
         },
     ]
 }

@@ -197,7 +197,7 @@ async fn the_log_is_followed_across_a_bad_byte_and_a_pod_replacement() {
     })
     .await;
     r.until_line("three").await;
-    r.until_status(&format!("following {POD_A} (container controller)"))
+    r.until_status(&format!("connected to {POD_A} (container controller)"))
         .await;
 
     // One bad byte does not end the tail: it shows as U+FFFD and lines keep coming.
@@ -218,7 +218,7 @@ async fn the_log_is_followed_across_a_bad_byte_and_a_pod_replacement() {
             false,
         )
         .unwrap();
-    r.until_status(&format!("{POD_A} was replaced; following {POD_B}"))
+    r.until_status(&format!("{POD_A} was replaced; connected to {POD_B}"))
         .await;
     log(&r.mgmt, POD_B, "b running");
     r.until_line("b running").await;
@@ -298,7 +298,7 @@ async fn a_failed_pod_list_is_reported_until_the_next_list_succeeds() {
     })
     .await;
     r.until_line("one").await;
-    let following = format!("following {POD_A} (container controller)");
+    let following = format!("connected to {POD_A} (container controller)");
     r.until_status(&following).await;
 
     // The pod watch must list again (its version expired), and the next list

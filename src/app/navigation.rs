@@ -68,11 +68,9 @@ pub(crate) fn cycle_sort(model: &mut Model) {
 pub(crate) fn move_to_end(model: &mut Model, bottom: bool) {
     if model.view == View::Logs {
         if bottom {
-            model.logs.follow = true;
-            model.logs.anchor = None;
+            model.logs.follow_newest();
         } else {
-            model.logs.follow = false;
-            model.logs.anchor = model.logs.visible().first().map(|l| l.seq);
+            model.logs.to_oldest();
         }
         return;
     }
@@ -85,23 +83,7 @@ pub(crate) fn move_to_end(model: &mut Model, bottom: bool) {
 }
 
 fn scroll_logs(model: &mut Model, delta: isize) {
-    let visible: Vec<u64> = model.logs.visible().iter().map(|l| l.seq).collect();
-    if visible.is_empty() {
-        return;
-    }
-    let at = model
-        .logs
-        .anchor
-        .and_then(|a| visible.iter().position(|s| *s >= a))
-        .unwrap_or(visible.len() - 1);
-    let next = (at as isize + delta).clamp(0, visible.len() as isize - 1) as usize;
-    if next == visible.len() - 1 && delta > 0 {
-        model.logs.follow = true;
-        model.logs.anchor = None;
-    } else {
-        model.logs.follow = false;
-        model.logs.anchor = Some(visible[next]);
-    }
+    model.logs.scroll(delta);
 }
 
 /// The machine name and node name of the selected Machines row.
@@ -121,9 +103,10 @@ pub(crate) fn logs_for_selected_machine(model: &mut Model) {
         );
         return;
     };
-    model.logs.subject = std::iter::once(machine).chain(node).collect();
-    model.logs.follow = true;
-    model.logs.anchor = None;
+    model
+        .logs
+        .set_subject(std::iter::once(machine).chain(node).collect());
+    model.logs.follow_newest();
     switch_view(model, View::Logs);
 }
 

@@ -301,18 +301,7 @@ fn on_input_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
         KeyCode::Enter => match model.modals.pop() {
             Some(Modal::CommandInput { text }) => return run_command(model, text.text()),
             Some(Modal::LogSearchInput { text }) => {
-                let text = text.text().trim().to_string();
-                model.logs.search = if text.is_empty() { None } else { Some(text) };
-                if let Some(seq) = model.logs.find_match(false) {
-                    model.logs.follow = false;
-                    model.logs.anchor = Some(seq);
-                } else if model.logs.search.is_some() {
-                    notify(
-                        model,
-                        NoticeLevel::Warning,
-                        "no log line matches the search",
-                    );
-                }
+                crate::app::logs::keys::search(model, text.text());
             }
             _ => {}
         },
@@ -444,23 +433,12 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
         ViewEvents => switch_view(model, View::Events),
         ViewAudit => switch_view(model, View::Audit),
         ViewUpdatePlan => switch_view(model, View::UpdatePlan),
-        LogFollow => {
-            model.logs.follow = !model.logs.follow;
-            if model.logs.follow {
-                model.logs.anchor = None;
-            } else {
-                model.logs.anchor = model.logs.visible().last().map(|l| l.seq);
-            }
-        }
+        LogFollow => model.logs.toggle_follow(),
         LogWrap => model.logs.wrap = !model.logs.wrap,
-        LogLevel => model.logs.min_level = model.logs.min_level.next(),
-        LogNextMatch | LogPreviousMatch => match model.logs.find_match(action == LogNextMatch) {
-            Some(seq) => {
-                model.logs.follow = false;
-                model.logs.anchor = Some(seq);
-            }
-            None => notify(model, NoticeLevel::Info, "no further match"),
-        },
+        LogLevel => model.logs.cycle_min_level(),
+        LogNextMatch | LogPreviousMatch => {
+            crate::app::logs::keys::step(model, action == LogNextMatch)
+        }
         LogsForMachine => logs_for_selected_machine(model),
         ToggleSelect => toggle_selected_node(model),
         DismissReminder => crate::app::reminders::dismiss_queue_reminder(model),
@@ -477,8 +455,7 @@ fn on_back(model: &mut Model) {
         return;
     }
     if model.view == View::Logs {
-        model.logs.subject.clear();
-        model.logs.search = None;
+        model.logs.clear_filters();
         return;
     }
     if crate::app::navigation::clear_selection(model) {

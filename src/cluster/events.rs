@@ -24,7 +24,7 @@ pub enum ClusterEvent {
     KindMissing { kind: Kind, message: String },
     /// New lines from the lcm-controller log, in order, without duplicates.
     LogLines { pod: String, lines: Vec<String> },
-    /// The log follower's state changed (following pod X, reconnecting, no pod, …).
+    /// The log follower's state changed (connected to pod X, reconnecting, no pod, …).
     LogStatus { message: String },
     /// A periodic re-list of `kind` found `count` objects that differed from
     /// what the watch had delivered (a change lost on the wire); the

@@ -146,7 +146,8 @@ struct Follower {
     batch: Vec<String>,
     batch_pod: String,
     batch_deadline: Option<Instant>,
-    /// What the log stream is doing ("following X", "retrying in …").
+    /// What the log stream is doing ("connected to X", "retrying in …");
+    /// never "following", the Logs view's word for its own state.
     stream_status: String,
     /// Why the pod watch is failing, until it lists or delivers again.
     pods_error: Option<String>,
@@ -363,10 +364,10 @@ impl Follower {
             Read::Opened => {
                 let container = &self.opts.container;
                 let message = match &conn.start {
-                    Start::First => format!("following {pod} (container {container})"),
+                    Start::First => format!("connected to {pod} (container {container})"),
                     Start::Reconnect => format!("reconnected to {pod} (container {container})"),
                     Start::Replaced(old) => {
-                        format!("{old} was replaced; following {pod} (container {container})")
+                        format!("{old} was replaced; connected to {pod} (container {container})")
                     }
                 };
                 self.status(message);

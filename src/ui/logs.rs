@@ -5,11 +5,11 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::Style;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::app::logs::{LOG_CAPACITY, LogLevel, LogLine, LogPane};
+use crate::app::logs::{FOLLOWING, LOG_CAPACITY, LogLevel, LogLine, LogPane, PAUSED, match_ranges};
 use crate::app::model::Model;
 use crate::config::theme::Theme;
 use crate::ui::pane;
@@ -24,91 +24,64 @@ fn level_style(theme: &Theme, level: Option<LogLevel>) -> Style {
     }
 }
 
-/// `10:28:41` from a zap timestamp (`2025-03-04T10:28:41.123Z`), else the
-/// text as it came (also when byte 8 is not a character boundary: the
-/// timestamp is the cluster's text, not necessarily ASCII).
-fn short_time(ts: &str) -> &str {
-    ts.split_once('T')
-        .and_then(|(_, rest)| rest.get(..8))
-        .unwrap_or(ts)
-}
-
-/// The text of a line as shown: structured lines as `time LEVEL msg k=v`,
-/// plain lines as received.
-pub(crate) fn line_text(line: &LogLine) -> String {
-    let structured = line.ts.is_some() || line.logger.is_some() || !line.fields.is_empty();
-    if !structured {
-        return line.raw.clone();
+/// How far wrapped continuation lines are indented: under the message when
+/// that leaves room, else two columns; never at column 0 when there is room.
+fn hanging_indent(line: &LogLine, width: usize) -> usize {
+    if line.msg_at > 0 && line.msg_at <= width / 2 {
+        line.msg_at
+    } else if width >= 8 {
+        2
+    } else {
+        0
     }
-    let mut s = String::new();
-    if let Some(ts) = &line.ts {
-        s.push_str(short_time(ts));
-        s.push(' ');
-    }
-    let level = line.level.map(|l| l.as_str()).unwrap_or("-");
-    s.push_str(&format!("{:<5} ", level.to_ascii_uppercase()));
-    s.push_str(&line.msg);
-    for (k, v) in &line.fields {
-        s.push_str(&format!(" {k}={v}"));
-    }
-    s
-}
-
-/// Char ranges of case-insensitive matches of `needle` in `hay`.
-fn matches(hay: &[char], needle: &[char]) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    if needle.is_empty() || needle.len() > hay.len() {
-        return out;
-    }
-    let eq = |a: char, b: char| a == b || a.to_lowercase().eq(b.to_lowercase());
-    let mut i = 0;
-    while i + needle.len() <= hay.len() {
-        if hay[i..i + needle.len()]
-            .iter()
-            .zip(needle)
-            .all(|(&a, &b)| eq(a, b))
-        {
-            out.push((i, i + needle.len()));
-            i += needle.len();
-        } else {
-            i += 1;
-        }
-    }
-    out
 }
 
 /// One log line as screen lines: styled by level, search matches
-/// highlighted, cut to `width` (or wrapped at `width` characters).
+/// highlighted (the current match apart from the others), cut to `width`
+/// (or wrapped at `width` characters, continuation lines indented).
 fn render_line(
     line: &LogLine,
     search: &[char],
+    current: bool,
     width: usize,
     wrap: bool,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
-    let text: Vec<char> = line_text(line).chars().collect();
+    let text: Vec<char> = line.text().chars().collect();
     let base = level_style(theme, line.level);
-    let hits = matches(&text, search);
+    let hits = match_ranges(&text, search);
+    let hit_style = if current {
+        current_match_style(theme)
+    } else {
+        theme.search_match
+    };
     let style_at = |i: usize| {
         if hits.iter().any(|&(a, b)| i >= a && i < b) {
-            base.patch(theme.search_match)
+            base.patch(hit_style)
         } else {
             base
         }
     };
     let width = width.max(1);
-    let chunks: Vec<(usize, usize)> = if wrap {
-        (0..text.len().max(1))
-            .step_by(width)
-            .map(|a| (a, (a + width).min(text.len())))
-            .collect()
-    } else {
-        vec![(0, text.len().min(width))]
-    };
+    // (start, end, indent) of each screen line.
+    let mut chunks: Vec<(usize, usize, usize)> = vec![(0, text.len().min(width), 0)];
+    if wrap {
+        let indent = hanging_indent(line, width);
+        let rest = width - indent;
+        let mut a = chunks[0].1;
+        while a < text.len() {
+            let b = (a + rest).min(text.len());
+            chunks.push((a, b, indent));
+            a = b;
+        }
+    }
     chunks
         .into_iter()
-        .map(|(a, b)| {
+        .map(|(a, b, indent)| {
             let mut spans: Vec<Span> = Vec::new();
+            if indent > 0 {
+                spans.push(Span::raw(" ".repeat(indent)));
+            }
             let mut start = a;
             while start < b {
                 let style = style_at(start);
@@ -127,39 +100,42 @@ fn render_line(
         .collect()
 }
 
+/// The current search match: the match colours, bold and underlined, so it
+/// stands apart from the other matches in any theme.
+pub(crate) fn current_match_style(theme: &Theme) -> Style {
+    theme
+        .search_match
+        .add_modifier(Modifier::BOLD | Modifier::UNDERLINED | Modifier::REVERSED)
+}
+
 /// The screen lines to show, oldest first, ending at the anchor (or the
-/// newest line when following); `true` when the oldest kept line is shown.
+/// newest line when following); `true` when the oldest shown line is on
+/// screen. Reads only the lines that fit, through the filtered indices.
 fn window(
     pane: &LogPane,
     height: usize,
     width: usize,
     theme: &Theme,
 ) -> (Vec<Line<'static>>, bool) {
+    let filtered = pane.filtered();
     let search: Vec<char> = pane.search.as_deref().unwrap_or("").chars().collect();
     let end = match (pane.follow, pane.anchor) {
-        (false, Some(seq)) => match pane.lines.binary_search_by_key(&seq, |l| l.seq) {
-            Ok(i) => i + 1,
-            Err(i) => i,
-        },
-        _ => pane.lines.len(),
+        (false, Some(seq)) => filtered.shown_before(seq.saturating_add(1)),
+        _ => filtered.shown.len(),
     };
     let mut out: Vec<Vec<Line<'static>>> = Vec::new();
     let mut rows = 0;
     let mut reached_start = true;
-    for (i, line) in pane.lines.range(..end).enumerate().rev() {
-        if !pane.shows(line) {
-            continue;
-        }
+    for &seq in filtered.shown.range(..end).rev() {
         if rows >= height {
             reached_start = false;
             break;
         }
-        let lines = render_line(line, &search, width, pane.wrap, theme);
+        let Some(line) = pane.line(seq) else { continue };
+        let current = pane.current_match == Some(seq);
+        let lines = render_line(line, &search, current, width, pane.wrap, theme);
         rows += lines.len();
         out.push(lines);
-        if i == 0 {
-            reached_start = true;
-        }
     }
     let mut flat: Vec<Line<'static>> = out.into_iter().rev().flatten().collect();
     // A wrapped line that does not fit shows its end.
@@ -173,24 +149,53 @@ fn window(
 /// The last `n` lines that pass the log view's filters, cut to `width`, for
 /// the Overview.
 pub(crate) fn tail(pane: &LogPane, n: usize, width: usize, theme: &Theme) -> Vec<Line<'static>> {
-    let mut out: Vec<Line<'static>> = pane
-        .lines
-        .iter()
+    let filtered = pane.filtered();
+    let end = match pane.overview_upto {
+        Some(upto) => filtered.shown_before(upto.saturating_add(1)),
+        None => filtered.shown.len(),
+    };
+    let mut out: Vec<Line<'static>> = filtered
+        .shown
+        .range(..end)
         .rev()
-        .filter(|l| pane.overview_upto.is_none_or(|upto| l.seq <= upto))
-        .filter(|l| pane.shows(l))
         .take(n)
-        .flat_map(|l| render_line(l, &[], width, false, theme))
+        .filter_map(|s| pane.line(*s))
+        .flat_map(|l| render_line(l, &[], false, width, false, theme))
         .collect();
     out.reverse();
     out
 }
 
-fn status_line<'a>(pane: &'a LogPane, theme: &Theme) -> Line<'a> {
-    let mut spans = vec![if pane.follow {
-        Span::styled("FOLLOWING", theme.ok)
+/// The follow state in its one word: [`PAUSED`] or [`FOLLOWING`].
+fn follow_word(pane: &LogPane) -> &'static str {
+    if pane.paused() { PAUSED } else { FOLLOWING }
+}
+
+/// The status bar's log item and its priority (higher is dropped first
+/// when short of room): `log: PAUSED` while paused, kept to the last; the
+/// stream's state otherwise (the Logs border shows both).
+pub(crate) fn status_bar_item(pane: &LogPane) -> (String, u8) {
+    if pane.paused() {
+        (format!("log: {PAUSED}"), 0)
     } else {
-        Span::styled("PAUSED", theme.warn)
+        (format!("log: {}", pane.status), 3)
+    }
+}
+
+/// The search part of the header: `search "drain" · match 3/17`.
+fn search_text(pane: &LogPane, search: &str) -> String {
+    match pane.match_position() {
+        (_, 0) => format!("\"{search}\" · no match"),
+        (Some(at), total) => format!("\"{search}\" · match {at}/{total}"),
+        (None, total) => format!("\"{search}\" · {total} matches"),
+    }
+}
+
+fn status_line<'a>(pane: &'a LogPane, theme: &Theme) -> Line<'a> {
+    let mut spans = vec![if pane.paused() {
+        Span::styled(follow_word(pane), theme.warn)
+    } else {
+        Span::styled(follow_word(pane), theme.ok)
     }];
     let mut add = |k: &'static str, v: String, style: Style| {
         spans.push(Span::styled("  │ ", theme.muted));
@@ -207,7 +212,7 @@ fn status_line<'a>(pane: &'a LogPane, theme: &Theme) -> Line<'a> {
         add("about ", pane.subject.join(" or "), theme.key_hint);
     }
     if let Some(s) = &pane.search {
-        add("search ", format!("\"{s}\""), theme.search_match);
+        add("search ", search_text(pane, s), theme.search_match);
     }
     add("lines ", pane.lines.len().to_string(), Style::new());
     if pane.dropped > 0 {
@@ -223,10 +228,15 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
         !model.modals.overlay_open(),
         theme,
     )
-    .title_bottom(Line::styled(
-        format!(" {} ", pane_state.status),
-        theme.muted,
-    ));
+    .title_bottom(if pane_state.paused() {
+        Line::from(vec![
+            Span::raw(" "),
+            Span::styled(PAUSED, theme.warn),
+            Span::styled(format!(" · {} ", pane_state.status), theme.muted),
+        ])
+    } else {
+        Line::styled(format!(" {} ", pane_state.status), theme.muted)
+    });
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if inner.height < 2 {
@@ -281,22 +291,6 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn short_time_keeps_odd_timestamps_whole() {
-        assert_eq!(short_time("2025-03-04T10:28:41.123Z"), "10:28:41");
-        assert_eq!(short_time("2025-03-04T10:28"), "2025-03-04T10:28");
-        // Byte 8 after the `T` falls inside `é`: no panic, the text as it came.
-        assert_eq!(short_time("xT1234567é"), "xT1234567é");
-    }
-
-    #[test]
-    fn search_matches_ignore_case() {
-        let hay: Vec<char> = "Drain failed; DRAIN again".chars().collect();
-        let needle: Vec<char> = "drain".chars().collect();
-        assert_eq!(matches(&hay, &needle), vec![(0, 5), (14, 19)]);
-        assert!(matches(&hay, &[]).is_empty());
-    }
 
     #[test]
     fn only_the_lines_that_fit_are_rendered() {

@@ -176,7 +176,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
             },
             1,
         ),
-        (format!("log: {}", model.logs.status), 3),
+        crate::ui::logs::status_bar_item(&model.logs),
     ];
     if let Some(mark) = clock_mark(model) {
         optional.push((mark, 0));

@@ -300,7 +300,7 @@ fn load(case: &Case, stats: &mut Stats) -> Model {
     feed(
         &mut model,
         ClusterEvent::LogStatus {
-            message: sanitize(&format!("following {pod} (container controller)")),
+            message: sanitize(&format!("connected to {pod} (container controller)")),
         },
     );
     feed(&mut model, ClusterEvent::LogLines { pod, lines });

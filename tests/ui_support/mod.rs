@@ -108,7 +108,7 @@ pub fn base_model() -> Model {
     m.last_event = Some(ago(3));
     m.logs
         .push("lcm-lcm-controller-5d8f7b9c4-x2x7k", &log_lines());
-    m.logs.status = "following lcm-lcm-controller-5d8f7b9c4-x2x7k".into();
+    m.logs.status = "connected to lcm-lcm-controller-5d8f7b9c4-x2x7k".into();
     settled(&mut m);
     m
 }

@@ -1,0 +1,220 @@
+//! One log line as the console keeps it: parsed (zap JSON, klog header or
+//! plain text), sanitized after decoding, and its text as shown.
+
+use crate::sanitize::sanitize;
+
+/// Log severity, ordered from least to most severe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LogLevel {
+    Debug,
+    Info,
+    Warn,
+    Error,
+}
+
+impl LogLevel {
+    pub fn parse(s: &str) -> Option<LogLevel> {
+        match s.to_ascii_lowercase().as_str() {
+            "debug" | "trace" => Some(LogLevel::Debug),
+            "info" => Some(LogLevel::Info),
+            "warn" | "warning" => Some(LogLevel::Warn),
+            "error" | "dpanic" | "panic" | "fatal" => Some(LogLevel::Error),
+            _ => None,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Warn => "warn",
+            LogLevel::Error => "error",
+        }
+    }
+    /// The next minimum level when cycling with the log-level key.
+    pub fn next(self) -> LogLevel {
+        match self {
+            LogLevel::Debug => LogLevel::Info,
+            LogLevel::Info => LogLevel::Warn,
+            LogLevel::Warn => LogLevel::Error,
+            LogLevel::Error => LogLevel::Debug,
+        }
+    }
+}
+
+/// The level of a klog header's first word: its letter (`I`, `W`, `E`,
+/// `F`) then the month and day (`1123`), as Kubernetes components and
+/// client-go write them. `F` (fatal) counts as an error.
+fn klog_level(word: &str) -> Option<LogLevel> {
+    let mut chars = word.chars();
+    let letter = chars.next()?;
+    let digits = chars.as_str();
+    if digits.len() != 4 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    match letter {
+        'I' => Some(LogLevel::Info),
+        'W' => Some(LogLevel::Warn),
+        'E' | 'F' => Some(LogLevel::Error),
+        _ => None,
+    }
+}
+
+/// One parsed log line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogLine {
+    /// Increasing number of the line in this session (stable across trimming).
+    pub seq: u64,
+    /// The pod the line came from.
+    pub pod: String,
+    /// The line as received (sanitized).
+    pub raw: String,
+    /// Parsed severity, if the line said.
+    pub level: Option<LogLevel>,
+    pub ts: Option<String>,
+    pub logger: Option<String>,
+    /// The message (the whole line for plain text).
+    pub msg: String,
+    /// Other JSON fields, `key=value`, in the order they appeared.
+    pub fields: Vec<(String, String)>,
+    /// A structured line as the Logs view shows it, made once on arrival
+    /// (empty for plain lines: they are shown as received). Read it with
+    /// [`LogLine::text`].
+    shown: String,
+    /// The character column of [`LogLine::text`] where the message starts
+    /// (after the time and level, or after a klog header's `] `): wrapped
+    /// lines continue under it. 0 when the line has no header.
+    pub msg_at: usize,
+}
+
+impl LogLine {
+    pub fn parse(seq: u64, pod: &str, raw: &str) -> LogLine {
+        let mut line = LogLine {
+            seq,
+            pod: pod.to_string(),
+            raw: raw.to_string(),
+            level: None,
+            ts: None,
+            logger: None,
+            msg: raw.to_string(),
+            fields: Vec::new(),
+            shown: String::new(),
+            msg_at: 0,
+        };
+        let trimmed = raw.trim_start();
+        if trimmed.starts_with('{')
+            && let Ok(serde_json::Value::Object(map)) =
+                serde_json::from_str::<serde_json::Value>(trimmed)
+        {
+            for (k, v) in map {
+                let text = match &v {
+                    serde_json::Value::String(s) => sanitize(s),
+                    other => sanitize(&sanitized_json(other).to_string()),
+                };
+                match k.as_str() {
+                    "level" => line.level = LogLevel::parse(&text),
+                    "ts" | "time" | "timestamp" => line.ts = Some(text),
+                    "logger" => line.logger = Some(text),
+                    "msg" | "message" => line.msg = text,
+                    _ => line.fields.push((sanitize(&k), text)),
+                }
+            }
+            line.set_shown_text();
+            return line;
+        }
+        // Plain text: a klog header (`I1123 10:00:00.000000 1 file.go:70] …`)
+        // or a leading word such as "ERROR".
+        let first = trimmed.split_whitespace().next().unwrap_or("");
+        line.level = klog_level(first)
+            .or_else(|| LogLevel::parse(first.trim_matches(|c: char| !c.is_alphabetic())));
+        line.set_shown_text();
+        line
+    }
+
+    /// Whether the line has a time, logger or fields: it is shown as
+    /// `time LEVEL msg k=v`, else as received.
+    fn structured(&self) -> bool {
+        self.ts.is_some() || self.logger.is_some() || !self.fields.is_empty()
+    }
+
+    /// The line as the Logs view shows it: what search looks at.
+    pub fn text(&self) -> &str {
+        if self.shown.is_empty() {
+            &self.raw
+        } else {
+            &self.shown
+        }
+    }
+
+    fn set_shown_text(&mut self) {
+        if self.structured() {
+            self.shown = self.shown_text();
+        }
+        self.msg_at = if self.structured() {
+            // The time and the level column before the message.
+            self.ts
+                .as_deref()
+                .map_or(0, |ts| short_time(ts).chars().count() + 1)
+                + 6
+        } else if self.level.is_some()
+            && klog_level(self.raw.split_whitespace().next().unwrap_or("")).is_some()
+        {
+            // A klog header ends at the first `] ` (`… file.go:70] msg`).
+            self.raw
+                .find("] ")
+                .map_or(0, |at| self.raw[..at + 2].chars().count())
+        } else {
+            0
+        };
+    }
+
+    /// The text of a line as shown: structured lines as `time LEVEL msg k=v`,
+    /// plain lines as received.
+    fn shown_text(&self) -> String {
+        if !self.structured() {
+            return self.raw.clone();
+        }
+        let mut s = String::new();
+        if let Some(ts) = &self.ts {
+            s.push_str(short_time(ts));
+            s.push(' ');
+        }
+        let level = self.level.map(|l| l.as_str()).unwrap_or("-");
+        s.push_str(&format!("{:<5} ", level.to_ascii_uppercase()));
+        s.push_str(&self.msg);
+        for (k, v) in &self.fields {
+            s.push_str(&format!(" {k}={v}"));
+        }
+        s
+    }
+
+    /// Whether the line mentions `needle` (case-insensitive) anywhere.
+    pub fn mentions(&self, needle_lower: &str) -> bool {
+        self.raw.to_lowercase().contains(needle_lower)
+    }
+}
+
+/// `10:28:41` from a zap timestamp (`2025-03-04T10:28:41.123Z`), else the
+/// text as it came (also when byte 8 is not a character boundary: the
+/// timestamp is the cluster's text, not necessarily ASCII).
+pub(crate) fn short_time(ts: &str) -> &str {
+    ts.split_once('T')
+        .and_then(|(_, rest)| rest.get(..8))
+        .unwrap_or(ts)
+}
+
+/// A nested JSON value with every string (and key) in it decoded and
+/// sanitized, so that it is drawn as JSON text without `\u001b` escapes of
+/// control characters: they are gone, not spelled out.
+fn sanitized_json(v: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => Value::String(sanitize(s)),
+        Value::Array(a) => Value::Array(a.iter().map(sanitized_json).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| (sanitize(k), sanitized_json(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
