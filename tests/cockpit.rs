@@ -1,0 +1,305 @@
+//! The cockpit (issue 10 items 1–4): what waits, since when, and what to do.
+//! The `stuck-drain` scenario stepped on the simulator's clock with a
+//! History fed as the console feeds it, and small fixtures for the first
+//! machine's stall, a cluster lock and the honest age after an operator's
+//! wait.
+
+mod sim_snapshot;
+
+use jiff::{SignedDuration, Timestamp};
+use mosk_console::domain::attention::{AttentionItem, AttentionKind, attention_with, queue};
+use mosk_console::domain::expected::Expected;
+use mosk_console::domain::fixtures::{self, Scenario, at, names::*};
+use mosk_console::domain::history::History;
+use mosk_console::domain::next_step;
+use mosk_console::domain::objects::{Controller, Kind, LockState, MachineState, Object, Snapshot};
+use mosk_console::domain::progress::{blocked, progress};
+use mosk_console::sim::scenario::load::load_scenario;
+use mosk_console::sim::world::SimWorld;
+
+/// The console's view of a simulated world over time: each kind re-listed
+/// into one snapshot and its history, as a watch re-list does.
+struct Played {
+    world: SimWorld,
+    snap: Snapshot,
+    history: History,
+}
+
+impl Played {
+    fn new(scenario: &str) -> Played {
+        let mut p = Played {
+            world: SimWorld::new(load_scenario(scenario).unwrap(), 7),
+            snap: Snapshot::default(),
+            history: History::new(),
+        };
+        p.observe();
+        p
+    }
+    fn observe(&mut self) {
+        let fresh = sim_snapshot::snapshot(&self.world);
+        let now = self.world.now();
+        for kind in Kind::ALL {
+            let objs: Vec<Object> = fresh
+                .objects
+                .values()
+                .filter(|o| o.key().kind == kind)
+                .cloned()
+                .collect();
+            self.history.relist(&mut self.snap, kind, objs, now);
+        }
+    }
+    fn step(&mut self, d: SignedDuration) {
+        let end = self.world.now() + d;
+        while self.world.now() < end {
+            self.world.step(SignedDuration::from_secs(10));
+            self.observe();
+        }
+    }
+    fn queue(&self) -> Vec<AttentionItem> {
+        queue(
+            &self.snap,
+            &self.history,
+            self.world.now(),
+            &Default::default(),
+            &Expected::default(),
+        )
+    }
+}
+
+#[test]
+fn stuck_drain_names_the_ceph_lock_with_its_age_and_next_step_and_the_eta_grows() {
+    let mut p = Played::new("stuck-drain");
+    // Until the storage worker's turn comes.
+    let storage = p
+        .snap
+        .machines()
+        .find(|m| m.name.contains("storage"))
+        .map(|m| (m.name.clone(), m.hostname.clone().unwrap()))
+        .unwrap();
+    let mut minutes = 0;
+    let turn = loop {
+        p.step(SignedDuration::from_mins(1));
+        if let Some(r) = p.snap.node_requests().find(|r| r.node_name == storage.1) {
+            break r.created.unwrap();
+        }
+        minutes += 1;
+        assert!(minutes < 24 * 60, "the storage worker's turn never came");
+    };
+    // Twenty minutes into its turn: one item for the node, naming the lock.
+    p.step(SignedDuration::from_mins(20));
+    let items = p.queue();
+    let of_node: Vec<&AttentionItem> = items
+        .iter()
+        .filter(|i| i.node.as_deref() == Some(storage.1.as_str()))
+        .collect();
+    assert_eq!(
+        of_node.len(),
+        1,
+        "one item per cause per node: {of_node:#?}"
+    );
+    let item = of_node[0];
+    assert_eq!(item.kind, AttentionKind::LockHeld);
+    assert_eq!(item.subject, storage.0);
+    assert!(
+        item.why.starts_with(&format!(
+            "ceph NodeWorkloadLock ceph-{} is still active",
+            storage.1
+        )),
+        "{}",
+        item.why
+    );
+    assert!(
+        item.why.contains("LCM's cordon-drain waits for it"),
+        "{}",
+        item.why
+    );
+    // Its age counts from the node's turn (exact: the request's creation).
+    assert_eq!(item.since, turn);
+    assert!(!item.at_least);
+    // The stall is a symptom of that wait, folded under it.
+    assert!(
+        item.symptoms.iter().any(|s| s.kind == AttentionKind::Stall),
+        "{:#?}",
+        item.symptoms
+    );
+    // What to do, with its source, marked inferred.
+    let step = next_step::for_item(item, &p.snap).expect("a next step");
+    assert_eq!(step.cause, "lock-held/ceph");
+    assert!(step.text.starts_with("Check Ceph health"), "{}", step.text);
+    assert!(step.inferred);
+
+    // The ETA: blocked on that machine, and the wait grows with the clock.
+    let blocked_at = |p: &Played| {
+        let b = blocked(&p.queue()).expect("the update is blocked");
+        (b.subject.clone(), p.world.now().duration_since(b.since))
+    };
+    let (on, first) = blocked_at(&p);
+    assert_eq!(on, storage.0);
+    p.step(SignedDuration::from_mins(40));
+    let (on, later) = blocked_at(&p);
+    assert_eq!(on, storage.0);
+    assert_eq!(later - first, SignedDuration::from_mins(40));
+    // The estimate itself is still there, for after the wait.
+    let pr = progress(&p.snap, &p.history, p.world.now());
+    assert!(pr.eta.is_some() && pr.updating, "{pr:#?}");
+}
+
+/// The fixture cluster before the update (07:00), the update started.
+fn started() -> Scenario {
+    let mut sc = Scenario::new();
+    sc.load(fixtures::idle(), at("07:00"));
+    sc.apply(
+        Object::ClusterMaintenanceRequest(fixtures::cmr(at("07:00"))),
+        at("07:00"),
+    );
+    sc
+}
+
+fn set_state(sc: &mut Scenario, name: &str, state: MachineState, when: Timestamp) {
+    let Some(Object::Machine(m)) = sc
+        .snap
+        .objects
+        .values()
+        .find(|o| matches!(o, Object::Machine(m) if m.name == name))
+        .cloned()
+    else {
+        panic!("no machine {name}");
+    };
+    let mut m = m;
+    m.state = state;
+    sc.apply(Object::Machine(m), when);
+}
+
+fn stalls(items: &[AttentionItem], subject: &str) -> usize {
+    items
+        .iter()
+        .filter(|i| i.subject == subject)
+        .flat_map(|i| std::iter::once(i.kind).chain(i.symptoms.iter().map(|s| s.kind)))
+        .filter(|k| *k == AttentionKind::Stall)
+        .count()
+}
+
+#[test]
+fn the_first_master_stalls_after_the_expected_turn_not_before() {
+    let mut sc = started();
+    sc.apply(
+        Object::NodeMaintenanceRequest(fixtures::nmr(NODE_M0, "os", at("07:05"))),
+        at("07:05"),
+    );
+    // Its locks released: LCM has the node (nothing else to wait on).
+    for l in sc
+        .snap
+        .node_locks()
+        .filter(|l| l.node_name.as_deref() == Some(NODE_M0))
+        .cloned()
+        .collect::<Vec<_>>()
+    {
+        let l = mosk_console::domain::objects::WorkloadLock {
+            state: LockState::Inactive,
+            ..l
+        };
+        sc.apply(Object::NodeWorkloadLock(l), at("07:06"));
+    }
+    set_state(&mut sc, MASTER_0, MachineState::Deploy, at("07:06"));
+    let e = Expected::default();
+    // No machine has finished: nothing to compare with but the expected
+    // 45 minutes of a master's turn.
+    let before = attention_with(&sc.snap, &sc.history, at("07:49"), &e);
+    assert_eq!(stalls(&before, MASTER_0), 0, "{before:#?}");
+    let after = attention_with(&sc.snap, &sc.history, at("07:51"), &e);
+    assert_eq!(stalls(&after, MASTER_0), 1, "{after:#?}");
+    let item = after.iter().find(|i| i.subject == MASTER_0).unwrap();
+    assert_eq!(item.kind, AttentionKind::Stall);
+    assert!(
+        item.why.contains("in its turn for 46m")
+            && item.why.contains("expected 45m")
+            && item.why.contains("expected.master_turn"),
+        "{}",
+        item.why
+    );
+    // The config file's duration is the one used.
+    let short = Expected {
+        master_turn: SignedDuration::from_mins(30),
+        ..e
+    };
+    let early = attention_with(&sc.snap, &sc.history, at("07:36"), &short);
+    assert_eq!(stalls(&early, MASTER_0), 1, "{early:#?}");
+}
+
+#[test]
+fn a_worker_whose_turn_comes_late_is_aged_from_its_turn_not_from_the_update() {
+    let mut sc = started();
+    // Every worker enters Prepare at the start and waits for its turn.
+    for w in [WORKER_1, WORKER_2, WORKER_3, WORKER_4] {
+        set_state(&mut sc, w, MachineState::Prepare, at("07:02"));
+    }
+    // Worker-1's turn: 07:10 to 07:40, Prepare taking 5 minutes of it.
+    sc.apply(
+        Object::NodeMaintenanceRequest(fixtures::nmr(NODE_W1, "os", at("07:10"))),
+        at("07:10"),
+    );
+    set_state(&mut sc, WORKER_1, MachineState::Deploy, at("07:15"));
+    set_state(&mut sc, WORKER_1, MachineState::Ready, at("07:40"));
+    sc.remove(
+        &Object::NodeMaintenanceRequest(fixtures::nmr(NODE_W1, "os", at("07:10"))).key(),
+        at("07:40"),
+    );
+    // Worker-2 waited three hours for the operator; its turn starts at 10:40.
+    sc.apply(
+        Object::NodeMaintenanceRequest(fixtures::nmr(NODE_W2, "os", at("10:40"))),
+        at("10:40"),
+    );
+    let since = sc.history.in_turn_since(WORKER_2).unwrap();
+    assert_eq!(since.at, at("10:40"), "in Prepare since its turn");
+    // The median Prepare (5 minutes, within a turn) x3 is 15 minutes: at
+    // 10:50 worker-2 is not stalled, although it entered Prepare at 07:02.
+    let items = attention_with(&sc.snap, &sc.history, at("10:50"), &Expected::default());
+    assert_eq!(stalls(&items, WORKER_2), 0, "{items:#?}");
+    // At 10:56 it is: 16 minutes of its own turn.
+    let items = attention_with(&sc.snap, &sc.history, at("10:56"), &Expected::default());
+    assert_eq!(stalls(&items, WORKER_2), 1, "{items:#?}");
+    let item = items.iter().find(|i| i.subject == WORKER_2).unwrap();
+    assert_eq!(item.since, at("10:40"));
+    assert!(item.why.contains("in Prepare for 16m"), "{}", item.why);
+}
+
+#[test]
+fn a_cluster_lock_held_past_its_expected_time_is_named_first_in_the_updates_order() {
+    let mut sc = started();
+    for (name, controller) in [
+        (OPENSTACK_CWL, Controller::Openstack),
+        (CEPH_CWL, Controller::Ceph),
+    ] {
+        sc.apply(
+            Object::ClusterWorkloadLock(fixtures::cluster_lock(
+                name,
+                controller,
+                LockState::Active,
+            )),
+            at("07:00"),
+        );
+    }
+    let e = Expected::default();
+    let held = |now: &str| -> Vec<AttentionItem> {
+        attention_with(&sc.snap, &sc.history, at(now), &e)
+            .into_iter()
+            .filter(|i| i.kind == AttentionKind::LockHeld)
+            .collect()
+    };
+    assert!(held("08:29").is_empty(), "{:#?}", held("08:29"));
+    let items = held("08:31");
+    // Ceph waits for OpenStack: the OpenStack lock is the one named.
+    assert_eq!(items.len(), 1, "{items:#?}");
+    assert_eq!(items[0].subject, OPENSTACK_CWL);
+    assert_eq!(items[0].since, at("07:00"));
+    assert!(
+        items[0].why.contains("expected.cluster_lock"),
+        "{}",
+        items[0].why
+    );
+    let step = next_step::for_item(&items[0], &sc.snap).unwrap();
+    assert_eq!(step.cause, "lock-held/openstack");
+    // And the update is blocked on it.
+    let b = blocked(&attention_with(&sc.snap, &sc.history, at("08:31"), &e)).unwrap();
+    assert_eq!(b.subject, OPENSTACK_CWL);
+}
