@@ -180,13 +180,8 @@ pub(crate) fn draw_notices(
     scroll: u16,
     theme: &Theme,
 ) {
-    let width = area.width.min(100);
-    let rect = Rect::new(
-        area.x + (area.width - width) / 2,
-        area.y,
-        width,
-        area.height,
-    );
+    let rect = crate::ui::centred_column(area, 100);
+    let width = rect.width;
     let inner_width = width.saturating_sub(2) as usize;
     let mut lines: Vec<Line> = Vec::new();
     for n in model.notices.iter().rev() {

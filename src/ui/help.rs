@@ -49,13 +49,7 @@ pub(crate) fn help_lines(model: &Model, theme: &Theme) -> Vec<Line<'static>> {
 }
 
 pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, scroll: u16, theme: &Theme) {
-    let width = area.width.min(84);
-    let rect = Rect::new(
-        area.x + (area.width - width) / 2,
-        area.y,
-        width,
-        area.height,
-    );
+    let rect = crate::ui::centred_column(area, 84);
     let lines = help_lines(model, theme);
     let inner_height = rect.height.saturating_sub(2) as usize;
     let max_scroll = lines.len().saturating_sub(inner_height);

@@ -225,3 +225,15 @@ pub(crate) fn pane<'a>(title: impl Into<Line<'a>>, focused: bool, theme: &Theme)
         })
         .title(title.into().style(theme.title))
 }
+
+/// A full-height column at most `max` wide, centred in `area` (the help and
+/// the notices overlays).
+pub(crate) fn centred_column(area: Rect, max: u16) -> Rect {
+    let width = area.width.min(max);
+    Rect::new(
+        area.x + (area.width - width) / 2,
+        area.y,
+        width,
+        area.height,
+    )
+}

@@ -92,6 +92,22 @@ fn frame_box(
     inner
 }
 
+/// A small question's box: its `body` (wrapped, `rows` lines) at the top,
+/// a blank line when there is room, the key `hints` on the last line.
+fn body_and_hints(frame: &mut Frame, inner: Rect, rows: u16, body: Vec<Line<'_>>, hints: Line<'_>) {
+    let [body_area, _, hints_area] = Layout::vertical([
+        Constraint::Fill(1),
+        Constraint::Length(if inner.height > rows + 1 { 1 } else { 0 }),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
+    frame.render_widget(
+        ratatui::widgets::Paragraph::new(body).wrap(ratatui::widgets::Wrap { trim: false }),
+        body_area,
+    );
+    frame.render_widget(ratatui::widgets::Paragraph::new(hints), hints_area);
+}
+
 /// The title: the action's label, then DRY-RUN when it applies.
 fn title<'a>(label: &'a str, dry_run: bool, theme: &Theme) -> Line<'a> {
     let mut spans = vec![Span::styled(format!(" {label} "), theme.title)];

@@ -2,11 +2,10 @@
 //! the object in flight and what quitting does to it.
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::text::Line;
-use ratatui::widgets::{Paragraph, Wrap};
 
-use super::{frame_box, hints};
+use super::{body_and_hints, frame_box, hints};
 use crate::app::actions::EXIT_WAIT;
 use crate::app::model::Model;
 use crate::config::theme::Theme;
@@ -48,15 +47,11 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
         Line::styled(" Quit ", theme.title),
         theme,
     );
-    let [body_area, _, hints_area] = Layout::vertical([
-        Constraint::Fill(1),
-        Constraint::Length(if inner.height > rows + 1 { 1 } else { 0 }),
-        Constraint::Length(1),
-    ])
-    .areas(inner);
-    frame.render_widget(Paragraph::new(body).wrap(Wrap { trim: false }), body_area);
-    frame.render_widget(
-        Paragraph::new(hints(&[("y", "quit"), ("n/Esc", "stay")], theme)),
-        hints_area,
+    body_and_hints(
+        frame,
+        inner,
+        rows,
+        body,
+        hints(&[("y", "quit"), ("n/Esc", "stay")], theme),
     );
 }

@@ -3,11 +3,10 @@
 //! through the one action path (its dialog, confirmation and audit).
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
 
-use super::{frame_box, hints};
+use super::{body_and_hints, frame_box, hints};
 use crate::app::actions::dialog::WhichSet;
 use crate::app::model::Model;
 use crate::config::theme::Theme;
@@ -81,22 +80,18 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, model: &Model, w: &WhichSet, t
         ),
         theme,
     );
-    let [body_area, _, hints_area] = Layout::vertical([
-        Constraint::Fill(1),
-        Constraint::Length(if inner.height > rows + 1 { 1 } else { 0 }),
-        Constraint::Length(1),
-    ])
-    .areas(inner);
-    frame.render_widget(Paragraph::new(body).wrap(Wrap { trim: false }), body_area);
-    frame.render_widget(
-        Paragraph::new(hints(
+    body_and_hints(
+        frame,
+        inner,
+        rows,
+        body,
+        hints(
             &[
                 ("c", "cursor row"),
                 ("s", "selected rows"),
                 ("Esc", "cancel"),
             ],
             theme,
-        )),
-        hints_area,
+        ),
     );
 }
