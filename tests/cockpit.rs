@@ -116,12 +116,8 @@ fn stuck_drain_names_the_ceph_lock_with_its_age_and_next_step_and_the_eta_grows(
     // Its age counts from the node's turn (exact: the request's creation).
     assert_eq!(item.since, turn);
     assert!(!item.at_least);
-    // The stall is a symptom of that wait, folded under it.
-    assert!(
-        item.symptoms.iter().any(|s| s.kind == AttentionKind::Stall),
-        "{:#?}",
-        item.symptoms
-    );
+    // The first worker has no peer yet: no stall before its expected turn.
+    assert!(item.symptoms.is_empty(), "{:#?}", item.symptoms);
     // What to do, with its source, marked inferred.
     let step = next_step::for_item(item, &p.snap).expect("a next step");
     assert_eq!(step.cause, "lock-held/ceph");
@@ -139,6 +135,21 @@ fn stuck_drain_names_the_ceph_lock_with_its_age_and_next_step_and_the_eta_grows(
     let (on, later) = blocked_at(&p);
     assert_eq!(on, storage.0);
     assert_eq!(later - first, SignedDuration::from_mins(40));
+    // Past the expected worker turn (60m) the stall appears, as a symptom
+    // of that wait, folded under it.
+    p.step(SignedDuration::from_mins(2));
+    let items = p.queue();
+    let item = items
+        .iter()
+        .find(|i| i.node.as_deref() == Some(storage.1.as_str()))
+        .unwrap();
+    assert_eq!(item.kind, AttentionKind::LockHeld);
+    let stall = item
+        .symptoms
+        .iter()
+        .find(|s| s.kind == AttentionKind::Stall)
+        .unwrap_or_else(|| panic!("{:#?}", item.symptoms));
+    assert!(stall.why.contains("expected.worker_turn"), "{}", stall.why);
     // The estimate itself is still there, for after the wait.
     let pr = progress(&p.snap, &p.history, p.world.now());
     assert!(pr.eta.is_some() && pr.updating, "{pr:#?}");
@@ -302,4 +313,75 @@ fn a_cluster_lock_held_past_its_expected_time_is_named_first_in_the_updates_orde
     // And the update is blocked on it.
     let b = blocked(&attention_with(&sc.snap, &sc.history, at("08:31"), &e)).unwrap();
     assert_eq!(b.subject, OPENSTACK_CWL);
+}
+
+#[test]
+fn a_node_queued_by_the_openstack_controller_is_neither_held_nor_stalled() {
+    let mut sc = started();
+    set_state(&mut sc, WORKER_1, MachineState::Prepare, at("07:02"));
+    sc.apply(
+        Object::NodeMaintenanceRequest(fixtures::nmr(NODE_W1, "os", at("07:10"))),
+        at("07:10"),
+    );
+    // Another node holds the maintenance slot (E-CONC): its turn has not come.
+    let deferred = format!(
+        "{} Number of inactive NodeWorkloadLocks exceeds allowed concurrency. Deferring processing for node {NODE_W1}",
+        fixtures::rockoon_stamp("07:10:05")
+    );
+    let lock = fixtures::node_lock(
+        Controller::Openstack,
+        NODE_W1,
+        LockState::Active,
+        Some(&deferred),
+    );
+    sc.apply(Object::NodeWorkloadLock(lock.clone()), at("07:10"));
+    let e = Expected::default();
+    let items = attention_with(&sc.snap, &sc.history, at("09:30"), &e);
+    assert!(
+        items
+            .iter()
+            .all(|i| i.subject != WORKER_1 && i.node.as_deref() != Some(NODE_W1)),
+        "{items:#?}"
+    );
+    // Its turn taken (the deferral gone), the same wait is a held lock.
+    sc.apply(
+        Object::NodeWorkloadLock(mosk_console::domain::objects::WorkloadLock {
+            error_message: None,
+            ..lock
+        }),
+        at("09:30"),
+    );
+    let items = attention_with(&sc.snap, &sc.history, at("09:31"), &e);
+    assert!(
+        items
+            .iter()
+            .any(|i| i.kind == AttentionKind::LockHeld && i.subject == WORKER_1),
+        "{items:#?}"
+    );
+}
+
+#[test]
+fn a_turn_first_seen_mid_way_takes_its_requests_creation_when_the_request_arrives_later() {
+    let mut sc = Scenario::new();
+    let mut snap = fixtures::idle();
+    // The console starts with master-0 already in Deploy …
+    let m0 = snap
+        .machines()
+        .find(|m| m.name == MASTER_0)
+        .cloned()
+        .unwrap();
+    snap.apply(Object::Machine(mosk_console::domain::objects::Machine {
+        state: MachineState::Deploy,
+        ..m0
+    }));
+    sc.load(snap, at("08:00"));
+    let first = sc.history.turn_since(MASTER_0).unwrap();
+    assert_eq!((first.at, first.observed), (at("08:00"), false));
+    // … and its maintenance request (another cluster's watch) a moment later.
+    sc.apply(
+        Object::NodeMaintenanceRequest(fixtures::nmr(NODE_M0, "os", at("07:00"))),
+        at("08:00"),
+    );
+    let turn = sc.history.turn_since(MASTER_0).unwrap();
+    assert_eq!((turn.at, turn.observed), (at("07:00"), true));
 }

@@ -285,9 +285,9 @@ fn failed_locks(snap: &Snapshot, history: &History, now: Timestamp, out: &mut Ve
                 .lock_state_since(&key)
                 .or(msg.and_then(|m| m.at))
                 .unwrap_or(now),
+            at_least: history.lock_since(&key).is_some_and(|s| !s.observed),
             action: None,
             key,
-            at_least: false,
             symptoms: Vec::new(),
         });
     }

@@ -23,6 +23,16 @@ pub const MAX_CHANGES: usize = 5_000;
 pub const MAX_FINISHED: usize = 10_000;
 pub const MAX_SAMPLES: usize = 1_000;
 
+/// The turn should start at `start` instead: none is known, or the known
+/// one is only the console's first sight of the machine and `start` (its
+/// maintenance request, seen later: the watches run apart) is earlier.
+fn later_than(turn: Option<(Timestamp, bool)>, start: Timestamp) -> bool {
+    match turn {
+        None => true,
+        Some((at, observed)) => !observed && start < at,
+    }
+}
+
 /// Since when something holds, and whether the console saw it begin: when
 /// `observed` is false, `at` is the console's first sight and the true start
 /// is earlier (show the age as "≥ N").
@@ -75,7 +85,9 @@ pub struct History {
     machines: BTreeMap<String, MachineTrack>,
     finished: VecDeque<FinishedMachine>,
     done: BTreeSet<String>,
-    samples: BTreeMap<MachineState, VecDeque<SignedDuration>>,
+    /// Durations of each state within a turn, by machine type (a master's
+    /// Deploy says nothing about a worker's).
+    samples: BTreeMap<(MachineType, MachineState), VecDeque<SignedDuration>>,
     /// Node maintenance requests by node name: (created or first seen).
     nmr_since: BTreeMap<String, Timestamp>,
     /// Each lock's state, since when, and whether that transition was seen.
@@ -196,7 +208,7 @@ impl History {
                     .machines
                     .values_mut()
                     .find(|t| t.hostname.as_deref().is_some_and(|h| same_node(h, &name)))
-                    && t.turn.is_none()
+                    && later_than(t.turn, since)
                 {
                     t.turn = Some((since, r.created.is_some()));
                 }
@@ -319,8 +331,8 @@ impl History {
         };
         t.machine_type = m.machine_type.clone();
         t.hostname = hostname;
-        if t.turn.is_none()
-            && let Some(n) = nmr
+        if let Some(n) = nmr
+            && later_than(t.turn, n)
         {
             t.turn = Some((n, true));
         }
@@ -335,7 +347,10 @@ impl History {
                 Some((turn, _)) => t.since.max(turn),
                 None => t.since,
             };
-            let samples = self.samples.entry(t.state.clone()).or_default();
+            let samples = self
+                .samples
+                .entry((t.machine_type.clone(), t.state.clone()))
+                .or_default();
             if samples.len() == MAX_SAMPLES {
                 samples.pop_front();
             }
@@ -473,22 +488,41 @@ impl History {
     /// The median time machines spent in `state` within their turn
     /// (observed entries and exits only).
     pub fn median_state_duration(&self, state: &MachineState) -> Option<SignedDuration> {
-        let s = self.samples.get(state)?;
-        if s.is_empty() {
-            return None;
-        }
-        let mut v: Vec<SignedDuration> = s.iter().copied().collect();
-        v.sort();
-        let n = v.len();
-        Some(if n % 2 == 1 {
-            v[n / 2]
-        } else {
-            (v[n / 2 - 1] + v[n / 2]) / 2
-        })
+        median(
+            self.samples
+                .iter()
+                .filter(|((_, s), _)| s == state)
+                .flat_map(|(_, v)| v.iter().copied())
+                .collect(),
+        )
+    }
+    /// The median time machines of type `ty` spent in `state` within their
+    /// turn: what a machine of that type is compared with.
+    pub fn median_state_duration_of(
+        &self,
+        ty: &MachineType,
+        state: &MachineState,
+    ) -> Option<SignedDuration> {
+        median(
+            self.samples
+                .get(&(ty.clone(), state.clone()))
+                .map(|v| v.iter().copied().collect())
+                .unwrap_or_default(),
+        )
+    }
+    /// How many durations of `state` were observed for machines of type `ty`.
+    pub fn state_samples_of(&self, ty: &MachineType, state: &MachineState) -> usize {
+        self.samples
+            .get(&(ty.clone(), state.clone()))
+            .map_or(0, VecDeque::len)
     }
     /// How many durations of `state` were observed.
     pub fn state_samples(&self, state: &MachineState) -> usize {
-        self.samples.get(state).map_or(0, VecDeque::len)
+        self.samples
+            .iter()
+            .filter(|((_, s), _)| s == state)
+            .map(|(_, v)| v.len())
+            .sum()
     }
     /// The most machines of `ty` seen in their turn at once during this update.
     pub fn max_concurrency(&self, ty: &MachineType) -> usize {
@@ -516,6 +550,20 @@ impl History {
     pub fn tracked_objects(&self) -> usize {
         self.first_seen.len()
     }
+}
+
+/// The median of `v` (`None` when empty).
+fn median(mut v: Vec<SignedDuration>) -> Option<SignedDuration> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort();
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2
+    })
 }
 
 #[cfg(test)]

@@ -298,8 +298,9 @@ pub(crate) fn attention_text(
         lines.push(Line::styled("symptoms of the same wait:", theme.muted));
         for s in &item.symptoms {
             lines.push(Line::raw(format!(
-                "- {} ({} ago): {}",
+                "- {} ({}{} ago): {}",
                 s.kind.label(),
+                if s.at_least { "≥" } else { "" },
                 format::age(model.now, s.since),
                 s.why
             )));

@@ -18,6 +18,8 @@ pub struct Symptom {
     pub kind: AttentionKind,
     pub why: String,
     pub since: jiff::Timestamp,
+    /// `since` is a lower bound (show "≥").
+    pub at_least: bool,
 }
 
 /// Kinds that say that something waits, not what for.
@@ -43,9 +45,12 @@ fn cause_rank(kind: AttentionKind) -> u8 {
         ClusterStateRetrying => 10,
         OperationStuck => 11,
         Stall => 12,
-        _ => 6,
+        _ => OTHER,
     }
 }
+
+/// The rank of kinds that are neither a node's cause nor a symptom.
+const OTHER: u8 = 6;
 
 fn same_group(a: &AttentionItem, b: &AttentionItem) -> bool {
     match (&a.node, &b.node) {
@@ -63,13 +68,15 @@ pub(super) fn fold(items: Vec<AttentionItem>) -> Vec<AttentionItem> {
     for s in symptoms {
         let host = kept
             .iter_mut()
-            .filter(|i| !matches!(i.kind, AttentionKind::Reminder(_)) && same_group(i, &s))
+            // Only a named cause hosts symptoms (not a vRouter or plan item).
+            .filter(|i| cause_rank(i.kind) < OTHER && same_group(i, &s))
             .min_by_key(|i| (cause_rank(i.kind), i.since));
         match host {
             Some(h) => h.symptoms.push(Symptom {
                 kind: s.kind,
                 why: s.why,
                 since: s.since,
+                at_least: s.at_least,
             }),
             None => orphans.push(s),
         }
@@ -85,6 +92,7 @@ pub(super) fn fold(items: Vec<AttentionItem>) -> Vec<AttentionItem> {
                 kind: s.kind,
                 why: s.why,
                 since: s.since,
+                at_least: s.at_least,
             }),
             None => kept.push(s),
         }

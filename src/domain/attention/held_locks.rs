@@ -4,15 +4,23 @@
 //! drain keeps retrying and the machine stalls: which lock, of which
 //! controller, since when, saying what.
 
+use std::collections::{HashMap, HashSet};
+
 use jiff::{SignedDuration, Timestamp};
 
 use super::{AttentionItem, AttentionKind, lock_key, machine_for_node, quote};
 use crate::domain::expected::Expected;
 use crate::domain::history::History;
-use crate::domain::join::same_node;
 use crate::domain::lockmsg::{self, MessageKind};
-use crate::domain::objects::{ClusterStateType, Controller, LockState, Snapshot, WorkloadLock};
+use crate::domain::objects::{
+    ClusterState, ClusterStateType, Controller, LockState, Machine, Snapshot, WorkloadLock,
+};
 use crate::domain::progress::human_duration;
+
+/// A node's short name (before the first `.`), as `same_node` compares.
+fn short(name: &str) -> &str {
+    name.split('.').next().unwrap_or(name)
+}
 
 /// What LCM's drain writes while node locks hold the node (reference §7.2,
 /// observed [C: D-UPD22]): `Error: following NodeWorkloadLocks are still
@@ -80,11 +88,42 @@ fn node_locks(
     expected: &Expected,
     out: &mut Vec<AttentionItem>,
 ) {
+    let queued: HashSet<&str> = super::stalls::queued_nodes(snap).collect();
+    // Looked up once, not per request (2,000 machines, hundreds of requests):
+    // machines and active locks by short node name, drains by machine.
+    let mut machines: HashMap<&str, &Machine> = HashMap::new();
+    for m in snap.machines() {
+        if let Some(h) = m.hostname.as_deref() {
+            machines.insert(short(h), m);
+        }
+    }
+    let mut locks: HashMap<&str, Vec<&WorkloadLock>> = HashMap::new();
+    for l in snap.node_locks().filter(|l| l.state == LockState::Active) {
+        if let Some(n) = l.node_name.as_deref() {
+            locks.entry(short(n)).or_default().push(l);
+        }
+    }
+    let mut drains: HashMap<&str, &ClusterState> = HashMap::new();
+    for s in snap.cluster_states() {
+        if matches!(
+            s.state_type,
+            ClusterStateType::CordonDrain | ClusterStateType::SwarmDrain
+        ) && s
+            .message
+            .as_deref()
+            .is_some_and(|t| t.contains(STILL_ACTIVE))
+            && let Some(arg) = s.arg.as_deref()
+        {
+            drains.insert(arg, s);
+        }
+    }
     for r in snap.node_requests().filter(|r| !r.deleting) {
         let node = r.node_name.as_str();
-        let machine = snap
-            .machines()
-            .find(|m| m.hostname.as_deref().is_some_and(|h| same_node(h, node)));
+        // Queued by the OpenStack controller: its turn has not come.
+        if queued.contains(short(node)) {
+            continue;
+        }
+        let machine = machines.get(short(node)).copied();
         // The node's turn: its maintenance request's creation (exact), else
         // the console's first sight of it (a lower bound).
         let (turn, at_least) = match r.created {
@@ -93,30 +132,13 @@ fn node_locks(
         };
         // LCM's drain (cordon-drain, swarm-drain) of the node's machine
         // naming the controllers it waits for.
-        let drain = machine.and_then(|m| {
-            snap.cluster_states().find(|s| {
-                s.arg.as_deref() == Some(m.name.as_str())
-                    && matches!(
-                        s.state_type,
-                        ClusterStateType::CordonDrain | ClusterStateType::SwarmDrain
-                    )
-                    && s.message
-                        .as_deref()
-                        .is_some_and(|t| t.contains(STILL_ACTIVE))
-            })
-        });
+        let drain = machine.and_then(|m| drains.get(m.name.as_str()).copied());
         let named = drain
             .and_then(|s| s.message.as_deref())
             .map(named_by_drain)
             .unwrap_or_default();
-        for lock in snap.node_locks() {
-            if lock.state != LockState::Active
-                || !lock
-                    .node_name
-                    .as_deref()
-                    .is_some_and(|n| same_node(n, node))
-                || migration_lock(lock)
-            {
+        for lock in locks.get(short(node)).into_iter().flatten().copied() {
+            if migration_lock(lock) {
                 continue;
             }
             let key = lock_key(lock);
@@ -189,7 +211,8 @@ fn cluster_locks(
     else {
         return;
     };
-    if snap.cluster_requests().next().is_none() {
+    // A request being deleted: the controllers take their locks back.
+    if !snap.cluster_requests().any(|r| !r.deleting) {
         return;
     }
     // The first active lock in the update's order holds the others: Ceph
@@ -206,8 +229,10 @@ fn cluster_locks(
         .min_by_key(|l| (order(&l.controller), l.name.clone()));
     if let Some(lock) = first {
         let key = lock_key(lock);
+        // Active since the update started, unless the console saw it go
+        // active later (a first sight after the start says nothing).
         let (since, at_least) = match history.lock_since(&key) {
-            Some(s) if s.at > started => (s.at, !s.observed),
+            Some(s) if s.observed && s.at > started => (s.at, false),
             _ => (started, false),
         };
         let waited = now.duration_since(since);

@@ -12,7 +12,8 @@ use jiff::{SignedDuration, Timestamp};
 use super::{AttentionItem, AttentionKind, STALL_FACTOR, STALL_MIN};
 use crate::domain::expected::Expected;
 use crate::domain::history::History;
-use crate::domain::objects::{Kind, MachineState, Object, ObjectKey, Snapshot};
+use crate::domain::lockmsg::{self, MessageKind};
+use crate::domain::objects::{Kind, MachineState, MachineType, Object, ObjectKey, Snapshot};
 use crate::domain::progress::{human_duration, machine_done};
 
 pub(super) fn stalls(
@@ -43,7 +44,10 @@ fn machines(
         .node_requests()
         .flat_map(|r| [short(&r.node_name), short(&r.name)])
         .collect();
-    let mut medians: Vec<(MachineState, Option<SignedDuration>)> = Vec::new();
+    // Nodes queued by the OpenStack controller (E-CONC: another node holds
+    // the slot): their request exists, but their turn has not come.
+    let queued: HashSet<&str> = queued_nodes(snap).collect();
+    let mut medians: Vec<(MachineType, MachineState, Option<SignedDuration>)> = Vec::new();
     for m in snap.machines() {
         if m.state.is_ready() || !m.machine_type.is_updated() {
             continue;
@@ -57,17 +61,28 @@ fn machines(
         if m.state == MachineState::Prepare && !under_request {
             continue;
         }
+        if m.hostname
+            .as_deref()
+            .is_some_and(|h| queued.contains(short(h)))
+        {
+            continue;
+        }
         // The time in the state within the machine's turn.
         let Some(in_turn) = history.in_turn_since(&m.name) else {
             continue;
         };
         let (since, at_least) = (in_turn.at, !in_turn.observed);
         let turn = history.turn_since(&m.name);
-        let median = match medians.iter().find(|(s, _)| *s == m.state) {
-            Some((_, d)) => *d,
+        // Compared with machines of its own type: a master's Deploy says
+        // nothing about a worker's (the first worker uses the expected turn).
+        let median = match medians
+            .iter()
+            .find(|(t, s, _)| *t == m.machine_type && *s == m.state)
+        {
+            Some((_, _, d)) => *d,
             None => {
-                let d = history.median_state_duration(&m.state);
-                medians.push((m.state.clone(), d));
+                let d = history.median_state_duration_of(&m.machine_type, &m.state);
+                medians.push((m.machine_type.clone(), m.state.clone(), d));
                 d
             }
         };
@@ -82,7 +97,7 @@ fn machines(
                     m.state,
                     human_duration(spent),
                     human_duration(median),
-                    history.state_samples(&m.state)
+                    history.state_samples_of(&m.machine_type, &m.state)
                 )
             }
             // No machine has been through this state yet: the expected
@@ -118,6 +133,23 @@ fn machines(
     }
 }
 
+/// The nodes (short names) whose OpenStack lock says the controller
+/// deferred them: another node holds the maintenance slot (E-CONC,
+/// reference §3.9). Their request exists, but their turn has not come.
+pub(super) fn queued_nodes(snap: &Snapshot) -> impl Iterator<Item = &str> {
+    snap.node_locks()
+        .filter(|l| {
+            l.error_message.as_deref().is_some_and(|m| {
+                matches!(
+                    lockmsg::parse(m).kind,
+                    MessageKind::ConcurrencyDeferred { .. }
+                )
+            })
+        })
+        .filter_map(|l| l.node_name.as_deref())
+        .map(|n| n.split('.').next().unwrap_or(n))
+}
+
 /// Every machine done and the ClusterMaintenanceRequest still there:
 /// finalization (StackLight, TF and other applications, reference §9.1
 /// [C: D-FLOW]) running longer than expected.
@@ -128,7 +160,11 @@ fn finalization(
     expected: &Expected,
     out: &mut Vec<AttentionItem>,
 ) {
-    let Some(cmr) = snap.cluster_requests().min_by_key(|r| r.created) else {
+    let Some(cmr) = snap
+        .cluster_requests()
+        .filter(|r| !r.deleting)
+        .min_by_key(|r| r.created)
+    else {
         return;
     };
     let mut counted = snap.machines().filter(|m| m.machine_type.is_updated());

@@ -266,8 +266,10 @@ fn failed_locks_node_and_cluster() {
 #[test]
 fn stall_after_three_times_the_median() {
     let sc = fixtures::mid_update_scenario();
-    // Deploy median is 13m; worker-2 entered Deploy at 09:55.
-    let quiet = attention(&sc.snap, &sc.history, at("10:33"));
+    // Worker-2 is compared with the workers before it, not the masters: the
+    // workers' Deploy median is worker-1's 20m (the masters' 13m would
+    // have called it stalled at 10:35); it entered Deploy at 09:55.
+    let quiet = attention(&sc.snap, &sc.history, at("10:54"));
     assert!(
         quiet
             .iter()
@@ -275,7 +277,7 @@ fn stall_after_three_times_the_median() {
             .flat_map(|i| &i.symptoms)
             .all(|s| s.kind != AttentionKind::Stall)
     );
-    let items = attention(&sc.snap, &sc.history, at("10:35"));
+    let items = attention(&sc.snap, &sc.history, at("10:56"));
     // Worker-2 waits for its servers: the stall is a symptom of that cause.
     let host = items
         .iter()
@@ -291,11 +293,15 @@ fn stall_after_three_times_the_median() {
     assert_eq!(stall.len(), 1);
     assert_eq!(stall[0].since, at("09:55"));
     assert!(
-        stall[0].why.contains("in Deploy for 40m"),
+        stall[0].why.contains("in Deploy for 1h01m"),
         "{}",
         stall[0].why
     );
-    assert!(stall[0].why.contains("median 13m"), "{}", stall[0].why);
+    assert!(
+        stall[0].why.contains("median 20m of 1 machine(s)"),
+        "{}",
+        stall[0].why
+    );
     // Worker-4 waits in Prepare without a request: never a stall.
     let late = attention(&sc.snap, &sc.history, at("23:00"));
     assert!(late.iter().all(|i| i.subject != WORKER_4));
