@@ -204,13 +204,7 @@ pub(crate) fn draw_notices(
     let inner_height = rect.height.saturating_sub(2) as usize;
     let max_scroll = lines.len().saturating_sub(inner_height);
     let scroll = (scroll as usize).min(max_scroll);
-    let key = |a: KeyAction| model.keymap.first_key(a).unwrap_or("?");
-    let hint = format!(
-        " {}/{} scroll · {} closes ",
-        key(KeyAction::Down),
-        key(KeyAction::Up),
-        key(KeyAction::Back)
-    );
+    let hint = crate::ui::scroll_hint(model);
     let block = crate::ui::pane(" Notices (newest first) ", true, theme)
         .title_bottom(Line::styled(hint, theme.muted).right_aligned());
     frame.render_widget(Clear, rect);

@@ -59,13 +59,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, scroll: u16, th
     } else {
         String::new()
     };
-    let key = |a: KeyAction| model.keymap.first_key(a).unwrap_or("?");
-    let hint = format!(
-        " {}/{} scroll · {} closes ",
-        key(KeyAction::Down),
-        key(KeyAction::Up),
-        key(KeyAction::Back)
-    );
+    let hint = crate::ui::scroll_hint(model);
     let block = pane(" Keys ", true, theme)
         .title_bottom(Line::styled(more, theme.muted))
         .title_bottom(Line::styled(hint, theme.muted).right_aligned());

@@ -237,3 +237,15 @@ pub(crate) fn centred_column(area: Rect, max: u16) -> Rect {
         area.height,
     )
 }
+
+/// ` j/k scroll · esc closes `: an overlay's keys, from the keymap.
+pub(crate) fn scroll_hint(model: &Model) -> String {
+    use crate::config::keymap::KeyAction;
+    let key = |a: KeyAction| model.keymap.first_key(a).unwrap_or("?");
+    format!(
+        " {}/{} scroll · {} closes ",
+        key(KeyAction::Down),
+        key(KeyAction::Up),
+        key(KeyAction::Back)
+    )
+}

@@ -92,9 +92,23 @@ fn frame_box(
     inner
 }
 
-/// A small question's box: its `body` (wrapped, `rows` lines) at the top,
-/// a blank line when there is room, the key `hints` on the last line.
-fn body_and_hints(frame: &mut Frame, inner: Rect, rows: u16, body: Vec<Line<'_>>, hints: Line<'_>) {
+/// A small question (quit, which set): a box at most `width` wide, sized
+/// to its `body` (wrapped) at the top, a blank line when there is room, the
+/// key `hints` on the last line.
+fn question(
+    frame: &mut Frame,
+    area: Rect,
+    width: u16,
+    title: Line<'_>,
+    body: Vec<Line<'_>>,
+    hints: Line<'_>,
+    theme: &Theme,
+) {
+    let rows: u16 = body
+        .iter()
+        .map(|l| (l.width() as u16).div_ceil(width - 2).max(1))
+        .sum();
+    let inner = frame_box(frame, area, width, rows + 3, title, theme);
     let [body_area, _, hints_area] = Layout::vertical([
         Constraint::Fill(1),
         Constraint::Length(if inner.height > rows + 1 { 1 } else { 0 }),

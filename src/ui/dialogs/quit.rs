@@ -5,7 +5,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 
-use super::{body_and_hints, frame_box, hints};
+use super::{hints, question};
 use crate::app::actions::EXIT_WAIT;
 use crate::app::model::Model;
 use crate::config::theme::Theme;
@@ -34,24 +34,13 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
     body.push(Line::from(
         "without it the audit log records the outcome as unknown.",
     ));
-    let width = 78;
-    let rows: u16 = body
-        .iter()
-        .map(|l| (l.width() as u16).div_ceil(width - 2).max(1))
-        .sum();
-    let inner = frame_box(
+    question(
         frame,
         area,
-        width,
-        rows + 3,
+        78,
         Line::styled(" Quit ", theme.title),
-        theme,
-    );
-    body_and_hints(
-        frame,
-        inner,
-        rows,
         body,
         hints(&[("y", "quit"), ("n/Esc", "stay")], theme),
+        theme,
     );
 }

@@ -6,7 +6,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::{body_and_hints, frame_box, hints};
+use super::{hints, question};
 use crate::app::actions::dialog::WhichSet;
 use crate::app::model::Model;
 use crate::config::theme::Theme;
@@ -64,26 +64,14 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, model: &Model, w: &WhichSet, t
             Span::raw(format!("the {n} selected row{s}: {}", named.join(", "))),
         ]),
     ];
-    let width: u16 = 100;
-    let rows: u16 = body
-        .iter()
-        .map(|l| (l.width() as u16).div_ceil(width - 2).max(1))
-        .sum();
-    let inner = frame_box(
+    question(
         frame,
         area,
-        width,
-        rows + 3,
+        100,
         Line::styled(
             format!(" {} ", format::truncate(w.action.label(), 60)),
             theme.title,
         ),
-        theme,
-    );
-    body_and_hints(
-        frame,
-        inner,
-        rows,
         body,
         hints(
             &[
@@ -93,5 +81,6 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, model: &Model, w: &WhichSet, t
             ],
             theme,
         ),
+        theme,
     );
 }
