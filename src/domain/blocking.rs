@@ -21,6 +21,8 @@
 
 use std::collections::{BTreeSet, HashSet};
 
+use crate::domain::join::short_node as short;
+use crate::domain::lockmsg::{self, MessageKind};
 use crate::domain::objects::{Kind, LockState, ObjectKey, Snapshot, WorkloadLock};
 
 /// Whether a lock's state holds LCM back (`active`, `failed`); an unknown
@@ -50,10 +52,12 @@ pub fn blocking_locks(snap: &Snapshot) -> BTreeSet<ObjectKey> {
     }
     // The requested nodes by short name (what `same_node` compares), looked
     // up once per lock: thousands of nodes stay linear.
+    let queued: HashSet<&str> = queued_nodes(snap).collect();
     let requested: HashSet<&str> = snap
         .node_requests()
         .filter(|r| !r.deleting)
         .map(|r| short(&r.node_name))
+        .filter(|n| !queued.contains(n))
         .collect();
     if requested.is_empty() {
         return out;
@@ -71,10 +75,22 @@ pub fn blocking_locks(snap: &Snapshot) -> BTreeSet<ObjectKey> {
     out
 }
 
-/// A node name without its domain, as [`crate::domain::join::same_node`]
-/// compares them.
-fn short(name: &str) -> &str {
-    name.split('.').next().unwrap_or(name)
+/// The nodes (short names) whose OpenStack lock says the controller
+/// deferred them: another node holds the maintenance slot (E-CONC,
+/// reference §3.9). Their request exists, but their turn has not come: LCM
+/// is not waiting on their locks yet [I].
+pub fn queued_nodes(snap: &Snapshot) -> impl Iterator<Item = &str> {
+    snap.node_locks()
+        .filter(|l| {
+            l.error_message.as_deref().is_some_and(|m| {
+                matches!(
+                    lockmsg::parse(m).kind,
+                    MessageKind::ConcurrencyDeferred { .. }
+                )
+            })
+        })
+        .filter_map(|l| l.node_name.as_deref())
+        .map(short)
 }
 
 #[cfg(test)]

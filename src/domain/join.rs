@@ -167,10 +167,12 @@ impl MachineRow {
 /// Node names are compared without a domain: Rockoon cuts `spec.nodeName` at
 /// the first `.`, so an FQDN names the same node.
 pub fn same_node(a: &str, b: &str) -> bool {
-    a == b || short(a) == short(b)
+    a == b || short_node(a) == short_node(b)
 }
 
-fn short(name: &str) -> &str {
+/// A node name without its domain (before the first `.`): what
+/// [`same_node`] compares, for lookups by node.
+pub fn short_node(name: &str) -> &str {
     name.split('.').next().unwrap_or(name)
 }
 
@@ -211,19 +213,19 @@ impl<'a> JoinIndex<'a> {
     pub fn new(snap: &'a Snapshot) -> JoinIndex<'a> {
         let mut index = JoinIndex::empty(GroupIndex::new(snap));
         for n in snap.nodes() {
-            index.nodes.entry(short(&n.name)).or_insert(n);
+            index.nodes.entry(short_node(&n.name)).or_insert(n);
         }
         for r in snap.node_requests() {
-            let by_node = short(&r.node_name);
+            let by_node = short_node(&r.node_name);
             index.requests.entry(by_node).or_default().push(r);
-            let by_name = short(&r.name);
+            let by_name = short_node(&r.name);
             if by_name != by_node {
                 index.requests.entry(by_name).or_default().push(r);
             }
         }
         for l in snap.node_locks() {
             if let Some(n) = l.node_name.as_deref() {
-                index.locks.entry(short(n)).or_default().push(l);
+                index.locks.entry(short_node(n)).or_default().push(l);
             }
         }
         for s in snap.cluster_states() {
@@ -233,7 +235,7 @@ impl<'a> JoinIndex<'a> {
         }
         for p in snap.vrouter_pods() {
             if let Some(n) = p.node_name.as_deref() {
-                index.pods.entry(short(n)).or_default().push(p);
+                index.pods.entry(short_node(n)).or_default().push(p);
             }
         }
         for d in snap.vrouter_daemonsets() {
@@ -273,7 +275,7 @@ pub fn machine_row(snap: &Snapshot, machine: &Machine) -> MachineRow {
 /// Joins one machine with a prepared index.
 pub fn machine_row_indexed(index: &JoinIndex<'_>, machine: &Machine) -> MachineRow {
     let node_name = machine.hostname.clone().filter(|h| !h.trim().is_empty());
-    let key = node_name.as_deref().map(short);
+    let key = node_name.as_deref().map(short_node);
     let node = match key {
         None => NodeLink::NoHostname,
         Some(k) => index

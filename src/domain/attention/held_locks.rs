@@ -4,23 +4,20 @@
 //! drain keeps retrying and the machine stalls: which lock, of which
 //! controller, since when, saying what.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use jiff::{SignedDuration, Timestamp};
 
 use super::{AttentionItem, AttentionKind, lock_key, machine_for_node, quote};
+use crate::domain::blocking::blocking_locks;
 use crate::domain::expected::Expected;
 use crate::domain::history::History;
+use crate::domain::join::short_node as short;
 use crate::domain::lockmsg::{self, MessageKind};
 use crate::domain::objects::{
     ClusterState, ClusterStateType, Controller, LockState, Machine, Snapshot, WorkloadLock,
 };
 use crate::domain::progress::human_duration;
-
-/// A node's short name (before the first `.`), as `same_node` compares.
-fn short(name: &str) -> &str {
-    name.split('.').next().unwrap_or(name)
-}
 
 /// What LCM's drain writes while node locks hold the node (reference §7.2,
 /// observed [C: D-UPD22]): `Error: following NodeWorkloadLocks are still
@@ -88,7 +85,9 @@ fn node_locks(
     expected: &Expected,
     out: &mut Vec<AttentionItem>,
 ) {
-    let queued: HashSet<&str> = super::stalls::queued_nodes(snap).collect();
+    // The locks LCM waits on now (the one rule the Locks view marks too):
+    // requested nodes, not queued by the OpenStack controller.
+    let blocking = blocking_locks(snap);
     // Looked up once, not per request (2,000 machines, hundreds of requests):
     // machines and active locks by short node name, drains by machine.
     let mut machines: HashMap<&str, &Machine> = HashMap::new();
@@ -98,7 +97,10 @@ fn node_locks(
         }
     }
     let mut locks: HashMap<&str, Vec<&WorkloadLock>> = HashMap::new();
-    for l in snap.node_locks().filter(|l| l.state == LockState::Active) {
+    for l in snap
+        .node_locks()
+        .filter(|l| l.state == LockState::Active && blocking.contains(&lock_key(l)))
+    {
         if let Some(n) = l.node_name.as_deref() {
             locks.entry(short(n)).or_default().push(l);
         }
@@ -119,10 +121,6 @@ fn node_locks(
     }
     for r in snap.node_requests().filter(|r| !r.deleting) {
         let node = r.node_name.as_str();
-        // Queued by the OpenStack controller: its turn has not come.
-        if queued.contains(short(node)) {
-            continue;
-        }
         let machine = machines.get(short(node)).copied();
         // The node's turn: its maintenance request's creation (exact), else
         // the console's first sight of it (a lower bound).

@@ -10,9 +10,10 @@ use std::collections::HashSet;
 use jiff::{SignedDuration, Timestamp};
 
 use super::{AttentionItem, AttentionKind, STALL_FACTOR, STALL_MIN};
+use crate::domain::blocking::queued_nodes;
 use crate::domain::expected::Expected;
 use crate::domain::history::History;
-use crate::domain::lockmsg::{self, MessageKind};
+use crate::domain::join::short_node as short;
 use crate::domain::objects::{Kind, MachineState, MachineType, Object, ObjectKey, Snapshot};
 use crate::domain::progress::{human_duration, machine_done};
 
@@ -37,9 +38,6 @@ fn machines(
     // Runs on every tick over every machine: the nodes under a maintenance
     // request (by short name, as `same_node` compares) and each state's
     // median are looked up once, not per machine.
-    fn short(n: &str) -> &str {
-        n.split('.').next().unwrap_or(n)
-    }
     let requested: HashSet<&str> = snap
         .node_requests()
         .flat_map(|r| [short(&r.node_name), short(&r.name)])
@@ -131,23 +129,6 @@ fn machines(
             symptoms: Vec::new(),
         });
     }
-}
-
-/// The nodes (short names) whose OpenStack lock says the controller
-/// deferred them: another node holds the maintenance slot (E-CONC,
-/// reference §3.9). Their request exists, but their turn has not come.
-pub(super) fn queued_nodes(snap: &Snapshot) -> impl Iterator<Item = &str> {
-    snap.node_locks()
-        .filter(|l| {
-            l.error_message.as_deref().is_some_and(|m| {
-                matches!(
-                    lockmsg::parse(m).kind,
-                    MessageKind::ConcurrencyDeferred { .. }
-                )
-            })
-        })
-        .filter_map(|l| l.node_name.as_deref())
-        .map(|n| n.split('.').next().unwrap_or(n))
 }
 
 /// Every machine done and the ClusterMaintenanceRequest still there:

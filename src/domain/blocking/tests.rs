@@ -68,3 +68,22 @@ fn a_cluster_lock_blocks_only_while_the_cluster_request_exists() {
     assert!(idle.cluster_locks().any(|l| l.state == LockState::Active));
     assert!(blocking_locks(&idle).is_empty());
 }
+
+#[test]
+fn a_node_queued_by_the_openstack_controller_blocks_nothing_yet() {
+    let mut snap = fixtures::mid_update();
+    // Worker-3's OpenStack lock says another node holds the slot (E-CONC).
+    snap.apply(Object::NodeWorkloadLock(node_lock(
+        Controller::Openstack,
+        NODE_W3,
+        LockState::Active,
+        Some(&format!(
+            "{} Number of inactive NodeWorkloadLocks exceeds allowed concurrency. Deferring processing for node {NODE_W3}",
+            rockoon_stamp("10:01:00")
+        )),
+    )));
+    assert_eq!(
+        names(&blocking_locks(&snap)),
+        [(Kind::NodeWorkloadLock, format!("openstack-{NODE_W2}"))]
+    );
+}

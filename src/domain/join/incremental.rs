@@ -146,14 +146,14 @@ impl<'a> JoinIndex<'a> {
             .hostname
             .as_deref()
             .filter(|h| !h.trim().is_empty())
-            .map(short);
-        let mine = |n: &str| key.is_some_and(|k| short(n) == k);
+            .map(short_node);
+        let mine = |n: &str| key.is_some_and(|k| short_node(n) == k);
         let mut index = JoinIndex::empty(GroupIndex::for_machine(snap, machine));
         let Some(key) = key else {
             index.add_states(snap, machine);
             return index;
         };
-        if let Some(n) = snap.nodes().find(|n| short(&n.name) == key) {
+        if let Some(n) = snap.nodes().find(|n| short_node(&n.name) == key) {
             index.nodes.insert(key, n);
         }
         for r in snap.node_requests() {
