@@ -124,7 +124,7 @@ async fn hostile_strings_over_http_are_drawn_inert() {
             }
             update(&mut model, Msg::Cluster(ev.clone()));
             Kind::ALL.iter().all(|k| listed.contains(k))
-                && model.logs.lines.iter().any(|l| l.msg == "the last line")
+                && model.logs.lines.iter().any(|l| l.text() == "the last line")
         })
         .await;
     cancel.cancel();

@@ -1,6 +1,8 @@
 //! One log line as the console keeps it: parsed (zap JSON, klog header or
 //! plain text), sanitized after decoding, and its text as shown.
 
+use std::sync::Arc;
+
 use crate::sanitize::sanitize;
 
 /// Log severity, ordered from least to most severe.
@@ -59,16 +61,34 @@ fn klog_level(word: &str) -> Option<LogLevel> {
     }
 }
 
-/// One parsed log line.
+/// One log line as the buffer keeps it: its text as shown, its level and
+/// where its message starts. Nothing else is kept: at 20,000 lines a copy
+/// of the raw line, the message and each field tripled the buffer
+/// (874 bytes a line for ~225 bytes of text; docs/PERFORMANCE.md). The
+/// parts of a structured line are [`Parts`], parsed on arrival.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LogLine {
     /// Increasing number of the line in this session (stable across trimming).
     pub seq: u64,
-    /// The pod the line came from.
-    pub pod: String,
-    /// The line as received (sanitized).
-    pub raw: String,
+    /// The pod the line came from (one allocation per pod, shared by its lines).
+    pub pod: Arc<str>,
     /// Parsed severity, if the line said.
+    pub level: Option<LogLevel>,
+    /// The line as the Logs view shows it: structured lines as
+    /// `time LEVEL msg k=v`, plain lines as received (sanitized). Read it
+    /// with [`LogLine::text`].
+    text: Box<str>,
+    /// The character column of [`LogLine::text`] where the message starts
+    /// (after the time and level, or after a klog header's `] `): wrapped
+    /// lines continue under it. 0 when the line has no header.
+    pub msg_at: usize,
+}
+
+/// What a line says, decoded: zap JSON's level, time, logger, message and
+/// other fields, each sanitized after decoding; for a plain line the whole
+/// line is the message.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Parts {
     pub level: Option<LogLevel>,
     pub ts: Option<String>,
     pub logger: Option<String>,
@@ -76,103 +96,56 @@ pub struct LogLine {
     pub msg: String,
     /// Other JSON fields, `key=value`, in the order they appeared.
     pub fields: Vec<(String, String)>,
-    /// A structured line as the Logs view shows it, made once on arrival
-    /// (empty for plain lines: they are shown as received). Read it with
-    /// [`LogLine::text`].
-    shown: String,
-    /// The character column of [`LogLine::text`] where the message starts
-    /// (after the time and level, or after a klog header's `] `): wrapped
-    /// lines continue under it. 0 when the line has no header.
-    pub msg_at: usize,
+    /// The line was zap JSON.
+    json: bool,
 }
 
-impl LogLine {
-    pub fn parse(seq: u64, pod: &str, raw: &str) -> LogLine {
-        let mut line = LogLine {
-            seq,
-            pod: pod.to_string(),
-            raw: raw.to_string(),
-            level: None,
-            ts: None,
-            logger: None,
-            msg: raw.to_string(),
-            fields: Vec::new(),
-            shown: String::new(),
-            msg_at: 0,
-        };
+impl Parts {
+    pub fn parse(raw: &str) -> Parts {
         let trimmed = raw.trim_start();
         if trimmed.starts_with('{')
             && let Ok(serde_json::Value::Object(map)) =
                 serde_json::from_str::<serde_json::Value>(trimmed)
         {
+            let mut parts = Parts {
+                msg: raw.to_string(),
+                json: true,
+                ..Parts::default()
+            };
             for (k, v) in map {
                 let text = match &v {
                     serde_json::Value::String(s) => sanitize(s),
                     other => sanitize(&sanitized_json(other).to_string()),
                 };
                 match k.as_str() {
-                    "level" => line.level = LogLevel::parse(&text),
-                    "ts" | "time" | "timestamp" => line.ts = Some(text),
-                    "logger" => line.logger = Some(text),
-                    "msg" | "message" => line.msg = text,
-                    _ => line.fields.push((sanitize(&k), text)),
+                    "level" => parts.level = LogLevel::parse(&text),
+                    "ts" | "time" | "timestamp" => parts.ts = Some(text),
+                    "logger" => parts.logger = Some(text),
+                    "msg" | "message" => parts.msg = text,
+                    _ => parts.fields.push((sanitize(&k), text)),
                 }
             }
-            line.set_shown_text();
-            return line;
+            return parts;
         }
         // Plain text: a klog header (`I1123 10:00:00.000000 1 file.go:70] …`)
         // or a leading word such as "ERROR".
         let first = trimmed.split_whitespace().next().unwrap_or("");
-        line.level = klog_level(first)
-            .or_else(|| LogLevel::parse(first.trim_matches(|c: char| !c.is_alphabetic())));
-        line.set_shown_text();
-        line
+        Parts {
+            level: klog_level(first)
+                .or_else(|| LogLevel::parse(first.trim_matches(|c: char| !c.is_alphabetic()))),
+            msg: raw.to_string(),
+            ..Parts::default()
+        }
     }
 
     /// Whether the line has a time, logger or fields: it is shown as
     /// `time LEVEL msg k=v`, else as received.
     fn structured(&self) -> bool {
-        self.ts.is_some() || self.logger.is_some() || !self.fields.is_empty()
+        self.json && (self.ts.is_some() || self.logger.is_some() || !self.fields.is_empty())
     }
 
-    /// The line as the Logs view shows it: what search looks at.
-    pub fn text(&self) -> &str {
-        if self.shown.is_empty() {
-            &self.raw
-        } else {
-            &self.shown
-        }
-    }
-
-    fn set_shown_text(&mut self) {
-        if self.structured() {
-            self.shown = self.shown_text();
-        }
-        self.msg_at = if self.structured() {
-            // The time and the level column before the message.
-            self.ts
-                .as_deref()
-                .map_or(0, |ts| short_time(ts).chars().count() + 1)
-                + 6
-        } else if self.level.is_some()
-            && klog_level(self.raw.split_whitespace().next().unwrap_or("")).is_some()
-        {
-            // A klog header ends at the first `] ` (`… file.go:70] msg`).
-            self.raw
-                .find("] ")
-                .map_or(0, |at| self.raw[..at + 2].chars().count())
-        } else {
-            0
-        };
-    }
-
-    /// The text of a line as shown: structured lines as `time LEVEL msg k=v`,
-    /// plain lines as received.
+    /// `time LEVEL msg k=v`.
     fn shown_text(&self) -> String {
-        if !self.structured() {
-            return self.raw.clone();
-        }
         let mut s = String::new();
         if let Some(ts) = &self.ts {
             s.push_str(short_time(ts));
@@ -186,10 +159,49 @@ impl LogLine {
         }
         s
     }
+}
+
+impl LogLine {
+    pub fn parse(seq: u64, pod: impl Into<Arc<str>>, raw: &str) -> LogLine {
+        let parts = Parts::parse(raw);
+        let (text, msg_at) = if parts.structured() {
+            // The time and the level column before the message.
+            let msg_at = parts
+                .ts
+                .as_deref()
+                .map_or(0, |ts| short_time(ts).chars().count() + 1)
+                + 6;
+            (parts.shown_text(), msg_at)
+        } else if parts.json {
+            // JSON with only a level and a message: shown as received.
+            (raw.to_string(), 0)
+        } else if parts.level.is_some()
+            && klog_level(raw.split_whitespace().next().unwrap_or("")).is_some()
+        {
+            // A klog header ends at the first `] ` (`… file.go:70] msg`).
+            let at = raw.find("] ").map_or(0, |at| raw[..at + 2].chars().count());
+            (parts.msg, at)
+        } else {
+            (parts.msg, 0)
+        };
+        LogLine {
+            seq,
+            pod: pod.into(),
+            level: parts.level,
+            text: text.into_boxed_str(),
+            msg_at,
+        }
+    }
+
+    /// The line as the Logs view shows it: what search and the machine
+    /// filter look at.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
 
     /// Whether the line mentions `needle` (case-insensitive) anywhere.
     pub fn mentions(&self, needle_lower: &str) -> bool {
-        self.raw.to_lowercase().contains(needle_lower)
+        self.text.to_lowercase().contains(needle_lower)
     }
 }
 

@@ -17,7 +17,7 @@ pub(crate) mod keys;
 mod line;
 mod view;
 
-pub use line::{LogLevel, LogLine};
+pub use line::{LogLevel, LogLine, Parts};
 pub use view::{Filtered, SearchJump, match_ranges};
 
 /// How many log lines the console keeps.
@@ -93,8 +93,9 @@ impl LogPane {
     /// Appends lines from `pod`, trimming the oldest beyond the capacity.
     pub fn push(&mut self, pod: &str, raw_lines: &[String]) {
         self.settle();
+        let pod: std::sync::Arc<str> = pod.into();
         for raw in raw_lines {
-            let line = LogLine::parse(self.next_seq, pod, raw);
+            let line = LogLine::parse(self.next_seq, pod.clone(), raw);
             self.next_seq += 1;
             self.lines.push_back(line);
             self.filtered_add(self.lines.len() - 1);

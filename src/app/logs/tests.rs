@@ -32,19 +32,24 @@ fn klog_lines_get_their_level_from_the_header_letter() {
 
 #[test]
 fn parses_zap_json_and_plain_text() {
-    let j = LogLine::parse(
-        0,
-        "p",
-        r#"{"level":"error","ts":"2026-01-01T00:00:00Z","logger":"lcm-controller","msg":"drain failed","machine":"m-1"}"#,
-    );
+    let raw = r#"{"level":"error","ts":"2026-01-01T00:00:00Z","logger":"lcm-controller","msg":"drain failed","machine":"m-1"}"#;
+    let j = Parts::parse(raw);
     assert_eq!(j.level, Some(LogLevel::Error));
     assert_eq!(j.msg, "drain failed");
     assert_eq!(j.logger.as_deref(), Some("lcm-controller"));
     assert_eq!(j.fields, vec![("machine".to_string(), "m-1".to_string())]);
-    let p = LogLine::parse(1, "p", "WARNING: something odd");
+    // What the buffer keeps of it: the level and the text as shown.
+    let kept = LogLine::parse(0, "p", raw);
+    assert_eq!(kept.level, Some(LogLevel::Error));
+    assert_eq!(kept.text(), "00:00:00 ERROR drain failed machine=m-1");
+    let p = Parts::parse("WARNING: something odd");
     assert_eq!(p.level, Some(LogLevel::Warn));
     assert_eq!(p.msg, "WARNING: something odd");
-    let broken = LogLine::parse(2, "p", "{not json");
+    assert_eq!(
+        LogLine::parse(1, "p", "WARNING: something odd").text(),
+        "WARNING: something odd"
+    );
+    let broken = Parts::parse("{not json");
     assert_eq!(broken.msg, "{not json");
     assert_eq!(broken.level, None);
 }
@@ -55,7 +60,7 @@ fn json_escapes_are_sanitized_after_decoding() {
     // still JSON text.
     let raw = r#"{"level":"info","msg":"a\u001b]0;evil title\u0007b\u001b[2Jc\u202ed\r\u009b31me","\u001b]52;c;Zm9v\u0007key":"\u009d52;c;Zm9v\u009cv\u001bP1$r0m\u001b\\w","logger":"x\u001b_apc\u001b\\y","ts":"\u2066t\u2069"}"#;
     assert_eq!(crate::sanitize::sanitize(raw), raw, "inert before decoding");
-    let l = LogLine::parse(0, "p", raw);
+    let l = Parts::parse(raw);
     assert_eq!(l.msg, "abcd e");
     assert_eq!(l.logger.as_deref(), Some("xy"));
     assert_eq!(l.ts.as_deref(), Some("t"));
@@ -68,11 +73,8 @@ fn json_escapes_are_sanitized_after_decoding() {
     );
     // A nested value is drawn as JSON text, its strings decoded and
     // sanitized: the sequence is gone, not spelled out as `\u001b[31m`.
-    let nested = LogLine::parse(
-        1,
-        "p",
-        r#"{"msg":"m","err":{"e\u202e":["\u001b[31mred","\u009d0;t\u0007x"]}}"#,
-    );
+    let nested =
+        Parts::parse(r#"{"msg":"m","err":{"e\u202e":["\u001b[31mred","\u009d0;t\u0007x"]}}"#);
     assert_eq!(nested.fields[0].1, r#"{"e":["red","x"]}"#);
 }
 
@@ -90,9 +92,17 @@ fn buffer_is_bounded_and_filters() {
     pane.push("p", &lines);
     assert_eq!(pane.lines.len(), LOG_CAPACITY);
     assert_eq!(pane.dropped, 10);
-    assert_eq!(pane.lines.front().unwrap().msg, "line 10");
+    assert_eq!(
+        pane.lines.front().unwrap().text(),
+        "INFO  line 10 node=kaas-node-1"
+    );
     pane.subject = vec!["KAAS-NODE-1".into()];
-    assert!(pane.visible().iter().all(|l| l.raw.contains("kaas-node-1")));
+    let shown = pane.visible();
+    assert_eq!(
+        shown.len(),
+        (10..LOG_CAPACITY + 10).filter(|i| i % 3 == 1).count()
+    );
+    assert!(shown.iter().all(|l| l.text().contains("kaas-node-1")));
     pane.subject.clear();
     pane.min_level = LogLevel::Warn;
     assert!(pane.visible().is_empty());
