@@ -233,6 +233,9 @@ impl MigrationMode {
 pub struct Node {
     pub name: String,
     pub uid: String,
+    /// The node's labels among [`Node::KEPT_LABELS`]: the ones the console
+    /// reads. A node carries 10–30 labels; keeping them all cost ~1.6 MiB
+    /// per copy at 2,000 nodes (docs/PERFORMANCE.md, issue 9 RSS).
     pub labels: BTreeMap<String, String>,
     /// The migration mode annotation; `None` when unset (the controller then uses `live`).
     pub migration_mode: Option<MigrationMode>,
@@ -240,6 +243,17 @@ pub struct Node {
     pub migration_attempts: Option<String>,
     pub ready: bool,
     pub unschedulable: bool,
+}
+
+impl Node {
+    /// The labels kept from a node: the OpenStack roles (the compute role
+    /// decides the migration reminders, reference §4) and vRouter's.
+    pub const KEPT_LABELS: [&'static str; 4] = [
+        "openstack-compute-node",
+        "openstack-control-plane",
+        "openstack-gateway",
+        "tfvrouter",
+    ];
 }
 
 /// ClusterMaintenanceRequest (MOSK, cluster-scoped).

@@ -2,7 +2,7 @@
 //! that prove a watch is established.
 
 use mosk_console::cluster::{ClusterEvent, WatchOptions, spawn_watchers};
-use mosk_console::domain::objects::{Kind, Object};
+use mosk_console::domain::objects::{Kind, MigrationMode, Object};
 use mosk_console::sim::registry::Registry;
 use mosk_console::sim::store::Store;
 use serde_json::json;
@@ -139,12 +139,14 @@ pub async fn live_node(r: &mut Running, node: &str) {
         .mosk
         .store
         .update("nodes", None, node, |v| {
-            v["metadata"]["labels"]["probe"] = json!("1")
+            // A field the console keeps (it keeps only the labels it reads).
+            v["metadata"]["annotations"][MigrationMode::ATTEMPTS_ANNOTATION] = json!("7")
         })
         .unwrap();
     r.events
         .until("the probe change", |e| {
-            matches!(e, ClusterEvent::Applied(Object::Node(n)) if n.name == node && n.labels.contains_key("probe"))
+            matches!(e, ClusterEvent::Applied(Object::Node(n))
+                if n.name == node && n.migration_attempts.as_deref() == Some("7"))
         })
         .await;
 }

@@ -1,7 +1,7 @@
 //! Initial lists, changes, re-lists after 410 Gone, dropped connections.
 
 use mosk_console::cluster::ClusterEvent;
-use mosk_console::domain::objects::{ClusterId, Kind, MachineState, Object};
+use mosk_console::domain::objects::{ClusterId, Kind, MachineState, MigrationMode, Object};
 use serde_json::json;
 
 use crate::cluster_support::*;
@@ -198,7 +198,8 @@ async fn a_dropped_connection_resumes_without_duplicates_or_loss() {
     // Changes made while the watchers reconnect.
     for i in 0..5 {
         mosk.update("nodes", None, "kaas-node-1", |v| {
-            v["metadata"]["labels"]["step"] = json!(i.to_string())
+            // A field the console keeps (it keeps only the labels it reads).
+            v["metadata"]["annotations"][MigrationMode::ATTEMPTS_ANNOTATION] = json!(i.to_string())
         })
         .unwrap();
     }
@@ -209,13 +210,13 @@ async fn a_dropped_connection_resumes_without_duplicates_or_loss() {
             |e| matches!(e, ClusterEvent::Applied(o) if o.key().name == "kaas-node-9"),
         )
         .await;
-    // All five label steps arrived exactly once and in order, with no re-list.
+    // All five steps arrived exactly once and in order, with no re-list.
     let after = &r.events.log[seen_before..];
     let steps: Vec<String> = after
         .iter()
         .filter_map(|e| match e {
             ClusterEvent::Applied(Object::Node(n)) if n.name == "kaas-node-1" => {
-                n.labels.get("step").cloned()
+                n.migration_attempts.clone()
             }
             _ => None,
         })

@@ -3,9 +3,15 @@
 
 use super::*;
 
-fn sanitized_map(m: Option<&BTreeMap<String, String>>) -> BTreeMap<String, String> {
-    m.map(|m| m.iter().map(|(k, v)| (s(k), s(v))).collect())
-        .unwrap_or_default()
+/// The labels of `keep`, sanitized; the others are dropped.
+fn kept_labels(m: Option<&BTreeMap<String, String>>, keep: &[&str]) -> BTreeMap<String, String> {
+    m.map(|m| {
+        m.iter()
+            .filter(|(k, _)| keep.contains(&k.as_str()))
+            .map(|(k, v)| (s(k), s(v)))
+            .collect()
+    })
+    .unwrap_or_default()
 }
 
 pub(super) fn node(obj: &DynamicObject) -> Result<Node, String> {
@@ -18,7 +24,7 @@ pub(super) fn node(obj: &DynamicObject) -> Result<Node, String> {
     Ok(Node {
         name: name_of(&n.metadata)?,
         uid: s_opt(n.metadata.uid.as_deref()),
-        labels: sanitized_map(n.metadata.labels.as_ref()),
+        labels: kept_labels(n.metadata.labels.as_ref(), &Node::KEPT_LABELS),
         migration_mode: annotation(&n.metadata, MigrationMode::ANNOTATION)
             .map(|v| MigrationMode::parse(&v)),
         migration_attempts: annotation(&n.metadata, MigrationMode::ATTEMPTS_ANNOTATION),
