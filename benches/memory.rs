@@ -148,6 +148,41 @@ fn main() {
         mib(clone_size(&model.history)),
         mib(clone_size(&model.derived))
     );
+    // The derived rows and the snapshot's objects by kind: where the model's
+    // bytes are (issue 9: "keep one copy of what is shown").
+    let rows = &model.derived.rows;
+    let part = |f: &dyn Fn(&mosk_console::domain::join::MachineRow) -> usize| -> usize {
+        rows.iter().map(f).sum()
+    };
+    println!(
+        "  derived rows {} ({} machine rows): machines {}, nodes {}, locks {}, cluster states {}, vRouter pods {}; tables {}",
+        mib(clone_size(rows)),
+        rows.len(),
+        mib(part(&|r| clone_size(&r.machine))),
+        mib(part(&|r| clone_size(&r.node))),
+        mib(part(&|r| clone_size(&r.locks))),
+        mib(part(&|r| clone_size(&r.cluster_states))),
+        mib(part(&|r| clone_size(&r.vrouter))),
+        mib(clone_size(&model.derived.tables)),
+    );
+    let mut by_kind: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
+    for (k, o) in &model.snapshot.objects {
+        let e = by_kind.entry(format!("{:?}", k.kind)).or_default();
+        e.0 += 1;
+        e.1 += clone_size(k) + clone_size(o);
+    }
+    let kinds: Vec<String> = by_kind
+        .iter()
+        .map(|(k, (n, b))| format!("{k} {n}: {}", mib(*b)))
+        .collect();
+    println!("  snapshot by kind (key + object): {}", kinds.join(", "));
+    println!(
+        "  inline sizes: Object {} B, ObjectKey {} B, MachineRow {} B, LockRow {} B (a BTreeMap keeps keys and values inline)",
+        std::mem::size_of::<mosk_console::domain::objects::Object>(),
+        std::mem::size_of::<mosk_console::domain::objects::ObjectKey>(),
+        std::mem::size_of::<mosk_console::domain::join::MachineRow>(),
+        std::mem::size_of::<mosk_console::domain::join::LockRow>(),
+    );
     println!(
         "  a whole Model clone (what a test or bench copy costs): {}",
         mib(clone_size::<Model>(&model))

@@ -7,6 +7,7 @@
 mod common;
 
 use std::hint::black_box;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -134,7 +135,7 @@ fn benches(c: &mut Criterion) {
             m.agent_version = Some(if flip { "a" } else { "b" }.into());
             update(
                 &mut model,
-                Msg::Cluster(ClusterEvent::Applied(Object::Machine(m))),
+                Msg::Cluster(ClusterEvent::Applied(Object::Machine(Arc::new(m)))),
             );
         })
     });
@@ -240,7 +241,9 @@ fn benches(c: &mut Criterion) {
     // A key that arrives in the same batch as a watch event: the batch is
     // applied, then settled once.
     g.sample_size(10);
-    let event = Msg::Cluster(ClusterEvent::Applied(Object::Machine(one.clone())));
+    let event = Msg::Cluster(ClusterEvent::Applied(Object::Machine(Arc::new(
+        one.clone(),
+    ))));
     g.bench_function("machines_down_with_stale_derived", |b| {
         b.iter(|| update_batch(&mut machines, [event.clone(), down.clone()]))
     });

@@ -15,6 +15,7 @@ use mosk_console::config::keymap::{DEFAULT_KEYMAP, KeyAction, Keymap};
 use mosk_console::domain::action::ActionId;
 use mosk_console::domain::fixtures::update_plan as up;
 use mosk_console::domain::objects::Object;
+use std::sync::Arc;
 use ui_support::*;
 
 /// The default keymap with each of `rebind`'s actions on one other key.
@@ -34,7 +35,8 @@ fn keymap_with(rebind: &[(ActionId, &str)]) -> Keymap {
 /// Overview, every permission allowed, with `keymap`.
 fn model(keymap: Keymap) -> Model {
     let mut m = with_view(mosk_console::app::model::View::Overview);
-    m.snapshot.apply(Object::UpdatePlan(up::paused_before(1)));
+    m.snapshot
+        .apply(Object::UpdatePlan(Arc::new(up::paused_before(1))));
     let ns = m.session.namespace.clone();
     for k in all_keys(&ns) {
         m.actions.access.record(k, AccessVerdict::Allowed, m.now);

@@ -15,6 +15,7 @@ use mosk_console::domain::fixtures::{self, names};
 use mosk_console::domain::objects::{
     Controller, Kind, LockState, MigrationMode, Object, ObjectKey, Snapshot,
 };
+use std::sync::Arc;
 
 fn model_at(now: Timestamp) -> Model {
     Model::new(SessionInfo::default(), Keymap::default_keymap(), now)
@@ -98,7 +99,9 @@ fn attention_item_appears_and_clears_when_the_lock_is_released() {
     released.error_message = None;
     update(
         &mut m,
-        Msg::Cluster(ClusterEvent::Applied(Object::NodeWorkloadLock(released))),
+        Msg::Cluster(ClusterEvent::Applied(Object::NodeWorkloadLock(Arc::new(
+            released,
+        )))),
     );
     let after = attention_kinds(&m);
     assert!(

@@ -17,6 +17,7 @@ use mosk_console::domain::fixtures::at;
 use mosk_console::domain::fixtures::blockers::{self, ALERT_CEPH, StepAt, completed};
 use mosk_console::domain::objects::{Object, StepStatus};
 use mosk_console::domain::phase::Phase;
+use std::sync::Arc;
 use ui_support::*;
 
 fn done() -> StepAt {
@@ -29,10 +30,10 @@ fn apply(model: &mut Model, obj: Object) {
 
 /// The plan with step 4 ("k8s-workers", started 09:18) as given.
 fn plan(step4: StepAt, status: Option<StepStatus>) -> Object {
-    Object::UpdatePlan(blockers::update_plan(
+    Object::UpdatePlan(Arc::new(blockers::update_plan(
         [done(), done(), done(), step4],
         status,
-    ))
+    )))
 }
 
 /// The attention pane's rows of the Overview at 160x48 (its left column),
@@ -78,7 +79,7 @@ fn auto_pause_appears_first_then_clears_with_the_commence() {
     // The alert fires: the plan is auto-paused in step 4, commence removed.
     apply(
         &mut model,
-        Object::UpdateAutoPause(blockers::auto_pause(&[ALERT_CEPH])),
+        Object::UpdateAutoPause(Arc::new(blockers::auto_pause(&[ALERT_CEPH]))),
     );
     apply(
         &mut model,
@@ -125,7 +126,7 @@ fn auto_pause_appears_first_then_clears_with_the_commence() {
     // The alert clears: the plan stays paused until the step is commenced.
     apply(
         &mut model,
-        Object::UpdateAutoPause(blockers::auto_pause(&[])),
+        Object::UpdateAutoPause(Arc::new(blockers::auto_pause(&[]))),
     );
     assert_eq!(kinds(&model)[0], AttentionKind::AutoPaused);
     assert!(
@@ -170,10 +171,10 @@ fn paused_before_a_step_is_an_item_waiting_for_commence() {
     let mut model = with_view(View::Overview);
     apply(
         &mut model,
-        Object::UpdatePlan(blockers::update_plan(
+        Object::UpdatePlan(Arc::new(blockers::update_plan(
             [done(), done(), done(), blockers::WAITING],
             None,
-        )),
+        ))),
     );
     let waiting: Vec<_> = model
         .derived

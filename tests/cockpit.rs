@@ -16,6 +16,7 @@ use mosk_console::domain::objects::{Controller, Kind, LockState, MachineState, O
 use mosk_console::domain::progress::{blocked, progress};
 use mosk_console::sim::scenario::load::load_scenario;
 use mosk_console::sim::world::SimWorld;
+use std::sync::Arc;
 
 /// The console's view of a simulated world over time: each kind re-listed
 /// into one snapshot and its history, as a watch re-list does.
@@ -160,7 +161,7 @@ fn started() -> Scenario {
     let mut sc = Scenario::new();
     sc.load(fixtures::idle(), at("07:00"));
     sc.apply(
-        Object::ClusterMaintenanceRequest(fixtures::cmr(at("07:00"))),
+        Object::ClusterMaintenanceRequest(Arc::new(fixtures::cmr(at("07:00")))),
         at("07:00"),
     );
     sc
@@ -177,7 +178,7 @@ fn set_state(sc: &mut Scenario, name: &str, state: MachineState, when: Timestamp
         panic!("no machine {name}");
     };
     let mut m = m;
-    m.state = state;
+    Arc::make_mut(&mut m).state = state;
     sc.apply(Object::Machine(m), when);
 }
 
@@ -194,7 +195,7 @@ fn stalls(items: &[AttentionItem], subject: &str) -> usize {
 fn the_first_master_stalls_after_the_expected_turn_not_before() {
     let mut sc = started();
     sc.apply(
-        Object::NodeMaintenanceRequest(fixtures::nmr(NODE_M0, "os", at("07:05"))),
+        Object::NodeMaintenanceRequest(Arc::new(fixtures::nmr(NODE_M0, "os", at("07:05")))),
         at("07:05"),
     );
     // Its locks released: LCM has the node (nothing else to wait on).
@@ -209,7 +210,7 @@ fn the_first_master_stalls_after_the_expected_turn_not_before() {
             state: LockState::Inactive,
             ..l
         };
-        sc.apply(Object::NodeWorkloadLock(l), at("07:06"));
+        sc.apply(Object::NodeWorkloadLock(Arc::new(l)), at("07:06"));
     }
     set_state(&mut sc, MASTER_0, MachineState::Deploy, at("07:06"));
     let e = Expected::default();
@@ -246,18 +247,18 @@ fn a_worker_whose_turn_comes_late_is_aged_from_its_turn_not_from_the_update() {
     }
     // Worker-1's turn: 07:10 to 07:40, Prepare taking 5 minutes of it.
     sc.apply(
-        Object::NodeMaintenanceRequest(fixtures::nmr(NODE_W1, "os", at("07:10"))),
+        Object::NodeMaintenanceRequest(Arc::new(fixtures::nmr(NODE_W1, "os", at("07:10")))),
         at("07:10"),
     );
     set_state(&mut sc, WORKER_1, MachineState::Deploy, at("07:15"));
     set_state(&mut sc, WORKER_1, MachineState::Ready, at("07:40"));
     sc.remove(
-        &Object::NodeMaintenanceRequest(fixtures::nmr(NODE_W1, "os", at("07:10"))).key(),
+        &Object::NodeMaintenanceRequest(Arc::new(fixtures::nmr(NODE_W1, "os", at("07:10")))).key(),
         at("07:40"),
     );
     // Worker-2 waited three hours for the operator; its turn starts at 10:40.
     sc.apply(
-        Object::NodeMaintenanceRequest(fixtures::nmr(NODE_W2, "os", at("10:40"))),
+        Object::NodeMaintenanceRequest(Arc::new(fixtures::nmr(NODE_W2, "os", at("10:40")))),
         at("10:40"),
     );
     let since = sc.history.in_turn_since(WORKER_2).unwrap();
@@ -282,11 +283,11 @@ fn a_cluster_lock_held_past_its_expected_time_is_named_first_in_the_updates_orde
         (CEPH_CWL, Controller::Ceph),
     ] {
         sc.apply(
-            Object::ClusterWorkloadLock(fixtures::cluster_lock(
+            Object::ClusterWorkloadLock(Arc::new(fixtures::cluster_lock(
                 name,
                 controller,
                 LockState::Active,
-            )),
+            ))),
             at("07:00"),
         );
     }
@@ -320,7 +321,7 @@ fn a_node_queued_by_the_openstack_controller_is_neither_held_nor_stalled() {
     let mut sc = started();
     set_state(&mut sc, WORKER_1, MachineState::Prepare, at("07:02"));
     sc.apply(
-        Object::NodeMaintenanceRequest(fixtures::nmr(NODE_W1, "os", at("07:10"))),
+        Object::NodeMaintenanceRequest(Arc::new(fixtures::nmr(NODE_W1, "os", at("07:10")))),
         at("07:10"),
     );
     // Another node holds the maintenance slot (E-CONC): its turn has not come.
@@ -334,7 +335,10 @@ fn a_node_queued_by_the_openstack_controller_is_neither_held_nor_stalled() {
         LockState::Active,
         Some(&deferred),
     );
-    sc.apply(Object::NodeWorkloadLock(lock.clone()), at("07:10"));
+    sc.apply(
+        Object::NodeWorkloadLock(Arc::new(lock.clone())),
+        at("07:10"),
+    );
     let e = Expected::default();
     let items = attention_with(&sc.snap, &sc.history, at("09:30"), &e);
     assert!(
@@ -345,10 +349,10 @@ fn a_node_queued_by_the_openstack_controller_is_neither_held_nor_stalled() {
     );
     // Its turn taken (the deferral gone), the same wait is a held lock.
     sc.apply(
-        Object::NodeWorkloadLock(mosk_console::domain::objects::WorkloadLock {
+        Object::NodeWorkloadLock(Arc::new(mosk_console::domain::objects::WorkloadLock {
             error_message: None,
             ..lock
-        }),
+        })),
         at("09:30"),
     );
     let items = attention_with(&sc.snap, &sc.history, at("09:31"), &e);
@@ -370,16 +374,18 @@ fn a_turn_first_seen_mid_way_takes_its_requests_creation_when_the_request_arrive
         .find(|m| m.name == MASTER_0)
         .cloned()
         .unwrap();
-    snap.apply(Object::Machine(mosk_console::domain::objects::Machine {
-        state: MachineState::Deploy,
-        ..m0
-    }));
+    snap.apply(Object::Machine(Arc::new(
+        mosk_console::domain::objects::Machine {
+            state: MachineState::Deploy,
+            ..m0
+        },
+    )));
     sc.load(snap, at("08:00"));
     let first = sc.history.turn_since(MASTER_0).unwrap();
     assert_eq!((first.at, first.observed), (at("08:00"), false));
     // … and its maintenance request (another cluster's watch) a moment later.
     sc.apply(
-        Object::NodeMaintenanceRequest(fixtures::nmr(NODE_M0, "os", at("07:00"))),
+        Object::NodeMaintenanceRequest(Arc::new(fixtures::nmr(NODE_M0, "os", at("07:00")))),
         at("08:00"),
     );
     let turn = sc.history.turn_since(MASTER_0).unwrap();

@@ -19,6 +19,7 @@ use mosk_console::domain::join::machine_rows;
 use mosk_console::domain::objects::{
     Kind, LockState, MachineState, MigrationMode, Object, ObjectKey, Snapshot,
 };
+use std::sync::Arc;
 use ui_support::*;
 
 fn key(c: char) -> Msg {
@@ -68,7 +69,8 @@ fn change(snap: &Snapshot, all: &Snapshot, rng: &mut Lcg) -> Msg {
     let ev = match (current.clone(), rng.below(4)) {
         (_, 0) => ClusterEvent::Deleted(k.clone()),
         (Object::Machine(mut m), _) => {
-            m.state = if m.state == MachineState::Ready {
+            let m_ = Arc::make_mut(&mut m);
+            m_.state = if m_.state == MachineState::Ready {
                 MachineState::Deploy
             } else {
                 MachineState::Ready
@@ -76,13 +78,14 @@ fn change(snap: &Snapshot, all: &Snapshot, rng: &mut Lcg) -> Msg {
             ClusterEvent::Applied(Object::Machine(m))
         }
         (Object::NodeWorkloadLock(mut l), _) => {
-            l.state = match l.state {
+            let l_ = Arc::make_mut(&mut l);
+            l_.state = match l_.state {
                 LockState::Active => LockState::Inactive,
                 _ => LockState::Active,
             };
             if rng.below(3) == 0 {
                 // Onto another machine's node.
-                l.node_name = snap
+                l_.node_name = snap
                     .machines()
                     .nth(rng.below(8))
                     .and_then(|m| m.hostname.clone());
@@ -90,7 +93,7 @@ fn change(snap: &Snapshot, all: &Snapshot, rng: &mut Lcg) -> Msg {
             ClusterEvent::Applied(Object::NodeWorkloadLock(l))
         }
         (Object::Node(mut n), _) => {
-            n.migration_mode = Some(MigrationMode::Manual);
+            Arc::make_mut(&mut n).migration_mode = Some(MigrationMode::Manual);
             ClusterEvent::Applied(Object::Node(n))
         }
         (other, _) => ClusterEvent::Applied(other),
@@ -145,18 +148,18 @@ fn a_relist_between_two_changes_of_one_batch_is_not_lost() {
         .map(|l| {
             let mut l = l.clone();
             l.state = LockState::Inactive;
-            Object::NodeWorkloadLock(l)
+            Object::NodeWorkloadLock(Arc::new(l))
         })
         .collect();
     update_batch(
         &mut m,
         [
-            Msg::Cluster(ClusterEvent::Applied(Object::Machine(a))),
+            Msg::Cluster(ClusterEvent::Applied(Object::Machine(Arc::new(a)))),
             Msg::Cluster(ClusterEvent::Resynced {
                 kind: Kind::NodeWorkloadLock,
                 objects: released,
             }),
-            Msg::Cluster(ClusterEvent::Applied(Object::Machine(c))),
+            Msg::Cluster(ClusterEvent::Applied(Object::Machine(Arc::new(c)))),
         ],
     );
     assert_settled(&m, "after the batch");
@@ -180,7 +183,7 @@ fn a_key_after_a_view_switch_in_one_batch_acts_on_the_new_views_rows_as_they_are
     update(&mut m, key('2'));
     // While the Machines view is shown, every node lock goes away.
     for l in m.snapshot.node_locks().cloned().collect::<Vec<_>>() {
-        let k = Object::NodeWorkloadLock(l).key();
+        let k = Object::NodeWorkloadLock(Arc::new(l)).key();
         update(&mut m, Msg::Cluster(ClusterEvent::Deleted(k)));
     }
     // Back to Locks and `space` at once: the row under the cursor is a

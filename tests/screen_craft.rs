@@ -7,6 +7,7 @@
 
 mod ui_support;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -76,12 +77,14 @@ fn long_names_keep_their_distinguishing_end() {
     update_batch(
         &mut m,
         long.iter().enumerate().map(|(i, name)| {
-            Msg::Cluster(ClusterEvent::Applied(Object::Machine(fixtures::machine(
-                name,
-                MachineType::Worker,
-                MachineState::Ready,
-                None,
-                Some(20 + i as i64),
+            Msg::Cluster(ClusterEvent::Applied(Object::Machine(Arc::new(
+                fixtures::machine(
+                    name,
+                    MachineType::Worker,
+                    MachineState::Ready,
+                    None,
+                    Some(20 + i as i64),
+                ),
             ))))
         }),
     );
@@ -115,12 +118,14 @@ fn numbers_are_never_cut() {
     update_batch(
         &mut m,
         (0..2000).map(|i| {
-            Msg::Cluster(ClusterEvent::Applied(Object::Machine(fixtures::machine(
-                &format!("w-{:04}", i + 10),
-                MachineType::Worker,
-                MachineState::Ready,
-                None,
-                Some(100 + i),
+            Msg::Cluster(ClusterEvent::Applied(Object::Machine(Arc::new(
+                fixtures::machine(
+                    &format!("w-{:04}", i + 10),
+                    MachineType::Worker,
+                    MachineState::Ready,
+                    None,
+                    Some(100 + i),
+                ),
             ))))
         }),
     );
@@ -153,7 +158,7 @@ fn columns_do_not_come_and_go_with_the_data() {
     machine.drain_error = Some("x ".repeat(80));
     update(
         &mut m2,
-        Msg::Cluster(ClusterEvent::Applied(Object::Machine(machine))),
+        Msg::Cluster(ClusterEvent::Applied(Object::Machine(Arc::new(machine)))),
     );
     let columns = |s: &str| {
         header(s)

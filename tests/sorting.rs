@@ -5,6 +5,7 @@
 mod ui_support;
 
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mosk_console::app::model::{Model, View};
@@ -179,7 +180,7 @@ fn model_for(view: View) -> Model {
     if view == View::UpdatePlan {
         // A plan paused before its second step (the fixture's steps).
         m.snapshot
-            .apply(Object::UpdatePlan(update_plan::paused_before(1)));
+            .apply(Object::UpdatePlan(Arc::new(update_plan::paused_before(1))));
     }
     if view == View::Audit {
         let nodes = [NODE_W3, NODE_W1, NODE_W2];

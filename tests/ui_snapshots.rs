@@ -11,6 +11,7 @@ use mosk_console::app::model::{Model, Notice, NoticeLevel, TableCursor, View};
 use mosk_console::cluster::events::WatchHealth;
 use mosk_console::domain::fixtures::{self, names::*};
 use mosk_console::domain::objects::{ClusterId, Kind, MachineState};
+use std::sync::Arc;
 use ui_support::*;
 
 /// Snapshots `model` at 80x24 and 160x48 as `<name>_80x24` and `<name>_160x48`.
@@ -291,13 +292,13 @@ fn two_thousand_machines_render_the_window_around_the_cursor() {
     let mut m = with_view(View::Machines);
     for i in 0..2000 {
         let name = format!("w-{:04}", i + 10);
-        m.snapshot.apply(Object::Machine(fixtures::machine(
+        m.snapshot.apply(Object::Machine(Arc::new(fixtures::machine(
             &name,
             MachineType::Worker,
             MachineState::Ready,
             None,
             Some(100 + i),
-        )));
+        ))));
     }
     m.cursors.insert(
         View::Machines,

@@ -8,6 +8,7 @@ use mosk_console::config::theme::Theme;
 use mosk_console::domain::fixtures::names::*;
 use mosk_console::domain::objects::Kind;
 use ratatui::buffer::Buffer;
+use std::sync::Arc;
 use ui_support::*;
 
 /// `NO_COLOR`: no colour at all, yet the cursor row is in reverse video and
@@ -123,14 +124,14 @@ fn error_rows_and_log_levels_and_search_matches_are_coloured() {
     let theme = Theme::default_theme();
     let mut m = with_view(View::Locks);
     m.snapshot
-        .apply(mosk_console::domain::objects::Object::Malformed(
+        .apply(mosk_console::domain::objects::Object::Malformed(Arc::new(
             mosk_console::domain::objects::MalformedObject {
                 kind: Kind::NodeWorkloadLock,
                 namespace: String::new(),
                 name: "broken-lock".into(),
                 error: "status.state: expected a string".into(),
             },
-        ));
+        )));
     let t = render_with(&m, 160, 48, &theme);
     let buf = t.backend().buffer();
     let bad = find(buf, "MALFORMED NodeWorkloadLock").unwrap();

@@ -19,6 +19,7 @@ use mosk_console::app::update::update;
 use mosk_console::domain::fixtures::names::*;
 use mosk_console::domain::fixtures::update_groups as ug;
 use mosk_console::domain::objects::{Object, UpdatePlan};
+use std::sync::Arc;
 use ui_support::*;
 
 fn key(c: char) -> Msg {
@@ -33,7 +34,7 @@ fn grouped(view: View) -> Model {
     }
     let mut w4 = ug::provider(WORKER_4, None);
     w4.disabled = true;
-    m.snapshot.apply(Object::ProviderMachine(w4));
+    m.snapshot.apply(Object::ProviderMachine(Arc::new(w4)));
     settled(&mut m);
     m
 }
@@ -196,7 +197,7 @@ fn the_overview_eta_comes_from_the_update_plan_when_it_has_estimates() {
     let step = mosk_console::domain::fixtures::update_plan::timed_step;
     // openstack took 78m for 60m estimated (x1.3); ceph (40m) runs since
     // 10:00; k8s-workers (60m) waits: 52m - 30m + 78m = 1h40m.
-    m.snapshot.apply(Object::UpdatePlan(UpdatePlan {
+    m.snapshot.apply(Object::UpdatePlan(Arc::new(UpdatePlan {
         name: "child-cl-17.4.0".into(),
         namespace: NAMESPACE.into(),
         cluster: CLUSTER.into(),
@@ -206,7 +207,7 @@ fn the_overview_eta_comes_from_the_update_plan_when_it_has_estimates() {
             step(2, "k8s-workers", 60, None),
         ],
         ..UpdatePlan::default()
-    }));
+    })));
     let text = overview_text(&m);
     assert!(
         text.contains("ETA: blocked 28m00s, then 1h40m (plan estimates x1.3)"),

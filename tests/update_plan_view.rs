@@ -16,11 +16,12 @@ use mosk_console::cluster::events::WatchHealth;
 use mosk_console::domain::action::ActionId;
 use mosk_console::domain::fixtures::update_plan::{self as up, PLAN_NAME, RELEASE_NOTES};
 use mosk_console::domain::objects::{Kind, Object, StepStatus, UpdateAutoPause, UpdatePlan};
+use std::sync::Arc;
 use ui_support::*;
 
 fn with_plan(view: View, plan: UpdatePlan) -> Model {
     let mut m = with_view(view);
-    m.snapshot.apply(Object::UpdatePlan(plan));
+    m.snapshot.apply(Object::UpdatePlan(Arc::new(plan)));
     for k in all_keys("child-ns") {
         m.actions.access.record(k, AccessVerdict::Allowed, m.now);
     }
@@ -196,12 +197,13 @@ fn overview_says_where_the_plan_stands() {
     plan.steps[3].status = Some(StepStatus::AutoPaused);
     plan.status = Some(StepStatus::AutoPaused);
     let mut m = with_plan(View::Overview, plan);
-    m.snapshot.apply(Object::UpdateAutoPause(UpdateAutoPause {
-        name: "child-cl".into(),
-        namespace: "child-ns".into(),
-        alerts: vec!["KubeNodeNotReady".into()],
-        firing: vec!["KubeNodeNotReady".into()],
-    }));
+    m.snapshot
+        .apply(Object::UpdateAutoPause(Arc::new(UpdateAutoPause {
+            name: "child-cl".into(),
+            namespace: "child-ns".into(),
+            alerts: vec!["KubeNodeNotReady".into()],
+            firing: vec!["KubeNodeNotReady".into()],
+        })));
     let s = screen(&m, 80, 24);
     assert!(
         s.contains("update plan: AUTO-PAUSED in step 4 \"k8s-workers\" by KubeNodeNotReady"),

@@ -12,6 +12,7 @@
 //! [`crate::sanitize::sanitize`] here, before it reaches the domain.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::{Node as KubeNode, Pod};
@@ -46,33 +47,47 @@ pub const INNER_STATE_ANNOTATION: &str = "inner_state";
 /// read becomes [`Object::Malformed`].
 pub fn convert(kind: Kind, obj: &DynamicObject) -> Object {
     let result = match kind {
-        Kind::LcmCluster => lcm_cluster(obj).map(Object::LcmCluster),
-        Kind::LcmMachine => machine(obj).map(Object::Machine),
-        Kind::LcmClusterState => cluster_state(obj).map(Object::ClusterState),
-        Kind::Node => builtin::node(obj).map(Object::Node),
+        Kind::LcmCluster => lcm_cluster(obj).map(|o| Object::LcmCluster(Arc::new(o))),
+        Kind::LcmMachine => machine(obj).map(|o| Object::Machine(Arc::new(o))),
+        Kind::LcmClusterState => cluster_state(obj).map(|o| Object::ClusterState(Arc::new(o))),
+        Kind::Node => builtin::node(obj).map(|o| Object::Node(Arc::new(o))),
         Kind::ClusterMaintenanceRequest => {
-            cluster_request(obj).map(Object::ClusterMaintenanceRequest)
+            cluster_request(obj).map(|o| Object::ClusterMaintenanceRequest(Arc::new(o)))
         }
-        Kind::NodeMaintenanceRequest => node_request(obj).map(Object::NodeMaintenanceRequest),
-        Kind::ClusterWorkloadLock => lock(obj, false).map(Object::ClusterWorkloadLock),
-        Kind::NodeWorkloadLock => lock(obj, true).map(Object::NodeWorkloadLock),
-        Kind::VrouterPod => builtin::vrouter_pod(obj).map(Object::VrouterPod),
-        Kind::VrouterDaemonSet => builtin::vrouter_daemonset(obj).map(Object::VrouterDaemonSet),
-        Kind::ClusterUpdatePlan => kaas::update_plan(obj).map(Object::UpdatePlan),
-        Kind::UpdateAutoPause => kaas::auto_pause(obj).map(Object::UpdateAutoPause),
-        Kind::UpdateGroup => kaas::update_group(obj).map(Object::UpdateGroup),
-        Kind::ProviderMachine => kaas::provider_machine(obj).map(Object::ProviderMachine),
-        Kind::NodeDeletionRequest => node_notice(obj).map(Object::NodeDeletionRequest),
-        Kind::NodeDisableNotification => node_notice(obj).map(Object::NodeDisableNotification),
+        Kind::NodeMaintenanceRequest => {
+            node_request(obj).map(|o| Object::NodeMaintenanceRequest(Arc::new(o)))
+        }
+        Kind::ClusterWorkloadLock => {
+            lock(obj, false).map(|o| Object::ClusterWorkloadLock(Arc::new(o)))
+        }
+        Kind::NodeWorkloadLock => lock(obj, true).map(|o| Object::NodeWorkloadLock(Arc::new(o))),
+        Kind::VrouterPod => builtin::vrouter_pod(obj).map(|o| Object::VrouterPod(Arc::new(o))),
+        Kind::VrouterDaemonSet => {
+            builtin::vrouter_daemonset(obj).map(|o| Object::VrouterDaemonSet(Arc::new(o)))
+        }
+        Kind::ClusterUpdatePlan => kaas::update_plan(obj).map(|o| Object::UpdatePlan(Arc::new(o))),
+        Kind::UpdateAutoPause => {
+            kaas::auto_pause(obj).map(|o| Object::UpdateAutoPause(Arc::new(o)))
+        }
+        Kind::UpdateGroup => kaas::update_group(obj).map(|o| Object::UpdateGroup(Arc::new(o))),
+        Kind::ProviderMachine => {
+            kaas::provider_machine(obj).map(|o| Object::ProviderMachine(Arc::new(o)))
+        }
+        Kind::NodeDeletionRequest => {
+            node_notice(obj).map(|o| Object::NodeDeletionRequest(Arc::new(o)))
+        }
+        Kind::NodeDisableNotification => {
+            node_notice(obj).map(|o| Object::NodeDisableNotification(Arc::new(o)))
+        }
     };
     result.unwrap_or_else(|error| {
         let key = object_key(kind, obj);
-        Object::Malformed(MalformedObject {
+        Object::Malformed(Arc::new(MalformedObject {
             kind,
             namespace: key.namespace,
             name: key.name,
             error: sanitize(&error),
-        })
+        }))
     })
 }
 

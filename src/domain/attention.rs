@@ -8,7 +8,7 @@ use super::history::History;
 use super::join::{self, same_node};
 use super::lockmsg::{self, MessageKind, ServersFormat, server_groups};
 use super::objects::{
-    Controller, Kind, LockState, MigrationMode, Object, ObjectKey, Snapshot, WorkloadLock,
+    Controller, Kind, LockState, MigrationMode, ObjectKey, Snapshot, WorkloadLock,
 };
 use super::progress::human_duration;
 use super::reminders::Reminder;
@@ -307,7 +307,7 @@ fn retrying_states(
         if attempt < ATTEMPT_THRESHOLD || !join::pending(s) {
             continue;
         }
-        let key = Object::ClusterState(s.clone()).key();
+        let key = ObjectKey::new(Kind::LcmClusterState, &s.namespace, &s.name);
         let node = s.arg.as_deref().and_then(|a| {
             snap.machines()
                 .find(|m| m.name == a)

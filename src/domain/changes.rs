@@ -250,24 +250,25 @@ mod tests {
     use super::*;
     use crate::domain::fixtures::{self, names::*};
     use crate::domain::objects::*;
+    use std::sync::Arc;
 
     #[test]
     fn state_change_is_one_field() {
         let t = fixtures::at("10:00");
-        let a = Object::Machine(fixtures::machine(
+        let a = Object::Machine(Arc::new(fixtures::machine(
             WORKER_4,
             MachineType::Worker,
             MachineState::Prepare,
             Some(NODE_W4),
             Some(6),
-        ));
-        let b = Object::Machine(fixtures::machine(
+        )));
+        let b = Object::Machine(Arc::new(fixtures::machine(
             WORKER_4,
             MachineType::Worker,
             MachineState::Deploy,
             Some(NODE_W4),
             Some(6),
-        ));
+        )));
         let c = diff(Some(&a), Some(&b), t);
         assert_eq!(c.len(), 1);
         assert_eq!(c[0].field, "status.state");
@@ -282,20 +283,20 @@ mod tests {
     #[test]
     fn add_remove_and_lock_message() {
         let t = fixtures::at("10:00");
-        let l = Object::NodeWorkloadLock(fixtures::node_lock(
+        let l = Object::NodeWorkloadLock(Arc::new(fixtures::node_lock(
             Controller::Openstack,
             NODE_W2,
             LockState::Active,
             None,
-        ));
+        )));
         assert!(diff(None, Some(&l), t)[0].is_added());
         assert!(diff(Some(&l), None, t)[0].is_removed());
-        let m = Object::NodeWorkloadLock(fixtures::node_lock(
+        let m = Object::NodeWorkloadLock(Arc::new(fixtures::node_lock(
             Controller::Openstack,
             NODE_W2,
             LockState::Inactive,
             Some("x"),
-        ));
+        )));
         let c = diff(Some(&l), Some(&m), t);
         let f: Vec<&str> = c.iter().map(|c| c.field.as_str()).collect();
         assert_eq!(f, vec!["status.state", "status.errorMessage"]);
@@ -306,13 +307,13 @@ mod tests {
     #[test]
     fn becoming_malformed_reports_the_error() {
         let t = fixtures::at("10:00");
-        let n = Object::Node(fixtures::node(NODE_W1, true));
-        let bad = Object::Malformed(MalformedObject {
+        let n = Object::Node(Arc::new(fixtures::node(NODE_W1, true)));
+        let bad = Object::Malformed(Arc::new(MalformedObject {
             kind: Kind::Node,
             namespace: String::new(),
             name: NODE_W1.into(),
             error: "spec: invalid type".into(),
-        });
+        }));
         let c = diff(Some(&n), Some(&bad), t);
         assert!(
             c.iter()

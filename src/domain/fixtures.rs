@@ -11,6 +11,7 @@
 //! string): they are for tests only.
 
 use jiff::Timestamp;
+use std::sync::Arc;
 
 use super::objects::*;
 
@@ -298,53 +299,59 @@ pub const VROUTER_PODS: [(&str, &str); 4] = [
 /// current release, every lock active, no maintenance request, vRouter pods
 /// all on DaemonSet generation 1.
 pub fn idle() -> Snapshot {
-    let mut objs = vec![Object::LcmCluster(LcmCluster {
+    let mut objs = vec![Object::LcmCluster(Arc::new(LcmCluster {
         target_release: Some(CURRENT_RELEASE.into()),
         ..lcm_cluster()
-    })];
+    }))];
     for (name, ty, node_name, index) in MACHINES {
         let compute = ty == MachineType::Worker;
-        objs.push(Object::Machine(machine(
+        objs.push(Object::Machine(Arc::new(machine(
             name,
             ty,
             MachineState::Ready,
             Some(node_name),
             Some(index),
-        )));
-        objs.push(Object::Node(node(node_name, compute)));
-        objs.push(Object::NodeWorkloadLock(node_lock(
+        ))));
+        objs.push(Object::Node(Arc::new(node(node_name, compute))));
+        objs.push(Object::NodeWorkloadLock(Arc::new(node_lock(
             Controller::Openstack,
             node_name,
             LockState::Active,
             None,
-        )));
+        ))));
         if compute {
-            objs.push(Object::NodeWorkloadLock(node_lock(
+            objs.push(Object::NodeWorkloadLock(Arc::new(node_lock(
                 tf_controller(),
                 node_name,
                 LockState::Active,
                 None,
-            )));
+            ))));
         }
     }
     objs.extend([
-        Object::ClusterWorkloadLock(cluster_lock(
+        Object::ClusterWorkloadLock(Arc::new(cluster_lock(
             OPENSTACK_CWL,
             Controller::Openstack,
             LockState::Active,
-        )),
-        Object::ClusterWorkloadLock(cluster_lock(CEPH_CWL, Controller::Ceph, LockState::Active)),
-        Object::ClusterWorkloadLock(cluster_lock(
+        ))),
+        Object::ClusterWorkloadLock(Arc::new(cluster_lock(
+            CEPH_CWL,
+            Controller::Ceph,
+            LockState::Active,
+        ))),
+        Object::ClusterWorkloadLock(Arc::new(cluster_lock(
             TF_CWL,
             Controller::Tungstenfabric,
             LockState::Active,
-        )),
+        ))),
     ]);
     let mut ds = vrouter_ds(1, 4);
     ds.updated = 4;
-    objs.push(Object::VrouterDaemonSet(ds));
+    objs.push(Object::VrouterDaemonSet(Arc::new(ds)));
     for (node_name, pod) in VROUTER_PODS {
-        objs.push(Object::VrouterPod(vrouter_pod(pod, node_name, 1, true)));
+        objs.push(Object::VrouterPod(Arc::new(vrouter_pod(
+            pod, node_name, 1, true,
+        ))));
     }
     snapshot(objs)
 }
@@ -388,18 +395,20 @@ pub const CORDON_DRAIN_MESSAGE: &str =
 /// - vRouter pods on workers 2–4 still run generation 1.
 pub fn mid_update() -> Snapshot {
     let mut snap = idle();
-    snap.apply(Object::LcmCluster(lcm_cluster()));
-    snap.apply(Object::ClusterMaintenanceRequest(cmr(at("08:05"))));
+    snap.apply(Object::LcmCluster(Arc::new(lcm_cluster())));
+    snap.apply(Object::ClusterMaintenanceRequest(Arc::new(cmr(at(
+        "08:05",
+    )))));
     for (name, controller) in [
         (OPENSTACK_CWL, Controller::Openstack),
         (CEPH_CWL, Controller::Ceph),
         (TF_CWL, Controller::Tungstenfabric),
     ] {
-        snap.apply(Object::ClusterWorkloadLock(cluster_lock(
+        snap.apply(Object::ClusterWorkloadLock(Arc::new(cluster_lock(
             name,
             controller,
             LockState::Inactive,
-        )));
+        ))));
     }
     for (name, ty, node_name, index) in MACHINES {
         let state = match name {
@@ -412,32 +421,32 @@ pub fn mid_update() -> Snapshot {
         if ready {
             m.release = Some(TARGET_RELEASE.into());
         }
-        snap.apply(Object::Machine(m));
+        snap.apply(Object::Machine(Arc::new(m)));
         if matches!(name, MASTER_0 | MASTER_1 | MASTER_2 | WORKER_1) {
             // Done: the OpenStack lock is back to active, Rockoon finished with it.
             let mut l = node_lock(Controller::Openstack, node_name, LockState::Active, None);
             l.inner_state = Some("inactive".into());
-            snap.apply(Object::NodeWorkloadLock(l));
+            snap.apply(Object::NodeWorkloadLock(Arc::new(l)));
         }
     }
     let mut w1 = node(NODE_W1, true);
     w1.migration_mode = Some(MigrationMode::Live);
     w1.migration_attempts = Some("5".into());
-    snap.apply(Object::Node(w1));
+    snap.apply(Object::Node(Arc::new(w1)));
     let mut w3 = node(NODE_W3, true);
     w3.migration_mode = Some(MigrationMode::Manual);
-    snap.apply(Object::Node(w3));
+    snap.apply(Object::Node(Arc::new(w3)));
 
-    snap.apply(Object::NodeMaintenanceRequest(nmr(
+    snap.apply(Object::NodeMaintenanceRequest(Arc::new(nmr(
         NODE_W2,
         "os",
         at("09:51"),
-    )));
-    snap.apply(Object::NodeMaintenanceRequest(nmr(
+    ))));
+    snap.apply(Object::NodeMaintenanceRequest(Arc::new(nmr(
         NODE_W3,
         "os",
         at("10:00"),
-    )));
+    ))));
 
     let mut l2 = node_lock(
         Controller::Openstack,
@@ -446,13 +455,13 @@ pub fn mid_update() -> Snapshot {
         Some(&worker2_lock_message()),
     );
     l2.inner_state = Some("active".into());
-    snap.apply(Object::NodeWorkloadLock(l2));
-    snap.apply(Object::NodeWorkloadLock(node_lock(
+    snap.apply(Object::NodeWorkloadLock(Arc::new(l2)));
+    snap.apply(Object::NodeWorkloadLock(Arc::new(node_lock(
         tf_controller(),
         NODE_W2,
         LockState::Inactive,
         None,
-    )));
+    ))));
     let mut l3 = node_lock(
         Controller::Openstack,
         NODE_W3,
@@ -460,17 +469,17 @@ pub fn mid_update() -> Snapshot {
         Some(&worker3_lock_message()),
     );
     l3.inner_state = Some("active".into());
-    snap.apply(Object::NodeWorkloadLock(l3));
+    snap.apply(Object::NodeWorkloadLock(Arc::new(l3)));
 
-    snap.apply(Object::ClusterState(cluster_state(
+    snap.apply(Object::ClusterState(Arc::new(cluster_state(
         ClusterStateType::CordonDrain,
         WORKER_2,
         "true",
         None,
         4,
         Some(CORDON_DRAIN_MESSAGE),
-    )));
-    snap.apply(Object::ClusterState(cluster_state(
+    ))));
+    snap.apply(Object::ClusterState(Arc::new(cluster_state(
         ClusterStateType::SwarmDrain,
         WORKER_2,
         "true",
@@ -479,32 +488,32 @@ pub fn mid_update() -> Snapshot {
         Some(&format!(
             "Error: waiting for kubernetes node {NODE_W2} to be drained first"
         )),
-    )));
-    snap.apply(Object::ClusterState(cluster_state(
+    ))));
+    snap.apply(Object::ClusterState(Arc::new(cluster_state(
         ClusterStateType::CordonDrain,
         WORKER_3,
         "true",
         None,
         1,
         Some(CORDON_DRAIN_MESSAGE),
-    )));
-    snap.apply(Object::ClusterState(ClusterState {
+    ))));
+    snap.apply(Object::ClusterState(Arc::new(ClusterState {
         name: format!("helm-deployed-{CLUSTER}-x7k2p"),
         arg: None,
         actual_value: Some("true".into()),
         attempt: Some(0),
         message: None,
         ..cluster_state(ClusterStateType::HelmDeployed, "", "true", None, 0, None)
-    }));
+    })));
 
     let mut ds = vrouter_ds(2, 4);
     ds.updated = 1;
-    snap.apply(Object::VrouterDaemonSet(ds));
-    snap.apply(Object::VrouterPod(vrouter_pod(
+    snap.apply(Object::VrouterDaemonSet(Arc::new(ds)));
+    snap.apply(Object::VrouterPod(Arc::new(vrouter_pod(
         VROUTER_POD_W1,
         NODE_W1,
         2,
         true,
-    )));
+    ))));
     snap
 }

@@ -10,6 +10,7 @@
 //! and are still joined by their hostname where the other objects name it.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use jiff::{SignedDuration, Timestamp};
 
@@ -25,7 +26,7 @@ use super::vrouter::{self, PodStatus};
 /// How a machine's Kubernetes node was found.
 #[derive(Debug, Clone, PartialEq)]
 pub enum NodeLink {
-    Found(Node),
+    Found(Arc<Node>),
     /// The machine has no `Hostname` address yet.
     NoHostname,
     /// The machine names a node that the MOSK cluster does not have (or we
@@ -36,19 +37,19 @@ pub enum NodeLink {
 /// One NodeWorkloadLock on the machine's node, with its message parsed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LockRow {
-    pub lock: WorkloadLock,
+    pub lock: Arc<WorkloadLock>,
     pub message: Option<LockMessage>,
 }
 
 impl LockRow {
-    pub fn new(lock: &WorkloadLock) -> LockRow {
+    pub fn new(lock: &Arc<WorkloadLock>) -> LockRow {
         LockRow {
             message: lock
                 .error_message
                 .as_deref()
                 .filter(|m| !m.trim().is_empty())
                 .map(lockmsg::parse),
-            lock: lock.clone(),
+            lock: Arc::clone(lock),
         }
     }
     /// The lock holds the node (not released to LCM).
@@ -57,10 +58,12 @@ impl LockRow {
     }
 }
 
-/// A machine joined with everything about it in both clusters.
+/// A machine joined with everything about it in both clusters. The objects
+/// are the snapshot's own (shared, not copied): 2,000 rows of copies cost
+/// ~4 MiB (docs/PERFORMANCE.md, issue 9 RSS).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MachineRow {
-    pub machine: Machine,
+    pub machine: Arc<Machine>,
     /// The node name from the machine's `Hostname` address.
     pub node_name: Option<String>,
     pub node: NodeLink,
@@ -70,12 +73,12 @@ pub struct MachineRow {
     pub migration_mode_default: bool,
     /// The attempts annotation, verbatim; `None` when unset (default 3).
     pub migration_attempts: Option<String>,
-    pub maintenance: Option<NodeMaintenanceRequest>,
+    pub maintenance: Option<Arc<NodeMaintenanceRequest>>,
     /// Every NodeWorkloadLock on the node, OpenStack first, then by controller.
     pub locks: Vec<LockRow>,
     /// The cluster states whose `arg` is the machine: cordon-drain,
     /// swarm-drain, then the others by type.
-    pub cluster_states: Vec<ClusterState>,
+    pub cluster_states: Vec<Arc<ClusterState>>,
     /// The vRouter pods on the node.
     pub vrouter: Vec<PodStatus>,
     /// A short reason the machine is not moving, see [`waiting_on`].
@@ -133,6 +136,7 @@ impl MachineRow {
         self.cluster_states
             .iter()
             .find(|s| s.state_type == *state_type)
+            .map(|s| &**s)
     }
     /// How long the maintenance request has existed.
     pub fn maintenance_age(&self, now: Timestamp) -> Option<SignedDuration> {
@@ -198,10 +202,10 @@ fn state_type_rank(t: &ClusterStateType) -> u8 {
 /// once per [`machine_rows`] so the join is linear in the number of objects
 /// (a scan per machine made 2,000 machines cost over a second).
 pub struct JoinIndex<'a> {
-    nodes: HashMap<&'a str, &'a Node>,
-    requests: HashMap<&'a str, Vec<&'a NodeMaintenanceRequest>>,
-    locks: HashMap<&'a str, Vec<&'a WorkloadLock>>,
-    states: HashMap<&'a str, Vec<&'a ClusterState>>,
+    nodes: HashMap<&'a str, &'a Arc<Node>>,
+    requests: HashMap<&'a str, Vec<&'a Arc<NodeMaintenanceRequest>>>,
+    locks: HashMap<&'a str, Vec<&'a Arc<WorkloadLock>>>,
+    states: HashMap<&'a str, Vec<&'a Arc<ClusterState>>>,
     pods: HashMap<&'a str, Vec<&'a VrouterPod>>,
     daemonsets: HashMap<(&'a str, &'a str), &'a VrouterDaemonSet>,
     groups: GroupIndex<'a>,
@@ -212,10 +216,10 @@ impl<'a> JoinIndex<'a> {
     /// belong to. Keys are short names: [`same_node`] compares those.
     pub fn new(snap: &'a Snapshot) -> JoinIndex<'a> {
         let mut index = JoinIndex::empty(GroupIndex::new(snap));
-        for n in snap.nodes() {
+        for n in snap.shared_nodes() {
             index.nodes.entry(short_node(&n.name)).or_insert(n);
         }
-        for r in snap.node_requests() {
+        for r in snap.shared_node_requests() {
             let by_node = short_node(&r.node_name);
             index.requests.entry(by_node).or_default().push(r);
             let by_name = short_node(&r.name);
@@ -223,12 +227,12 @@ impl<'a> JoinIndex<'a> {
                 index.requests.entry(by_name).or_default().push(r);
             }
         }
-        for l in snap.node_locks() {
+        for l in snap.shared_node_locks() {
             if let Some(n) = l.node_name.as_deref() {
                 index.locks.entry(short_node(n)).or_default().push(l);
             }
         }
-        for s in snap.cluster_states() {
+        for s in snap.shared_cluster_states() {
             if let Some(arg) = s.arg.as_deref() {
                 index.states.entry(arg).or_default().push(s);
             }
@@ -268,12 +272,12 @@ fn of_node<'b, T>(map: &HashMap<&str, Vec<&'b T>>, key: Option<&str>) -> Vec<&'b
 }
 
 /// Joins one machine.
-pub fn machine_row(snap: &Snapshot, machine: &Machine) -> MachineRow {
+pub fn machine_row(snap: &Snapshot, machine: &Arc<Machine>) -> MachineRow {
     machine_row_indexed(&JoinIndex::new(snap), machine)
 }
 
 /// Joins one machine with a prepared index.
-pub fn machine_row_indexed(index: &JoinIndex<'_>, machine: &Machine) -> MachineRow {
+pub fn machine_row_indexed(index: &JoinIndex<'_>, machine: &Arc<Machine>) -> MachineRow {
     let node_name = machine.hostname.clone().filter(|h| !h.trim().is_empty());
     let key = node_name.as_deref().map(short_node);
     let node = match key {
@@ -281,7 +285,7 @@ pub fn machine_row_indexed(index: &JoinIndex<'_>, machine: &Machine) -> MachineR
         Some(k) => index
             .nodes
             .get(k)
-            .map_or(NodeLink::NotFound, |n| NodeLink::Found((*n).clone())),
+            .map_or(NodeLink::NotFound, |n| NodeLink::Found(Arc::clone(n))),
     };
     let (migration_mode, migration_mode_default, migration_attempts) = match &node {
         NodeLink::Found(n) => (
@@ -295,7 +299,9 @@ pub fn machine_row_indexed(index: &JoinIndex<'_>, machine: &Machine) -> MachineR
     let maintenance = of_node(&index.requests, key)
         .into_iter()
         // Prefer the one named after the node, then the oldest.
-        .min_by_key(|r: &&NodeMaintenanceRequest| (!on_node(&r.name), r.created, r.name.clone()))
+        .min_by_key(|r: &&Arc<NodeMaintenanceRequest>| {
+            (!on_node(&r.name), r.created, r.name.clone())
+        })
         .cloned();
     let mut locks: Vec<LockRow> = of_node(&index.locks, key)
         .into_iter()
@@ -313,10 +319,10 @@ pub fn machine_row_indexed(index: &JoinIndex<'_>, machine: &Machine) -> MachineR
                 &b.lock.name,
             ))
     });
-    let mut cluster_states: Vec<ClusterState> = index
+    let mut cluster_states: Vec<Arc<ClusterState>> = index
         .states
         .get(machine.name.as_str())
-        .map(|v| v.iter().map(|s| (*s).clone()).collect())
+        .map(|v| v.iter().map(|s| Arc::clone(s)).collect())
         .unwrap_or_default();
     cluster_states.sort_by(|a, b| {
         (
@@ -342,7 +348,7 @@ pub fn machine_row_indexed(index: &JoinIndex<'_>, machine: &Machine) -> MachineR
         .collect();
     vrouter.sort_by(|a, b| a.name.cmp(&b.name));
     let mut row = MachineRow {
-        machine: machine.clone(),
+        machine: Arc::clone(machine),
         node_name,
         node,
         migration_mode,
@@ -367,7 +373,7 @@ pub const DISABLED_WAITING: &str = "disabled: out of LCM control";
 /// Every machine, masters first, then workers (then bastion and unassigned),
 /// each group by the `lcm.mirantis.com/index` annotation (unset last), then name.
 pub fn machine_rows(snap: &Snapshot) -> Vec<MachineRow> {
-    let mut machines: Vec<&Machine> = snap.machines().collect();
+    let mut machines: Vec<&Arc<Machine>> = snap.shared_machines().collect();
     machines.sort_by(|a, b| {
         (
             type_rank(&a.machine_type),

@@ -7,6 +7,7 @@
 //! cluster state, migration mode).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use jiff::Timestamp;
 
@@ -156,6 +157,16 @@ pub struct ObjectKey {
     pub kind: Kind,
     pub namespace: String,
     pub name: String,
+}
+
+impl ObjectKey {
+    pub fn new(kind: Kind, namespace: &str, name: &str) -> ObjectKey {
+        ObjectKey {
+            kind,
+            namespace: namespace.to_string(),
+            name: name.to_string(),
+        }
+    }
 }
 
 /// LCMCluster (management cluster): release and upgrade knobs.
@@ -357,27 +368,31 @@ pub struct VrouterDaemonSet {
     pub generation: Option<i64>,
 }
 
-/// One object, of any watched kind.
+/// One object, of any watched kind: its kind and a shared pointer to its
+/// data. The snapshot and the joined rows (`domain::join::MachineRow`) hold
+/// the same copy; a BTreeMap keeps its values inline, so an enum of the
+/// structs themselves (288 bytes each) cost 6.6 MiB of tree nodes for
+/// 11,842 objects (docs/PERFORMANCE.md, issue 9 RSS).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Object {
-    LcmCluster(LcmCluster),
-    Machine(Machine),
-    ClusterState(ClusterState),
-    Node(Node),
-    ClusterMaintenanceRequest(ClusterMaintenanceRequest),
-    NodeMaintenanceRequest(NodeMaintenanceRequest),
-    ClusterWorkloadLock(WorkloadLock),
-    NodeWorkloadLock(WorkloadLock),
-    VrouterPod(VrouterPod),
-    VrouterDaemonSet(VrouterDaemonSet),
-    UpdatePlan(UpdatePlan),
-    UpdateAutoPause(UpdateAutoPause),
-    UpdateGroup(UpdateGroup),
-    ProviderMachine(ProviderMachine),
-    NodeDeletionRequest(NodeNotice),
-    NodeDisableNotification(NodeNotice),
+    LcmCluster(Arc<LcmCluster>),
+    Machine(Arc<Machine>),
+    ClusterState(Arc<ClusterState>),
+    Node(Arc<Node>),
+    ClusterMaintenanceRequest(Arc<ClusterMaintenanceRequest>),
+    NodeMaintenanceRequest(Arc<NodeMaintenanceRequest>),
+    ClusterWorkloadLock(Arc<WorkloadLock>),
+    NodeWorkloadLock(Arc<WorkloadLock>),
+    VrouterPod(Arc<VrouterPod>),
+    VrouterDaemonSet(Arc<VrouterDaemonSet>),
+    UpdatePlan(Arc<UpdatePlan>),
+    UpdateAutoPause(Arc<UpdateAutoPause>),
+    UpdateGroup(Arc<UpdateGroup>),
+    ProviderMachine(Arc<ProviderMachine>),
+    NodeDeletionRequest(Arc<NodeNotice>),
+    NodeDisableNotification(Arc<NodeNotice>),
     /// An object that could not be decoded: shown as an error row, never dropped silently.
-    Malformed(MalformedObject),
+    Malformed(Arc<MalformedObject>),
 }
 
 /// An object of a watched kind whose body did not match the schema we read.

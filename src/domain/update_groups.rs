@@ -207,6 +207,7 @@ mod tests {
     use crate::domain::fixtures::{self, names::*, update_groups as ug};
     use crate::domain::objects::Object;
     use jiff::SignedDuration;
+    use std::sync::Arc;
 
     fn group_label(snap: &Snapshot, machine: &str) -> Option<String> {
         let index = GroupIndex::new(snap);
@@ -239,10 +240,10 @@ mod tests {
     #[test]
     fn a_stale_label_does_not_move_a_master_out_of_the_control_group() {
         let mut snap = ug::grouped();
-        snap.apply(Object::ProviderMachine(ug::provider(
+        snap.apply(Object::ProviderMachine(Arc::new(ug::provider(
             MASTER_0,
             Some("child-cl-rack-1"),
-        )));
+        ))));
         assert_eq!(
             group_label(&snap, MASTER_0).as_deref(),
             Some("child-cl-control #1 x1")
@@ -252,7 +253,7 @@ mod tests {
     #[test]
     fn masters_go_to_default_group_without_a_control_group() {
         let mut snap = ug::grouped();
-        snap.remove(&Object::UpdateGroup(ug::group("child-cl-control", 1, 1)).key());
+        snap.remove(&Object::UpdateGroup(Arc::new(ug::group("child-cl-control", 1, 1))).key());
         assert_eq!(
             group_label(&snap, MASTER_0).as_deref(),
             Some("child-cl-default #1 x1")
@@ -262,10 +263,10 @@ mod tests {
     #[test]
     fn a_label_naming_a_missing_group_says_so() {
         let mut snap = ug::grouped();
-        snap.apply(Object::ProviderMachine(ug::provider(
+        snap.apply(Object::ProviderMachine(Arc::new(ug::provider(
             WORKER_4,
             Some("child-cl-rack-9"),
-        )));
+        ))));
         assert_eq!(
             group_label(&snap, WORKER_4).as_deref(),
             Some("child-cl-rack-9 (missing)")

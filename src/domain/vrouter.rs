@@ -249,6 +249,7 @@ mod tests {
     use super::*;
     use crate::domain::fixtures::{self, names};
     use crate::domain::objects::Object;
+    use std::sync::Arc;
 
     #[test]
     fn mosk_version_from_release_names() {
@@ -325,7 +326,7 @@ mod tests {
         let mut snap = fixtures::mid_update();
         let mut pod = fixtures::vrouter_pod("tf-vrouter-agent-zzzzz", names::NODE_W4, 1, true);
         pod.template_generation = None;
-        snap.apply(Object::VrouterPod(pod.clone()));
+        snap.apply(Object::VrouterPod(Arc::new(pod.clone())));
         assert_eq!(pod_status(&snap, &pod).outdated, None);
         pod.template_generation = Some(1);
         pod.daemonset = Some("no-such-ds".into());
@@ -341,10 +342,10 @@ mod tests {
         // Make worker-4's pod not ready and worker-2's terminating.
         let mut w4 = fixtures::vrouter_pod(names::VROUTER_POD_W4, names::NODE_W4, 1, false);
         w4.phase = "Running".into();
-        snap.apply(Object::VrouterPod(w4));
+        snap.apply(Object::VrouterPod(Arc::new(w4)));
         let mut w2 = fixtures::vrouter_pod(names::VROUTER_POD_W2, names::NODE_W2, 1, true);
         w2.deleting = true;
-        snap.apply(Object::VrouterPod(w2));
+        snap.apply(Object::VrouterPod(Arc::new(w2)));
         let order: Vec<_> = restart_order(&snap)
             .into_iter()
             .map(|p| p.node.unwrap_or_default())
@@ -363,13 +364,13 @@ mod tests {
             (names::VROUTER_POD_W3, names::NODE_W3),
             (names::VROUTER_POD_W4, names::NODE_W4),
         ] {
-            snap.apply(Object::VrouterPod(fixtures::vrouter_pod(
+            snap.apply(Object::VrouterPod(Arc::new(fixtures::vrouter_pod(
                 pod, node, 2, true,
-            )));
+            ))));
         }
         let mut ds = fixtures::vrouter_ds(2, 4);
         ds.updated = 4;
-        snap.apply(Object::VrouterDaemonSet(ds));
+        snap.apply(Object::VrouterDaemonSet(Arc::new(ds)));
         assert!(daemonsets(&snap)[0].up_to_date());
         assert!(restart_order(&snap).is_empty());
         assert_eq!(pods_on_node(&snap, names::NODE_W3).len(), 1);

@@ -7,6 +7,7 @@ use crate::config::keymap::Keymap;
 use crate::domain::fixtures::{self, names::*};
 use crate::domain::join::machine_rows;
 use crate::domain::objects::{Controller, LockState, Object};
+use std::sync::Arc;
 
 fn text_for(machine: &str, node: &str, message: Option<&str>) -> Vec<String> {
     let mut model = Model::new(
@@ -16,12 +17,12 @@ fn text_for(machine: &str, node: &str, message: Option<&str>) -> Vec<String> {
     );
     let mut snap = fixtures::mid_update();
     if let Some(msg) = message {
-        snap.apply(Object::NodeWorkloadLock(fixtures::node_lock(
+        snap.apply(Object::NodeWorkloadLock(Arc::new(fixtures::node_lock(
             Controller::Openstack,
             node,
             LockState::Active,
             Some(msg),
-        )));
+        ))));
     }
     model.snapshot = snap;
     let rows = machine_rows(&model.snapshot);
@@ -98,15 +99,15 @@ fn blockers_show_under_their_heading() {
         .expect("worker 4");
     m.operation_stuck = true;
     m.drain_error = Some("Error: error when evicting pods/\"patroni-13-2\" -n \"stacklight\": global timeout reached: 10m0s".into());
-    snap.apply(Object::Machine(m));
-    snap.apply(Object::ProviderMachine(provider_machine(
+    snap.apply(Object::Machine(Arc::new(m)));
+    snap.apply(Object::ProviderMachine(Arc::new(provider_machine(
         WORKER_4, false, true,
-    )));
-    snap.apply(Object::NodeDeletionRequest(node_notice(
+    ))));
+    snap.apply(Object::NodeDeletionRequest(Arc::new(node_notice(
         "ndr-w4",
         NODE_W4,
         fixtures::at("09:40"),
-    )));
+    ))));
     model.snapshot = snap;
     let rows = machine_rows(&model.snapshot);
     let row = rows.iter().find(|r| r.name() == WORKER_4).expect("row");

@@ -3,6 +3,7 @@
 use super::*;
 use crate::domain::fixtures::{self, names::*};
 use crate::domain::objects::{Object, WorkloadLock};
+use std::sync::Arc;
 
 fn ctx() -> PlanContext {
     PlanContext {
@@ -166,7 +167,7 @@ fn acknowledge_reads_the_documented_list_form_too() {
         LockState::Active,
         Some(&msg),
     );
-    snap.apply(Object::NodeWorkloadLock(lock));
+    snap.apply(Object::NodeWorkloadLock(Arc::new(lock)));
     assert_eq!(
         acknowledge_offer(&snap, NODE_W4),
         Ok(vec![SERVER_A.to_string()])
@@ -177,24 +178,24 @@ fn acknowledge_reads_the_documented_list_form_too() {
 fn acknowledge_is_not_offered_when_the_lock_is_inactive_or_says_something_else() {
     let mut snap = fixtures::mid_update();
     let msg = fixtures::worker2_lock_message();
-    snap.apply(Object::NodeWorkloadLock(fixtures::node_lock(
+    snap.apply(Object::NodeWorkloadLock(Arc::new(fixtures::node_lock(
         Controller::Openstack,
         NODE_W2,
         LockState::Inactive,
         Some(&msg),
-    )));
+    ))));
     let e = acknowledge_offer(&snap, NODE_W2).unwrap_err();
     assert!(e.contains("already inactive"), "{e}");
     let other = format!(
         "{} Starting migration for {SERVER_A}",
         fixtures::rockoon_stamp("10:00:00")
     );
-    snap.apply(Object::NodeWorkloadLock(fixtures::node_lock(
+    snap.apply(Object::NodeWorkloadLock(Arc::new(fixtures::node_lock(
         Controller::Openstack,
         NODE_W2,
         LockState::Active,
         Some(&other),
-    )));
+    ))));
     let e = acknowledge_offer(&snap, NODE_W2).unwrap_err();
     assert!(e.contains("does not say servers are still present"), "{e}");
     // A TF lock's message never counts.

@@ -2,6 +2,7 @@ use super::*;
 use crate::config::keymap::Keymap;
 use crate::domain::fixtures::{self, names::*};
 use crate::domain::objects::{MachineState, MalformedObject, Object};
+use std::sync::Arc;
 
 fn model() -> Model {
     let mut m = Model::new(
@@ -128,13 +129,13 @@ fn ids_are_stable_and_the_cursor_follows_them() {
     assert_eq!(rows[i].id, WORKER_3);
     // A machine appears and the order changes (sorted by name now):
     // the cursor stays on worker-3.
-    let new = Object::Machine(fixtures::machine(
+    let new = Object::Machine(Arc::new(fixtures::machine(
         "aaa-new",
         crate::domain::objects::MachineType::Worker,
         MachineState::Pending,
         None,
         None,
-    ));
+    )));
     crate::app::update::update(
         &mut m,
         crate::app::msg::Msg::Cluster(crate::cluster::events::ClusterEvent::Applied(new)),
@@ -228,12 +229,13 @@ fn lock_messages_lose_the_timestamp_and_show_its_age() {
 #[test]
 fn malformed_objects_are_error_rows_and_missing_crds_are_said() {
     let mut m = model();
-    m.snapshot.apply(Object::Malformed(MalformedObject {
-        kind: Kind::NodeWorkloadLock,
-        namespace: String::new(),
-        name: "broken-lock".into(),
-        error: "spec.nodeName: expected a string".into(),
-    }));
+    m.snapshot
+        .apply(Object::Malformed(Arc::new(MalformedObject {
+            kind: Kind::NodeWorkloadLock,
+            namespace: String::new(),
+            name: "broken-lock".into(),
+            error: "spec.nodeName: expected a string".into(),
+        })));
     let t = table(&m, View::Locks);
     let bad = t.rows.iter().find(|r| r.cells[1] == "broken-lock").unwrap();
     assert_eq!(bad.tone, Tone::Error);
@@ -244,12 +246,13 @@ fn malformed_objects_are_error_rows_and_missing_crds_are_said() {
     );
     assert_eq!(bad.cells[0], "node");
     assert!(t.missing.is_empty());
-    m.snapshot.apply(Object::Malformed(MalformedObject {
-        kind: Kind::ClusterMaintenanceRequest,
-        namespace: String::new(),
-        name: "broken-request".into(),
-        error: "spec.scope: expected a string".into(),
-    }));
+    m.snapshot
+        .apply(Object::Malformed(Arc::new(MalformedObject {
+            kind: Kind::ClusterMaintenanceRequest,
+            namespace: String::new(),
+            name: "broken-request".into(),
+            error: "spec.scope: expected a string".into(),
+        })));
     let t = table(&m, View::Requests);
     let bad = t
         .rows

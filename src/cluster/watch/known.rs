@@ -92,9 +92,10 @@ impl Known {
 mod tests {
     use super::*;
     use crate::domain::objects::Node;
+    use std::sync::Arc;
 
     fn node(name: &str, ready: bool) -> Object {
-        Object::Node(Node {
+        Object::Node(Arc::new(Node {
             name: name.into(),
             uid: format!("uid-{name}"),
             labels: Default::default(),
@@ -102,7 +103,7 @@ mod tests {
             migration_attempts: None,
             ready,
             unschedulable: false,
-        })
+        }))
     }
 
     #[test]
@@ -113,12 +114,12 @@ mod tests {
         let Object::Node(n) = &mut labelled else {
             unreachable!()
         };
-        n.labels.insert("later".into(), "1".into());
+        Arc::make_mut(n).labels.insert("later".into(), "1".into());
         let mut cordoned = a.clone();
         let Object::Node(n) = &mut cordoned else {
             unreachable!()
         };
-        n.unschedulable = true;
+        Arc::make_mut(n).unschedulable = true;
         let all = [a, node("a", false), node("b", true), labelled, cordoned];
         for (i, x) in all.iter().enumerate() {
             for y in &all[i + 1..] {

@@ -10,7 +10,7 @@ use super::{AttentionItem, AttentionKind, machine_for_node, quote};
 use crate::domain::history::History;
 use crate::domain::join::same_node;
 use crate::domain::lockmsg;
-use crate::domain::objects::{Kind, Object, ObjectKey, Snapshot};
+use crate::domain::objects::{Kind, ObjectKey, Snapshot};
 
 /// What a disabled machine means (reference §5.3 [C: D-DIS], shortened).
 pub const DISABLED_MEANS: &str =
@@ -95,7 +95,7 @@ pub(super) fn blockers(
             .machines()
             .find(|m| m.name == pm.name)
             .and_then(|m| m.hostname.clone());
-        let key = Object::ProviderMachine(pm.clone()).key();
+        let key = ObjectKey::new(Kind::ProviderMachine, &pm.namespace, &pm.name);
         disabled.push(Disabled {
             subject: pm.name.clone(),
             node,

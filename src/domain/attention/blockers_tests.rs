@@ -6,6 +6,7 @@ use crate::domain::attention::{AttentionItem, AttentionKind, attention};
 use crate::domain::fixtures::blockers::{node_notice, provider_machine};
 use crate::domain::fixtures::{self, at, names::*, rockoon_stamp};
 use crate::domain::objects::{Controller, LockState, Machine, MachineState, MachineType, Object};
+use std::sync::Arc;
 
 const DRAIN_ERROR: &str = "Error: error when evicting pods/\"patroni-13-2\" -n \"stacklight\": global timeout reached: 10m0s";
 
@@ -26,21 +27,21 @@ fn worker(name: &str, node: &str, index: i64) -> Machine {
 #[test]
 fn a_node_deletion_request_names_the_machine_and_quotes_the_removal_text() {
     let mut snap = fixtures::mid_update();
-    snap.apply(Object::NodeDeletionRequest(node_notice(
+    snap.apply(Object::NodeDeletionRequest(Arc::new(node_notice(
         "ndr-w4",
         NODE_W4,
         at("09:40"),
-    )));
+    ))));
     let removal = format!(
         "{} Some servers {{'{SERVER_A}': 'ACTIVE'}} are still present on host {NODE_W4}. Blocking node removal unless they removed or migrated.",
         rockoon_stamp("09:41:00")
     );
-    snap.apply(Object::NodeWorkloadLock(fixtures::node_lock(
+    snap.apply(Object::NodeWorkloadLock(Arc::new(fixtures::node_lock(
         Controller::Openstack,
         NODE_W4,
         LockState::Active,
         Some(&removal),
-    )));
+    ))));
     let items = attention(&snap, &History::new(), fixtures::mid_update_now());
     let ndr = of(&items, AttentionKind::NodeRemoval);
     assert_eq!(ndr.len(), 1, "{items:#?}");
@@ -64,17 +65,17 @@ fn a_node_deletion_request_names_the_machine_and_quotes_the_removal_text() {
 #[test]
 fn a_disabled_machine_is_one_item_with_its_evidence() {
     let mut snap = fixtures::mid_update();
-    snap.apply(Object::ProviderMachine(provider_machine(
+    snap.apply(Object::ProviderMachine(Arc::new(provider_machine(
         WORKER_3, false, true,
-    )));
-    snap.apply(Object::NodeDisableNotification(node_notice(
+    ))));
+    snap.apply(Object::NodeDisableNotification(Arc::new(node_notice(
         "ndn-w3",
         NODE_W3,
         at("09:20"),
-    )));
-    snap.apply(Object::ProviderMachine(provider_machine(
+    ))));
+    snap.apply(Object::ProviderMachine(Arc::new(provider_machine(
         WORKER_1, false, false,
-    )));
+    ))));
     let items = attention(&snap, &History::new(), fixtures::mid_update_now());
     let disabled = of(&items, AttentionKind::MachineDisabled);
     assert_eq!(disabled.len(), 1, "{items:#?}");
@@ -90,11 +91,11 @@ fn a_disabled_machine_is_one_item_with_its_evidence() {
 #[test]
 fn a_disable_notification_alone_is_an_item_too() {
     let mut snap = fixtures::mid_update();
-    snap.apply(Object::NodeDisableNotification(node_notice(
+    snap.apply(Object::NodeDisableNotification(Arc::new(node_notice(
         "ndn-w1",
         NODE_W1,
         at("09:20"),
-    )));
+    ))));
     let items = attention(&snap, &History::new(), fixtures::mid_update_now());
     let disabled = of(&items, AttentionKind::MachineDisabled);
     assert_eq!(disabled.len(), 1);
@@ -114,7 +115,7 @@ fn a_stuck_operation_and_a_drain_error_name_the_machine() {
     let mut m = worker(WORKER_4, NODE_W4, 6);
     m.operation_stuck = true;
     m.drain_error = Some(DRAIN_ERROR.into());
-    snap.apply(Object::Machine(m));
+    snap.apply(Object::Machine(Arc::new(m)));
     let items = attention(&snap, &History::new(), fixtures::mid_update_now());
     // LCM's "stuck" flag is a symptom of the failed drain: folded under it.
     assert!(of(&items, AttentionKind::OperationStuck).is_empty());

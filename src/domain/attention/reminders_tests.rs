@@ -1,6 +1,7 @@
 //! The update guide's reminders in the queue: when each is due, and dismissal.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use crate::domain::attention::{AttentionKind, queue};
 use crate::domain::fixtures::blockers::{self, WAITING, in_progress};
@@ -35,10 +36,10 @@ fn an_idle_cluster_gets_no_reminder() {
 #[test]
 fn a_plan_waiting_for_its_first_step_reminds_to_silence_alerts() {
     let mut snap = fixtures::idle();
-    snap.apply(Object::UpdatePlan(blockers::update_plan(
+    snap.apply(Object::UpdatePlan(Arc::new(blockers::update_plan(
         [WAITING; 4],
         None,
-    )));
+    ))));
     let got = reminders(&snap, &History::new(), fixtures::mid_update_now());
     assert_eq!(
         got,
@@ -62,10 +63,10 @@ fn a_running_update_reminds_of_the_write_freeze_and_early_on_of_alerts() {
     );
     // Step 1 commenced, nothing else yet: both.
     let mut snap = fixtures::idle();
-    snap.apply(Object::UpdatePlan(blockers::update_plan(
+    snap.apply(Object::UpdatePlan(Arc::new(blockers::update_plan(
         [in_progress(at("08:00")), WAITING, WAITING, WAITING],
         None,
-    )));
+    ))));
     let got = reminders(&snap, &History::new(), at("08:10"));
     assert_eq!(
         kinds(&got),
@@ -96,7 +97,7 @@ fn more_than_a_day_half_updated_warns_of_workload_corruption() {
 #[test]
 fn after_the_update_expire_the_silences() {
     let mut sc = Scenario::new();
-    let cmr = Object::ClusterMaintenanceRequest(fixtures::cmr(at("08:05")));
+    let cmr = Object::ClusterMaintenanceRequest(Arc::new(fixtures::cmr(at("08:05"))));
     let key = cmr.key();
     sc.apply(cmr, at("08:05"));
     sc.history.remove(&mut sc.snap, &key, at("11:00"));

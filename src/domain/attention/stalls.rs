@@ -14,7 +14,7 @@ use crate::domain::blocking::queued_nodes;
 use crate::domain::expected::Expected;
 use crate::domain::history::History;
 use crate::domain::join::short_node as short;
-use crate::domain::objects::{Kind, MachineState, MachineType, Object, ObjectKey, Snapshot};
+use crate::domain::objects::{Kind, MachineState, MachineType, ObjectKey, Snapshot};
 use crate::domain::progress::{human_duration, machine_done};
 
 pub(super) fn stalls(
@@ -125,7 +125,7 @@ fn machines(
             since,
             at_least,
             action: None,
-            key: Object::Machine(m.clone()).key(),
+            key: ObjectKey::new(Kind::LcmMachine, &m.namespace, &m.name),
             symptoms: Vec::new(),
         });
     }

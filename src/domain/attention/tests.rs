@@ -2,6 +2,7 @@
 use super::*;
 use crate::domain::fixtures::{self, CORDON_DRAIN_MESSAGE, at, names::*};
 use crate::domain::objects::*;
+use std::sync::Arc;
 
 fn kinds(items: &[AttentionItem]) -> Vec<(AttentionKind, &str)> {
     items.iter().map(|i| (i.kind, i.subject.as_str())).collect()
@@ -90,28 +91,28 @@ fn without_history_since_comes_from_message_timestamps() {
 fn attempt_below_threshold_or_reached_value_is_quiet() {
     let mut snap = fixtures::mid_update();
     let now = fixtures::mid_update_now();
-    snap.apply(Object::ClusterState(fixtures::cluster_state(
+    snap.apply(Object::ClusterState(Arc::new(fixtures::cluster_state(
         ClusterStateType::CordonDrain,
         WORKER_2,
         "true",
         None,
         2,
         Some(CORDON_DRAIN_MESSAGE),
-    )));
+    ))));
     let items = attention(&snap, &History::new(), now);
     assert!(
         items
             .iter()
             .all(|i| i.kind != AttentionKind::ClusterStateRetrying)
     );
-    snap.apply(Object::ClusterState(fixtures::cluster_state(
+    snap.apply(Object::ClusterState(Arc::new(fixtures::cluster_state(
         ClusterStateType::CordonDrain,
         WORKER_2,
         "true",
         Some("true"),
         5,
         Some(CORDON_DRAIN_MESSAGE),
-    )));
+    ))));
     let items = attention(&snap, &History::new(), now);
     assert!(
         items
@@ -125,7 +126,7 @@ fn skip_mode_with_servers_has_no_acknowledge() {
     let mut snap = fixtures::mid_update();
     let mut n = fixtures::node(NODE_W3, true);
     n.migration_mode = Some(MigrationMode::Skip);
-    snap.apply(Object::Node(n));
+    snap.apply(Object::Node(Arc::new(n)));
     let items = attention(&snap, &History::new(), fixtures::mid_update_now());
     let w3 = items.iter().find(|i| i.subject == WORKER_3).unwrap();
     // MOSK 25.1: under skip only a notify tag keeps the server there.
@@ -150,10 +151,10 @@ fn worker3_says(message: &str, mode: Option<MigrationMode>) -> AttentionItem {
         Some(message),
     );
     l.inner_state = Some("active".into());
-    snap.apply(Object::NodeWorkloadLock(l));
+    snap.apply(Object::NodeWorkloadLock(Arc::new(l)));
     let mut n = fixtures::node(NODE_W3, true);
     n.migration_mode = mode;
-    snap.apply(Object::Node(n));
+    snap.apply(Object::Node(Arc::new(n)));
     let items = attention(&snap, &History::new(), fixtures::mid_update_now());
     items
         .into_iter()
@@ -225,12 +226,12 @@ fn long_lists_name_three_servers_in_the_item() {
 #[test]
 fn released_lock_is_not_a_migration_wait() {
     let mut snap = fixtures::mid_update();
-    snap.apply(Object::NodeWorkloadLock(fixtures::node_lock(
+    snap.apply(Object::NodeWorkloadLock(Arc::new(fixtures::node_lock(
         Controller::Openstack,
         NODE_W3,
         LockState::Inactive,
         Some(&fixtures::worker3_lock_message()),
-    )));
+    ))));
     let items = attention(&snap, &History::new(), fixtures::mid_update_now());
     assert!(items.iter().all(|i| i.subject != WORKER_3));
 }
@@ -238,16 +239,14 @@ fn released_lock_is_not_a_migration_wait() {
 #[test]
 fn failed_locks_node_and_cluster() {
     let mut snap = fixtures::mid_update();
-    snap.apply(Object::NodeWorkloadLock(fixtures::node_lock(
+    snap.apply(Object::NodeWorkloadLock(Arc::new(fixtures::node_lock(
         Controller::Ceph,
         NODE_W4,
         LockState::Failed,
         Some("2025-03-04 09:00:00 OSD down"),
-    )));
-    snap.apply(Object::ClusterWorkloadLock(fixtures::cluster_lock(
-        TF_CWL,
-        Controller::Tungstenfabric,
-        LockState::Failed,
+    ))));
+    snap.apply(Object::ClusterWorkloadLock(Arc::new(
+        fixtures::cluster_lock(TF_CWL, Controller::Tungstenfabric, LockState::Failed),
     )));
     let now = fixtures::mid_update_now();
     let items = attention(&snap, &History::new(), now);
@@ -314,7 +313,7 @@ fn update_over_with_old_vrouters(target: Option<&str>) -> fixtures::Scenario {
     let mut sc = fixtures::mid_update_scenario();
     let mut cl = fixtures::lcm_cluster();
     cl.target_release = target.map(str::to_string);
-    sc.apply(Object::LcmCluster(cl), at("08:00"));
+    sc.apply(Object::LcmCluster(Arc::new(cl)), at("08:00"));
     assert!(
         attention(&sc.snap, &sc.history, at("12:00"))
             .iter()
@@ -339,19 +338,19 @@ fn update_over_with_old_vrouters(target: Option<&str>) -> fixtures::Scenario {
     for (name, ty, node, idx) in fixtures::MACHINES {
         let mut m = fixtures::machine(name, ty, MachineState::Ready, Some(node), Some(idx));
         m.release = Some(TARGET_RELEASE.into());
-        sc.apply(Object::Machine(m), at("11:30"));
+        sc.apply(Object::Machine(Arc::new(m)), at("11:30"));
     }
     for k in &keys {
         sc.remove(k, at("11:40"));
     }
     for l in [NODE_W2, NODE_W3] {
         sc.apply(
-            Object::NodeWorkloadLock(fixtures::node_lock(
+            Object::NodeWorkloadLock(Arc::new(fixtures::node_lock(
                 Controller::Openstack,
                 l,
                 LockState::Active,
                 None,
-            )),
+            ))),
             at("11:40"),
         );
     }
@@ -425,12 +424,12 @@ fn vrouter_on_an_unknown_release_asks_to_check() {
 #[test]
 fn malformed_objects_are_listed() {
     let mut snap = fixtures::idle();
-    snap.apply(Object::Malformed(MalformedObject {
+    snap.apply(Object::Malformed(Arc::new(MalformedObject {
         kind: Kind::NodeWorkloadLock,
         namespace: String::new(),
         name: "openstack-broken".into(),
         error: "status.state: expected a string".into(),
-    }));
+    })));
     let items = attention(&snap, &History::new(), at("10:00"));
     assert_eq!(
         kinds(&items),

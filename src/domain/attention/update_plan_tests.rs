@@ -8,6 +8,7 @@ use crate::domain::fixtures::blockers::{
 use crate::domain::fixtures::{self, at};
 use crate::domain::history::History;
 use crate::domain::objects::{Object, Snapshot, StepStatus};
+use std::sync::Arc;
 
 fn done() -> StepAt {
     completed(at("08:00"), at("08:30"))
@@ -17,7 +18,9 @@ fn done() -> StepAt {
 /// the plan as given.
 fn mid_update_with(steps: [StepAt; 4], status: Option<StepStatus>) -> Snapshot {
     let mut snap = fixtures::mid_update();
-    snap.apply(Object::UpdatePlan(blockers::update_plan(steps, status)));
+    snap.apply(Object::UpdatePlan(Arc::new(blockers::update_plan(
+        steps, status,
+    ))));
     snap
 }
 
@@ -31,7 +34,9 @@ fn auto_paused(firing: &[&str]) -> Snapshot {
         ],
         Some(StepStatus::AutoPaused),
     );
-    snap.apply(Object::UpdateAutoPause(blockers::auto_pause(firing)));
+    snap.apply(Object::UpdateAutoPause(Arc::new(blockers::auto_pause(
+        firing,
+    ))));
     snap
 }
 
@@ -172,7 +177,7 @@ fn the_auto_pause_is_dated_from_when_the_console_saw_the_plan_pause() {
     let plan_key = paused
         .update_plans()
         .next()
-        .map(|p| Object::UpdatePlan(p.clone()).key())
+        .map(|p| Object::UpdatePlan(Arc::new(p.clone())).key())
         .unwrap();
     let running = mid_update_with(
         [done(), done(), done(), in_progress(at("09:18"))],

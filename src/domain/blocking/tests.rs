@@ -2,6 +2,7 @@ use super::*;
 use crate::domain::fixtures::names::*;
 use crate::domain::fixtures::{self, *};
 use crate::domain::objects::{Controller, Object};
+use std::sync::Arc;
 
 fn names(set: &BTreeSet<ObjectKey>) -> Vec<(Kind, String)> {
     set.iter().map(|k| (k.kind, k.name.clone())).collect()
@@ -29,13 +30,13 @@ fn a_request_being_deleted_waits_on_nothing_and_failed_blocks_like_active() {
     let mut snap = fixtures::mid_update();
     let mut r = nmr(NODE_W2, "os", at("09:51"));
     r.deleting = true;
-    snap.apply(Object::NodeMaintenanceRequest(r));
-    snap.apply(Object::NodeWorkloadLock(node_lock(
+    snap.apply(Object::NodeMaintenanceRequest(Arc::new(r)));
+    snap.apply(Object::NodeWorkloadLock(Arc::new(node_lock(
         Controller::Ceph,
         NODE_W3,
         LockState::Failed,
         None,
-    )));
+    ))));
     assert_eq!(
         names(&blocking_locks(&snap)),
         [
@@ -49,11 +50,11 @@ fn a_request_being_deleted_waits_on_nothing_and_failed_blocks_like_active() {
 #[test]
 fn a_cluster_lock_blocks_only_while_the_cluster_request_exists() {
     let mut snap = fixtures::mid_update();
-    snap.apply(Object::ClusterWorkloadLock(cluster_lock(
+    snap.apply(Object::ClusterWorkloadLock(Arc::new(cluster_lock(
         CEPH_CWL,
         Controller::Ceph,
         LockState::Active,
-    )));
+    ))));
     let blocking = blocking_locks(&snap);
     assert!(
         blocking.contains(&ObjectKey {
@@ -73,7 +74,7 @@ fn a_cluster_lock_blocks_only_while_the_cluster_request_exists() {
 fn a_node_queued_by_the_openstack_controller_blocks_nothing_yet() {
     let mut snap = fixtures::mid_update();
     // Worker-3's OpenStack lock says another node holds the slot (E-CONC).
-    snap.apply(Object::NodeWorkloadLock(node_lock(
+    snap.apply(Object::NodeWorkloadLock(Arc::new(node_lock(
         Controller::Openstack,
         NODE_W3,
         LockState::Active,
@@ -81,7 +82,7 @@ fn a_node_queued_by_the_openstack_controller_blocks_nothing_yet() {
             "{} Number of inactive NodeWorkloadLocks exceeds allowed concurrency. Deferring processing for node {NODE_W3}",
             rockoon_stamp("10:01:00")
         )),
-    )));
+    ))));
     assert_eq!(
         names(&blocking_locks(&snap)),
         [(Kind::NodeWorkloadLock, format!("openstack-{NODE_W2}"))]

@@ -2,15 +2,16 @@
 use super::*;
 use crate::domain::fixtures::{self, Scenario, at, names::*};
 use crate::domain::objects::*;
+use std::sync::Arc;
 
 fn worker(state: MachineState) -> Object {
-    Object::Machine(fixtures::machine(
+    Object::Machine(Arc::new(fixtures::machine(
         WORKER_4,
         MachineType::Worker,
         state,
         Some(NODE_W4),
         Some(6),
-    ))
+    )))
 }
 
 #[test]
@@ -136,7 +137,7 @@ fn finish_without_request_uses_left_ready() {
 fn request_seen_before_machine_sets_turn() {
     let mut sc = Scenario::new();
     sc.apply(
-        Object::NodeMaintenanceRequest(fixtures::nmr(NODE_W4, "os", at("09:00"))),
+        Object::NodeMaintenanceRequest(Arc::new(fixtures::nmr(NODE_W4, "os", at("09:00")))),
         at("09:30"),
     );
     sc.apply(worker(MachineState::Prepare), at("09:30"));
@@ -146,13 +147,16 @@ fn request_seen_before_machine_sets_turn() {
 #[test]
 fn new_update_resets_done_and_cmr_removal_finishes() {
     let mut sc = fixtures::mid_update_scenario();
-    let cmr = Object::ClusterMaintenanceRequest(fixtures::cmr(at("08:05")));
+    let cmr = Object::ClusterMaintenanceRequest(Arc::new(fixtures::cmr(at("08:05"))));
     sc.remove(&cmr.key(), at("11:00"));
     assert_eq!(sc.history.update_finished(), Some(at("11:00")));
     assert!(sc.history.is_done(MASTER_0));
     let mut next = fixtures::cmr(at("12:00"));
     next.name = "child-cl-2".into();
-    sc.apply(Object::ClusterMaintenanceRequest(next), at("12:00"));
+    sc.apply(
+        Object::ClusterMaintenanceRequest(Arc::new(next)),
+        at("12:00"),
+    );
     assert!(!sc.history.is_done(MASTER_0));
     assert_eq!(sc.history.update_started(), Some(at("12:00")));
     assert_eq!(sc.history.finished_this_update().count(), 0);
@@ -165,14 +169,14 @@ fn memory_is_bounded() {
     let mut h = History::new();
     let mut before: Option<Object> = None;
     for i in 0..(MAX_CHANGES + 500) {
-        let l = Object::NodeWorkloadLock(fixtures::node_lock(
+        let l = Object::NodeWorkloadLock(Arc::new(fixtures::node_lock(
             Controller::Openstack,
             NODE_W4,
             LockState::Active,
             Some(&format!(
                 "2025-03-04 10:00:00 Starting migration for srv-{i}"
             )),
-        ));
+        )));
         h.observe(before.as_ref(), Some(&l), at("10:00"));
         before = Some(l);
     }
@@ -186,7 +190,7 @@ fn memory_is_bounded() {
     for i in 0..2000 {
         let mut r = fixtures::nmr(&format!("kaas-node-{i}"), "os", at("10:00"));
         r.name = format!("n{i}");
-        let o = Object::NodeMaintenanceRequest(r);
+        let o = Object::NodeMaintenanceRequest(Arc::new(r));
         h.observe(None, Some(&o), at("10:00"));
         h.observe(Some(&o), None, at("10:01"));
     }
@@ -205,22 +209,22 @@ fn relist_reports_only_differences() {
         .machines()
         .filter(|m| m.name != WORKER_1)
         .cloned()
-        .map(Object::Machine)
+        .map(|o| Object::Machine(Arc::new(o)))
         .collect();
     for o in objs.iter_mut() {
         if let Object::Machine(m) = o
             && m.name == WORKER_4
         {
-            m.state = MachineState::Deploy;
+            Arc::make_mut(m).state = MachineState::Deploy;
         }
     }
-    objs.push(Object::Machine(fixtures::machine(
+    objs.push(Object::Machine(Arc::new(fixtures::machine(
         "child-cl-compute-5",
         MachineType::Worker,
         MachineState::Pending,
         None,
         Some(7),
-    )));
+    ))));
     let c = sc
         .history
         .relist(&mut sc.snap, Kind::LcmMachine, objs, at("10:40"));

@@ -102,10 +102,10 @@ pub fn rejoin(rows: &mut Vec<MachineRow>, snap: &Snapshot, reaches: &[Reach]) ->
     if names.is_empty() {
         return true;
     }
-    let machines: HashMap<&str, &Machine> = names
+    let machines: HashMap<&str, &Arc<Machine>> = names
         .iter()
         .filter_map(|name| {
-            snap.machines()
+            snap.shared_machines()
                 .find(|m| m.name == *name)
                 .map(|m| (*name, m))
         })
@@ -153,15 +153,15 @@ impl<'a> JoinIndex<'a> {
             index.add_states(snap, machine);
             return index;
         };
-        if let Some(n) = snap.nodes().find(|n| short_node(&n.name) == key) {
+        if let Some(n) = snap.shared_nodes().find(|n| short_node(&n.name) == key) {
             index.nodes.insert(key, n);
         }
-        for r in snap.node_requests() {
+        for r in snap.shared_node_requests() {
             if mine(&r.node_name) || mine(&r.name) {
                 index.requests.entry(key).or_default().push(r);
             }
         }
-        for l in snap.node_locks() {
+        for l in snap.shared_node_locks() {
             if l.node_name.as_deref().is_some_and(mine) {
                 index.locks.entry(key).or_default().push(l);
             }
@@ -181,7 +181,7 @@ impl<'a> JoinIndex<'a> {
     }
 
     fn add_states(&mut self, snap: &'a Snapshot, machine: &Machine) {
-        for s in snap.cluster_states() {
+        for s in snap.shared_cluster_states() {
             if let Some(arg) = s.arg.as_deref()
                 && arg == machine.name
             {

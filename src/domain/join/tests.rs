@@ -2,6 +2,7 @@
 use super::*;
 use crate::domain::fixtures::{self, names::*};
 use crate::domain::objects::Object;
+use std::sync::Arc;
 
 fn row<'a>(rows: &'a [MachineRow], name: &str) -> &'a MachineRow {
     rows.iter().find(|r| r.name() == name).expect("row")
@@ -11,13 +12,13 @@ fn row<'a>(rows: &'a [MachineRow], name: &str) -> &'a MachineRow {
 fn order_is_masters_then_workers_by_index() {
     let mut snap = fixtures::mid_update();
     // An unindexed worker sorts after indexed ones, a master before all workers.
-    snap.apply(Object::Machine(fixtures::machine(
+    snap.apply(Object::Machine(Arc::new(fixtures::machine(
         "a-worker",
         MachineType::Worker,
         MachineState::Ready,
         None,
         None,
-    )));
+    ))));
     let mut m = fixtures::machine(
         MASTER_2,
         MachineType::Control,
@@ -26,7 +27,7 @@ fn order_is_masters_then_workers_by_index() {
         None,
     );
     m.index = Some(-1);
-    snap.apply(Object::Machine(m));
+    snap.apply(Object::Machine(Arc::new(m)));
     let names: Vec<String> = machine_rows(&snap)
         .iter()
         .map(|r| r.name().to_string())
@@ -126,22 +127,28 @@ fn waiting_on_cluster_state_when_locks_released() {
             None,
         ),
     ] {
-        snap.apply(Object::NodeWorkloadLock(l));
+        snap.apply(Object::NodeWorkloadLock(Arc::new(l)));
     }
-    let r = machine_row(&snap, snap.machines().find(|m| m.name == WORKER_2).unwrap());
+    let r = machine_row(
+        &snap,
+        snap.shared_machines().find(|m| m.name == WORKER_2).unwrap(),
+    );
     assert_eq!(r.waiting_on.as_deref(), Some("cordon-drain attempt 4"));
 }
 
 #[test]
 fn failed_lock_wins() {
     let mut snap = fixtures::mid_update();
-    snap.apply(Object::NodeWorkloadLock(fixtures::node_lock(
+    snap.apply(Object::NodeWorkloadLock(Arc::new(fixtures::node_lock(
         Controller::Ceph,
         NODE_W2,
         LockState::Failed,
         Some("OSDs not ok"),
-    )));
-    let r = machine_row(&snap, snap.machines().find(|m| m.name == WORKER_2).unwrap());
+    ))));
+    let r = machine_row(
+        &snap,
+        snap.shared_machines().find(|m| m.name == WORKER_2).unwrap(),
+    );
     assert_eq!(
         r.waiting_on.as_deref(),
         Some("lock ceph failed: OSDs not ok")
@@ -151,25 +158,25 @@ fn failed_lock_wins() {
 #[test]
 fn machine_without_node_still_listed_and_flagged() {
     let mut snap = fixtures::mid_update();
-    snap.apply(Object::Machine(fixtures::machine(
+    snap.apply(Object::Machine(Arc::new(fixtures::machine(
         "child-cl-compute-9",
         MachineType::Worker,
         MachineState::Pending,
         None,
         Some(9),
-    )));
-    snap.apply(Object::Machine(fixtures::machine(
+    ))));
+    snap.apply(Object::Machine(Arc::new(fixtures::machine(
         "child-cl-compute-8",
         MachineType::Worker,
         MachineState::Ready,
         Some("kaas-node-gone"),
         Some(8),
-    )));
-    snap.apply(Object::NodeMaintenanceRequest(fixtures::nmr(
+    ))));
+    snap.apply(Object::NodeMaintenanceRequest(Arc::new(fixtures::nmr(
         "kaas-node-gone",
         "drain",
         fixtures::at("10:00"),
-    )));
+    ))));
     let rows = machine_rows(&snap);
     assert_eq!(rows.len(), 9);
     let gone = row(&rows, "child-cl-compute-8");
@@ -182,11 +189,11 @@ fn machine_without_node_still_listed_and_flagged() {
     let gone_snap = {
         let mut s = snap.clone();
         s.remove(
-            &Object::NodeMaintenanceRequest(fixtures::nmr(
+            &Object::NodeMaintenanceRequest(Arc::new(fixtures::nmr(
                 "kaas-node-gone",
                 "drain",
                 fixtures::at("10:00"),
-            ))
+            )))
             .key(),
         );
         s
@@ -204,7 +211,7 @@ fn fqdn_node_names_match() {
     let mut r = fixtures::nmr(NODE_W4, "drain", fixtures::at("10:20"));
     r.name = "other-name".into();
     r.node_name = format!("{NODE_W4}.cluster.local");
-    snap.apply(Object::NodeMaintenanceRequest(r));
+    snap.apply(Object::NodeMaintenanceRequest(Arc::new(r)));
     let rows = machine_rows(&snap);
     assert_eq!(
         row(&rows, WORKER_4)
@@ -221,7 +228,7 @@ fn terminating_request_is_reported() {
     let mut snap = fixtures::mid_update();
     let mut r = fixtures::nmr(NODE_W1, "os", fixtures::at("09:25"));
     r.deleting = true;
-    snap.apply(Object::NodeMaintenanceRequest(r));
+    snap.apply(Object::NodeMaintenanceRequest(Arc::new(r)));
     let rows = machine_rows(&snap);
     assert_eq!(
         row(&rows, WORKER_1).waiting_on.as_deref(),
@@ -235,7 +242,7 @@ fn rows_carry_their_update_group_and_disabled_flag() {
     let mut snap = ug::grouped();
     let mut p = ug::provider(WORKER_4, None);
     p.disabled = true;
-    snap.apply(Object::ProviderMachine(p));
+    snap.apply(Object::ProviderMachine(Arc::new(p)));
     let rows = machine_rows(&snap);
     let label = |name: &str| row(&rows, name).update_group.as_ref().map(|g| g.label());
     assert_eq!(label(MASTER_1).as_deref(), Some("child-cl-control #1 x1"));

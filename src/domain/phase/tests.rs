@@ -3,9 +3,10 @@
 use super::*;
 use crate::domain::fixtures::{self, Scenario, at, names::*};
 use crate::domain::objects::*;
+use std::sync::Arc;
 
 fn lock(name: &str, controller: Controller, state: LockState) -> Object {
-    Object::ClusterWorkloadLock(fixtures::cluster_lock(name, controller, state))
+    Object::ClusterWorkloadLock(Arc::new(fixtures::cluster_lock(name, controller, state)))
 }
 
 /// The three cluster locks of the fixture cluster.
@@ -25,7 +26,7 @@ fn machines(snap: &mut Snapshot, masters: (MachineState, &str), workers: (Machin
         };
         let mut m = fixtures::machine(name, ty, state, Some(node), Some(index));
         m.release = Some(release.into());
-        snap.apply(Object::Machine(m));
+        snap.apply(Object::Machine(Arc::new(m)));
     }
 }
 
@@ -36,13 +37,13 @@ fn set_machine(snap: &mut Snapshot, name: &str, state: MachineState, release: &s
         .expect("fixture machine");
     let mut m = fixtures::machine(name, ty, state, Some(node), Some(index));
     m.release = Some(release.into());
-    snap.apply(Object::Machine(m));
+    snap.apply(Object::Machine(Arc::new(m)));
 }
 
 /// The update triggered: LCMCluster driven to the target, machines preparing.
 fn triggered() -> Snapshot {
     let mut snap = fixtures::idle();
-    snap.apply(Object::LcmCluster(fixtures::lcm_cluster()));
+    snap.apply(Object::LcmCluster(Arc::new(fixtures::lcm_cluster())));
     machines(
         &mut snap,
         (MachineState::Prepare, CURRENT_RELEASE),
@@ -54,8 +55,8 @@ fn triggered() -> Snapshot {
 /// Triggered, and the maintenance request exists.
 fn requested() -> Snapshot {
     let mut snap = triggered();
-    snap.apply(Object::ClusterMaintenanceRequest(fixtures::cmr(at(
-        "08:05",
+    snap.apply(Object::ClusterMaintenanceRequest(Arc::new(fixtures::cmr(
+        at("08:05"),
     ))));
     snap
 }
@@ -199,11 +200,11 @@ fn rows() -> Vec<Row> {
         (MachineState::Ready, CURRENT_RELEASE),
         (MachineState::Prepare, CURRENT_RELEASE),
     );
-    s.apply(Object::NodeMaintenanceRequest(fixtures::nmr(
+    s.apply(Object::NodeMaintenanceRequest(Arc::new(fixtures::nmr(
         NODE_M1,
         "drain",
         at("08:40"),
-    )));
+    ))));
     row(
         "a Ready master under a maintenance request",
         s,
@@ -268,13 +269,13 @@ fn rows() -> Vec<Row> {
         (MachineState::Ready, CURRENT_RELEASE),
         (MachineState::Ready, TARGET_RELEASE),
     );
-    s.apply(Object::Machine(fixtures::machine(
+    s.apply(Object::Machine(Arc::new(fixtures::machine(
         MASTER_2,
         MachineType::Control,
         MachineState::Ready,
         Some(NODE_M2),
         Some(2),
-    )));
+    ))));
     row(
         "workers on the target, masters without evidence",
         s,
@@ -282,7 +283,7 @@ fn rows() -> Vec<Row> {
         "every worker was updated but master child-cl-control-0 Ready, child-cl-control-1 Ready and 1 more was not seen updated",
     );
     let mut s = locks_released();
-    s.remove(&Object::ClusterMaintenanceRequest(fixtures::cmr(at("08:05"))).key());
+    s.remove(&Object::ClusterMaintenanceRequest(Arc::new(fixtures::cmr(at("08:05")))).key());
     machines(
         &mut s,
         (MachineState::Ready, TARGET_RELEASE),
@@ -333,10 +334,10 @@ fn numbers_follow_the_seed() {
 #[test]
 fn history_proves_every_machine_updated() {
     let mut sc = fixtures::mid_update_scenario();
-    let no_release_evidence = Object::LcmCluster(LcmCluster {
+    let no_release_evidence = Object::LcmCluster(Arc::new(LcmCluster {
         current_release: Some(TARGET_RELEASE.into()),
         ..fixtures::lcm_cluster()
-    });
+    }));
     sc.apply(no_release_evidence.clone(), at("10:30"));
     for (i, (name, node)) in [
         (WORKER_2, NODE_W2),
@@ -348,7 +349,7 @@ fn history_proves_every_machine_updated() {
     {
         let t = at(&format!("10:{}", 40 + i * 5));
         sc.remove(
-            &Object::NodeMaintenanceRequest(fixtures::nmr(node, "os", t)).key(),
+            &Object::NodeMaintenanceRequest(Arc::new(fixtures::nmr(node, "os", t))).key(),
             t,
         );
         set_state(&mut sc, name, MachineState::Deploy, t);
@@ -370,12 +371,12 @@ fn set_state(sc: &mut Scenario, name: &str, state: MachineState, t: jiff::Timest
         .machines()
         .find(|m| m.name == name)
         .cloned()
-        .map(Object::Machine)
+        .map(|o| Object::Machine(Arc::new(o)))
     else {
         panic!("no machine {name}");
     };
     let mut m = m;
-    m.state = state;
+    Arc::make_mut(&mut m).state = state;
     sc.apply(Object::Machine(m), t);
 }
 
@@ -383,7 +384,7 @@ fn set_state(sc: &mut Scenario, name: &str, state: MachineState, t: jiff::Timest
 fn done_needs_history() {
     let mut snap = fixtures::idle();
     let mut h = History::new();
-    let cmr = Object::ClusterMaintenanceRequest(fixtures::cmr(at("08:05")));
+    let cmr = Object::ClusterMaintenanceRequest(Arc::new(fixtures::cmr(at("08:05"))));
     h.observe(None, Some(&cmr), at("08:05"));
     h.observe(Some(&cmr), None, at("11:00"));
     assert_eq!(phase(&snap, &h).phase, Phase::Done);
@@ -416,25 +417,25 @@ fn no_state_produces_a_phase_the_flow_has_not_reached() {
                         for w in &machine_states {
                             let mut s = triggered();
                             if request {
-                                s.apply(Object::ClusterMaintenanceRequest(fixtures::cmr(at(
-                                    "08:05",
-                                ))));
+                                s.apply(Object::ClusterMaintenanceRequest(Arc::new(
+                                    fixtures::cmr(at("08:05")),
+                                )));
                             }
                             locks(&mut s, os.clone(), ceph.clone(), tf.clone());
                             machines(&mut s, (m.0.clone(), m.1), (w.0.clone(), w.1));
                             if m.2 {
-                                s.apply(Object::NodeMaintenanceRequest(fixtures::nmr(
+                                s.apply(Object::NodeMaintenanceRequest(Arc::new(fixtures::nmr(
                                     NODE_M0,
                                     "drain",
                                     at("08:40"),
-                                )));
+                                ))));
                             }
                             if w.2 {
-                                s.apply(Object::NodeMaintenanceRequest(fixtures::nmr(
+                                s.apply(Object::NodeMaintenanceRequest(Arc::new(fixtures::nmr(
                                     NODE_W1,
                                     "os",
                                     at("09:40"),
-                                )));
+                                ))));
                             }
                             let p = phase(&s, &History::new());
                             let ctx = format!(

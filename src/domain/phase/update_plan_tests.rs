@@ -5,7 +5,9 @@ use crate::domain::fixtures::blockers::{self, WAITING, completed, in_progress};
 use crate::domain::objects::StepStatus;
 
 fn with_plan(mut snap: Snapshot, steps: [blockers::StepAt; 4]) -> Snapshot {
-    snap.apply(Object::UpdatePlan(blockers::update_plan(steps, None)));
+    snap.apply(Object::UpdatePlan(Arc::new(blockers::update_plan(
+        steps, None,
+    ))));
     snap
 }
 
@@ -139,9 +141,9 @@ fn plan_rows() -> Vec<PlanRow> {
             (false, Some(StepStatus::AutoPaused), Some(at("09:30")), None),
         ],
     );
-    s.apply(Object::UpdateAutoPause(blockers::auto_pause(&[
+    s.apply(Object::UpdateAutoPause(Arc::new(blockers::auto_pause(&[
         blockers::ALERT_CEPH,
-    ])));
+    ]))));
     row(
         "step 4 auto-paused by an alert",
         s,

@@ -1,4 +1,5 @@
 use jiff::{SignedDuration, Timestamp};
+use std::sync::Arc;
 
 use super::*;
 use crate::domain::objects::{Impact, PlanStep, StepStatus, UpdateAutoPause, UpdatePlan};
@@ -196,7 +197,7 @@ fn the_active_plan_is_the_unfinished_one_of_the_cluster() {
     other.cluster = "other".into();
     let mut snap = Snapshot::default();
     for p in [old.clone(), new.clone(), other] {
-        snap.apply(Object::UpdatePlan(p));
+        snap.apply(Object::UpdatePlan(Arc::new(p)));
     }
     assert_eq!(
         active_plan(&snap, Some("child-cl")).map(|p| p.name.as_str()),
@@ -207,8 +208,8 @@ fn the_active_plan_is_the_unfinished_one_of_the_cluster() {
     done_new.steps[0].status = Some(Completed);
     done_new.status = Some(Completed);
     let mut snap = Snapshot::default();
-    snap.apply(Object::UpdatePlan(old));
-    snap.apply(Object::UpdatePlan(done_new));
+    snap.apply(Object::UpdatePlan(Arc::new(old)));
+    snap.apply(Object::UpdatePlan(Arc::new(done_new)));
     assert_eq!(
         active_plan(&snap, Some("child-cl")).map(|p| p.name.as_str()),
         Some("child-cl-17.4.0")

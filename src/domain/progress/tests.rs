@@ -2,6 +2,7 @@
 use super::*;
 use crate::domain::fixtures::{self, names::*};
 use crate::domain::objects::{MachineState, Object};
+use std::sync::Arc;
 
 #[test]
 fn idle_cluster_is_all_done_without_eta() {
@@ -37,7 +38,7 @@ fn ready_on_old_release_is_not_done_during_update() {
         Some(6),
     );
     m.release = Some(CURRENT_RELEASE.into());
-    snap.apply(Object::Machine(m));
+    snap.apply(Object::Machine(Arc::new(m)));
     let p = progress(&snap, &History::new(), fixtures::mid_update_now());
     assert_eq!(p.done, 4);
 }
@@ -95,10 +96,12 @@ mod by_group {
     fn concurrency_bounds_each_group() {
         // rack-1 at one machine at a time: 0 + 3 x 25m = 75m for index 2.
         let mut sc = ug::grouped_scenario();
-        sc.snap.apply(Object::UpdateGroup(ug::group(RACK_1, 2, 1)));
+        sc.snap
+            .apply(Object::UpdateGroup(Arc::new(ug::group(RACK_1, 2, 1))));
         assert_eq!(eta_of(&sc).eta, Some(MIN(75 + 25)));
         // Seven at once: everything of rack-1 in one round.
-        sc.snap.apply(Object::UpdateGroup(ug::group(RACK_1, 2, 7)));
+        sc.snap
+            .apply(Object::UpdateGroup(Arc::new(ug::group(RACK_1, 2, 7))));
         assert_eq!(eta_of(&sc).eta, Some(MIN(25 + 25)));
     }
 
@@ -107,7 +110,7 @@ mod by_group {
         let mut sc = ug::grouped_scenario();
         let mut p = ug::provider("child-cl-compute-8", Some(ug::RACK_2));
         p.disabled = false;
-        sc.snap.apply(Object::ProviderMachine(p));
+        sc.snap.apply(Object::ProviderMachine(Arc::new(p)));
         // rack-2 x1: worker-3 (0), worker-4 and worker-8: 50m for index 2.
         let p = eta_of(&sc);
         assert_eq!(p.eta, Some(MIN(50 + 25)));
@@ -141,11 +144,11 @@ mod by_group {
         // ceph: 40m estimated, running since 10:00 (30m ago): 52m - 30m = 22m.
         // k8s-workers: 60m estimated: 78m. Left: 100m.
         let mut sc = ug::grouped_scenario();
-        sc.snap.apply(Object::UpdatePlan(plan(vec![
+        sc.snap.apply(Object::UpdatePlan(Arc::new(plan(vec![
             step(0, "openstack", 60, Some(("08:05", Some("09:23")))),
             step(1, "ceph", 40, Some(("10:00", None))),
             step(2, "k8s-workers", 60, None),
-        ])));
+        ]))));
         let p = eta_of(&sc);
         assert_eq!(p.eta, Some(MIN(100)));
         match p.eta_source {
@@ -159,10 +162,10 @@ mod by_group {
         let mut sc = ug::grouped_scenario();
         let mut last = step(1, "k8s-workers", 60, None);
         last.estimated = None;
-        sc.snap.apply(Object::UpdatePlan(plan(vec![
+        sc.snap.apply(Object::UpdatePlan(Arc::new(plan(vec![
             step(0, "openstack", 60, Some(("08:05", Some("09:23")))),
             last,
-        ])));
+        ]))));
         let p = eta_of(&sc);
         assert_eq!(p.eta, Some(MIN(50)));
         assert_eq!(p.eta_source, Some(EtaSource::UpdateGroups { groups: 3 }));

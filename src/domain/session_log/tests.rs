@@ -2,6 +2,7 @@ use super::*;
 use crate::domain::fixtures::at;
 use crate::domain::fixtures::update_plan::{paused_before, plan_snapshot, running};
 use crate::domain::objects::{Object, VrouterPod};
+use std::sync::Arc;
 
 #[test]
 fn update_plan_step_changes_are_in_the_timeline_once() {
@@ -35,7 +36,7 @@ fn update_plan_step_changes_are_in_the_timeline_once() {
 }
 
 fn pod(name: &str, uid: &str) -> Object {
-    Object::VrouterPod(VrouterPod {
+    Object::VrouterPod(Arc::new(VrouterPod {
         name: name.into(),
         namespace: "tf".into(),
         uid: uid.into(),
@@ -47,7 +48,7 @@ fn pod(name: &str, uid: &str) -> Object {
         ready: true,
         deleting: false,
         created: None,
-    })
+    }))
 }
 
 #[test]

@@ -5,6 +5,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+use std::sync::Arc;
 
 use crate::app::actions::access::{AccessVerdict, all_keys};
 use crate::app::actions::dialog::Dialog;
@@ -36,10 +37,10 @@ fn acknowledge_worker3(message: &str, mode: Option<MigrationMode>) -> Model {
         Some(message),
     );
     l.inner_state = Some("active".into());
-    snap.apply(Object::NodeWorkloadLock(l));
+    snap.apply(Object::NodeWorkloadLock(Arc::new(l)));
     let mut n = fixtures::node(NODE_W3, true);
     n.migration_mode = mode;
-    snap.apply(Object::Node(n));
+    snap.apply(Object::Node(Arc::new(n)));
     m.snapshot = snap;
     for k in all_keys("child-ns") {
         m.actions.access.record(k, AccessVerdict::Allowed, m.now);

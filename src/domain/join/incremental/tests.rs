@@ -2,6 +2,7 @@
 use super::*;
 use crate::domain::fixtures;
 use crate::domain::objects::{Object, ObjectKey};
+use std::sync::Arc;
 
 /// Applies `change` to `snap` and `rows` the way `settle` does: the reaches
 /// of the old and the new version, then `rejoin` (or the whole join).
@@ -76,7 +77,7 @@ fn a_lock_moving_to_another_node_rejoins_both_nodes() {
     assert!(step(
         &mut snap,
         &mut rows,
-        Ok(Object::NodeWorkloadLock(moved))
+        Ok(Object::NodeWorkloadLock(Arc::new(moved)))
     ));
 }
 
@@ -86,15 +87,19 @@ fn a_machine_renamed_hostname_and_an_unplaceable_change() {
     let mut rows = machine_rows(&snap);
     let mut m = snap.machines().next().expect("a machine").clone();
     m.hostname = None;
-    assert!(step(&mut snap, &mut rows, Ok(Object::Machine(m.clone()))));
+    assert!(step(
+        &mut snap,
+        &mut rows,
+        Ok(Object::Machine(Arc::new(m.clone())))
+    ));
     m.index = Some(-5);
-    assert!(step(&mut snap, &mut rows, Ok(Object::Machine(m))));
+    assert!(step(&mut snap, &mut rows, Ok(Object::Machine(Arc::new(m)))));
     // A malformed object cannot be placed: the whole join.
-    let bad = Object::Malformed(crate::domain::objects::MalformedObject {
+    let bad = Object::Malformed(Arc::new(crate::domain::objects::MalformedObject {
         kind: crate::domain::objects::Kind::NodeWorkloadLock,
         namespace: String::new(),
         name: "bad".into(),
         error: "spec: invalid".into(),
-    });
+    }));
     assert!(!step(&mut snap, &mut rows, Ok(bad)));
 }
