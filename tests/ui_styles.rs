@@ -66,6 +66,42 @@ fn no_color_keeps_states_apart_by_modifiers() {
 
 // ---- Theme colours are applied (styles are not in the text snapshots) ----
 
+/// The base style paints the whole screen, also where no widget draws; a
+/// base of the terminal's own colours is skipped (a cleared cell has them
+/// already) and leaves no colour anywhere.
+#[test]
+fn the_base_style_paints_the_screen_and_a_reset_base_paints_nothing() {
+    use ratatui::style::Color;
+    let blue = Theme::parse(
+        r##"base = { bg = "#123456" }"##,
+        "test",
+        Theme::default_theme(),
+    )
+    .unwrap();
+    let m = with_view(View::Machines);
+    let count = |buf: &Buffer| {
+        let mut n = 0;
+        for y in 0..buf.area.height {
+            for x in 0..buf.area.width {
+                n += usize::from(buf[(x, y)].bg == Color::Rgb(0x12, 0x34, 0x56));
+            }
+        }
+        n
+    };
+    let t = render_with(&m, 80, 24, &blue);
+    // Every cell but the cursor row and the styled bars.
+    assert!(count(t.backend().buffer()) > 80 * 24 / 2);
+    // Below the last row of the table: nothing drew there but the base.
+    let t = render_with(&m, 80, 40, &blue);
+    assert_eq!(
+        t.backend().buffer()[(40, 30)].bg,
+        Color::Rgb(0x12, 0x34, 0x56)
+    );
+    let t = render_with(&m, 80, 40, &Theme::default_theme());
+    assert_eq!(count(t.backend().buffer()), 0);
+    assert_eq!(t.backend().buffer()[(40, 30)].bg, Color::Reset);
+}
+
 #[test]
 fn attention_items_use_the_attention_style() {
     let theme = Theme::default_theme();

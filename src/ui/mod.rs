@@ -48,7 +48,9 @@ pub fn draw(frame: &mut Frame, model: &Model, theme: &Theme) {
 pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameReport {
     DRAWN.with(|d| d.take());
     let area = frame.area();
-    frame.render_widget(Block::new().style(theme.base), area);
+    if !blank(theme.base) {
+        frame.render_widget(Block::new().style(theme.base), area);
+    }
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         draw_too_small(frame, area, model, theme);
         return FrameReport {
@@ -101,6 +103,18 @@ pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameRe
         attention_shown: drawn.attention_shown,
         detail_scroll_max: drawn.detail_scroll_max,
     }
+}
+
+/// A style that changes nothing on a cleared cell (default colours, no
+/// modifier): painting the whole screen with it is a pass over every cell
+/// for nothing, so the base style is skipped then.
+fn blank(style: ratatui::style::Style) -> bool {
+    use ratatui::style::{Color, Modifier};
+    let reset = |c: Option<Color>| matches!(c, None | Some(Color::Reset));
+    reset(style.fg)
+        && reset(style.bg)
+        && reset(style.underline_color)
+        && style.add_modifier == Modifier::empty()
 }
 
 /// What the views drew that keys depend on, recorded while drawing one
