@@ -17,6 +17,7 @@ mod overview;
 mod stale_mark;
 mod status_bar;
 mod table;
+mod table_rows;
 mod tabs;
 mod update_plan;
 mod vrouter;

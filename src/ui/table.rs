@@ -6,10 +6,7 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Margin, Rect};
 use ratatui::text::Line;
-use ratatui::widgets::{
-    Cell, HighlightSpacing, Paragraph, Row, Scrollbar, ScrollbarOrientation, ScrollbarState, Table,
-    TableState, Wrap,
-};
+use ratatui::widgets::{Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState, Wrap};
 
 use crate::app::freshness::Pane;
 use crate::app::model::{Model, View};
@@ -17,6 +14,7 @@ use crate::app::tables::{Column, SortKind, ViewTable, Width, shown};
 use crate::config::theme::Theme;
 use crate::ui::cells;
 use crate::ui::format::{truncate, truncate_middle};
+use crate::ui::table_rows::TableRows;
 use crate::ui::{fresh_pane, tone_style};
 
 /// Space between columns.
@@ -433,9 +431,9 @@ fn draw_table(
         );
         frame.render_widget(block, area);
     }
-    let mut header_cells: Vec<Cell> = Vec::new();
+    let mut header: Vec<String> = Vec::new();
     if marking {
-        header_cells.push(Cell::from(""));
+        header.push(String::new());
     }
     for &(i, w) in &layout {
         let c = &data.columns[i];
@@ -452,29 +450,32 @@ fn draw_table(
             // Grouped by this column (the group-by key).
             t.push('≡');
         }
-        header_cells.push(Cell::from(t));
+        header.push(t);
     }
-    let header = Row::new(header_cells).style(theme.header);
+    let widths = constraints(marking, &layout);
+    let mut drawn = TableRows {
+        widths: &widths,
+        spacing: SPACING,
+        highlight: HIGHLIGHT,
+        header,
+        header_style: theme.header,
+        rows: Vec::new(),
+        selected: selected.map(|s| s - offset),
+        highlight_style: theme.row_selected,
+    };
 
     if rows.is_empty() {
         let msg = format!("no rows match the filter \"{}\"", cursor.filter);
         let [h, rest] =
             ratatui::layout::Layout::vertical([Constraint::Length(1), Constraint::Fill(1)])
                 .areas(body);
-        let widths = constraints(marking, &layout);
-        frame.render_widget(
-            Table::new(Vec::<Row>::new(), widths)
-                .header(header)
-                .column_spacing(SPACING)
-                .highlight_symbol(HIGHLIGHT)
-                .highlight_spacing(HighlightSpacing::Always),
-            h,
-        );
+        drawn.selected = None;
+        drawn.draw(h, frame.buffer_mut());
         frame.render_widget(Paragraph::new(Line::styled(msg, theme.muted)), rest);
         return;
     }
 
-    let table_rows: Vec<Row> = window
+    drawn.rows = window
         .iter()
         .map(|&r| {
             let r = &data.rows[r];
@@ -486,9 +487,9 @@ fn draw_table(
             if marked {
                 style = style.patch(theme.row_marked);
             }
-            let mut cells: Vec<Cell> = Vec::new();
+            let mut cells: Vec<String> = Vec::with_capacity(layout.len() + 1);
             if marking {
-                cells.push(Cell::from(if marked { "*" } else { " " }));
+                cells.push(if marked { "*" } else { " " }.to_string());
             }
             for &(i, w) in &layout {
                 let text = r
@@ -496,20 +497,12 @@ fn draw_table(
                     .get(i)
                     .map(|c| cells::text(model, c))
                     .unwrap_or_default();
-                let text = fit(&data.columns[i], &text, w as usize);
-                cells.push(Cell::from(text));
+                cells.push(fit(&data.columns[i], &text, w as usize));
             }
-            Row::new(cells).style(style)
+            (cells, style)
         })
         .collect();
-    let mut state = TableState::default().with_selected(selected.map(|s| s - offset));
-    let table = Table::new(table_rows, constraints(marking, &layout))
-        .header(header)
-        .column_spacing(SPACING)
-        .row_highlight_style(theme.row_selected)
-        .highlight_symbol(HIGHLIGHT)
-        .highlight_spacing(HighlightSpacing::Always);
-    frame.render_stateful_widget(table, body, &mut state);
+    drawn.draw(body, frame.buffer_mut());
 
     if rows.len() > height {
         let mut sb = ScrollbarState::new(rows.len().saturating_sub(height))
