@@ -24,7 +24,9 @@
 #   first, default 10), WARMUP (default 15),
 #   COLS/ROWS terminal size (default 200x50), KEEP=1 keeps the temp directory
 #   (outputs, kubeconfig, the console's trace log), CONSOLE_ENV: extra
-#   VAR=value words for the console's environment (e.g. MALLOC_ARENA_MAX=2).
+#   VAR=value words for the console's environment (e.g. MALLOC_ARENA_MAX=2),
+#   SIM_ARGS: extra words for `sim serve` (e.g. `--log-rate 2000`: a busy
+#   lcm-controller log, which fills the console's 20,000-line buffer).
 set -euo pipefail
 
 secs=${1:-60}
@@ -35,6 +37,7 @@ sim_warmup=${SIM_WARMUP:-10}
 cols=${COLS:-200}
 rows=${ROWS:-50}
 read -r -a console_env <<<"${CONSOLE_ENV:-}"
+read -r -a sim_args <<<"${SIM_ARGS:-}"
 
 cd "$(dirname "$0")/.."
 # shellcheck source=benches/lib/proc.sh
@@ -59,7 +62,7 @@ trap cleanup EXIT
 
 # 1. The simulator, in its own process; it is ready once it says how to stop it.
 kc="$dir/kubeconfig"
-"$bin" sim serve --scenario "$scenario" --speed "$speed" --kubeconfig-out "$kc" \
+"$bin" sim serve --scenario "$scenario" --speed "$speed" --kubeconfig-out "$kc" "${sim_args[@]}" \
     >"$dir/sim.out" 2>&1 &
 sim_pid=$!
 pids+=("$sim_pid")

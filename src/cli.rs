@@ -166,6 +166,10 @@ pub struct ServeArgs {
           value_parser = crate::sim::faults::spec::FaultPlan::parse_boxed,
           long_help = crate::sim::faults::spec::SPEC_HELP)]
     pub faults: Box<crate::sim::faults::spec::FaultPlan>,
+    /// lcm-controller background lines per simulated minute (default: one
+    /// every 3 to 12 s, about 8); a busier log for load tests.
+    #[arg(long, value_name = "N")]
+    pub log_rate: Option<f64>,
 }
 
 #[cfg(test)]

@@ -81,6 +81,7 @@ fn serve_options(demo: &DemoArgs, args: &ServeArgs) -> ServeOptions {
         kubeconfig_out: args.kubeconfig_out.clone(),
         start: None,
         faults: (*args.faults).clone(),
+        log_rate: args.log_rate,
     }
 }
 

@@ -36,6 +36,8 @@ use super::world::{SimCluster, SimWorld};
 pub const DEFAULT_SPEED: f64 = 10.0;
 /// Fastest allowed speed.
 pub const MAX_SPEED: f64 = 10_000.0;
+/// The most lcm-controller background lines a simulated minute `--log-rate` takes.
+pub const MAX_LOG_RATE: f64 = 60_000.0;
 /// How long shutdown waits for open connections before cutting them.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 /// How often the driver advances the world (real time).
@@ -61,6 +63,9 @@ pub struct ServeOptions {
     pub start: Option<Timestamp>,
     /// Faults to inject (`--faults`); empty: none.
     pub faults: FaultPlan,
+    /// lcm-controller background lines per simulated minute (`--log-rate`);
+    /// `None`: the scenario's own (~8).
+    pub log_rate: Option<f64>,
 }
 
 impl Default for ServeOptions {
@@ -74,6 +79,7 @@ impl Default for ServeOptions {
             kubeconfig_out: PathBuf::from("sim-kubeconfig.yaml"),
             start: None,
             faults: FaultPlan::default(),
+            log_rate: None,
         }
     }
 }
@@ -83,6 +89,7 @@ impl Default for ServeOptions {
 pub enum ServeError {
     Scenario(ScenarioError),
     Speed(f64),
+    LogRate(f64),
     Bind {
         what: &'static str,
         port: u16,
@@ -102,6 +109,10 @@ impl fmt::Display for ServeError {
             ServeError::Speed(s) => write!(
                 f,
                 "speed {s} is out of range: use a number above 0 and at most {MAX_SPEED}"
+            ),
+            ServeError::LogRate(r) => write!(
+                f,
+                "log rate {r} is out of range: use a number of lines a simulated minute above 0 and at most {MAX_LOG_RATE}"
             ),
             ServeError::Bind { what, port, source } => {
                 write!(
@@ -127,7 +138,7 @@ impl std::error::Error for ServeError {
             ServeError::Scenario(e) => Some(e),
             ServeError::Bind { source, .. } | ServeError::Kubeconfig { source, .. } => Some(source),
             ServeError::Signal(e) => Some(e),
-            ServeError::Speed(_) => None,
+            ServeError::Speed(_) | ServeError::LogRate(_) => None,
         }
     }
 }
@@ -176,6 +187,11 @@ pub async fn start(opts: ServeOptions) -> Result<RunningSim, ServeError> {
     if !(opts.speed.is_finite() && opts.speed > 0.0 && opts.speed <= MAX_SPEED) {
         return Err(ServeError::Speed(opts.speed));
     }
+    if let Some(r) = opts.log_rate
+        && !(r.is_finite() && r > 0.0 && r <= MAX_LOG_RATE)
+    {
+        return Err(ServeError::LogRate(r));
+    }
     let mut spec = load_scenario(&opts.scenario).map_err(ServeError::Scenario)?;
     // Whole seconds: HTTP dates and kubectl ages have no fractions.
     let now = Timestamp::now();
@@ -184,6 +200,9 @@ pub async fn start(opts: ServeOptions) -> Result<RunningSim, ServeError> {
             .unwrap_or_else(|| Timestamp::from_second(now.as_second()).unwrap_or(now)),
     );
     let world = Arc::new(SimWorld::new(spec, opts.seed));
+    if let Some(r) = opts.log_rate {
+        world.set_log_rate(r);
+    }
     if !opts.faults.is_empty() {
         world.set_fault_plan(opts.faults.clone());
     }
@@ -514,6 +533,18 @@ mod tests {
                 .to_string()
                 .contains("speed 0")
         );
+        for bad in [0.0, -1.0, f64::NAN, MAX_LOG_RATE * 2.0] {
+            let opts = ServeOptions {
+                kubeconfig_out: dir.path().join("kc"),
+                log_rate: Some(bad),
+                ..ServeOptions::default()
+            };
+            let err = start(opts).await.unwrap_err().to_string();
+            assert!(
+                err.starts_with(&format!("log rate {bad} is out of range")),
+                "{err}"
+            );
+        }
         let opts = ServeOptions {
             kubeconfig_out: dir.path().join("kc"),
             scenario: "nope".into(),

@@ -72,6 +72,14 @@ impl SimWorld {
         }
     }
 
+    /// A busier lcm-controller log (`sim serve --log-rate`).
+    pub fn set_log_rate(&self, per_minute: f64) {
+        self.run
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .set_log_rate(per_minute);
+    }
+
     fn fault_targets(&self) -> [Target<'_>; 2] {
         [
             Target {

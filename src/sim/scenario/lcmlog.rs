@@ -38,6 +38,9 @@ pub struct LcmLog {
     rng: SmallRng,
     last: Option<Timestamp>,
     next_noise: Timestamp,
+    /// The gap between two noise lines, in milliseconds, when a rate was
+    /// set ([`LcmLog::set_noise_rate`]); `None`: 3 to 12 whole seconds.
+    noise_gap_ms: Option<(i64, i64)>,
 }
 
 impl LcmLog {
@@ -46,7 +49,18 @@ impl LcmLog {
             rng: SmallRng::seed_from_u64(seed ^ 0x6c63_6d6c_6f67),
             last: None,
             next_noise: start,
+            noise_gap_ms: None,
         }
+    }
+
+    /// About `per_minute` noise lines a simulated minute (gaps drawn from
+    /// 0.4 to 1.6 times the mean): a busier controller, for load tests
+    /// (`sim serve --log-rate`). The default is 3 to 12 s apart, ~8 a minute.
+    pub fn set_noise_rate(&mut self, per_minute: f64) {
+        let mean = 60_000.0 / per_minute;
+        let lo = (mean * 0.4).max(1.0) as i64;
+        let hi = ((mean * 1.6) as i64).max(lo);
+        self.noise_gap_ms = Some((lo, hi));
     }
 
     /// A time just before `now` (sub-second jitter), never before the last line.
@@ -152,10 +166,11 @@ impl LcmLog {
                 ),
             };
             out.push(line);
-            let gap = self.rng.random_range(3..=12);
-            self.next_noise = at
-                .saturating_add(SignedDuration::from_secs(gap))
-                .unwrap_or(at);
+            let gap = match self.noise_gap_ms {
+                None => SignedDuration::from_secs(self.rng.random_range(3..=12)),
+                Some((lo, hi)) => SignedDuration::from_millis(self.rng.random_range(lo..=hi)),
+            };
+            self.next_noise = at.saturating_add(gap).unwrap_or(at);
         }
         out
     }
@@ -182,6 +197,28 @@ mod tests {
         assert!(l.contains("\"logger\":\"lcm-controller\",\"msg\":\"Machine state changed\",\"machine\":\"m-1\",\"node\":\"kaas-node-x\"}"), "{l}");
         let v: serde_json::Value = serde_json::from_str(&l).unwrap();
         assert_eq!(v["node"], "kaas-node-x");
+    }
+
+    #[test]
+    fn a_noise_rate_sets_how_many_lines_a_minute() {
+        let t0: Timestamp = "2026-01-01T10:00:00Z".parse().unwrap();
+        let count = |rate: Option<f64>| {
+            let mut log = LcmLog::new(7, t0);
+            if let Some(r) = rate {
+                log.set_noise_rate(r);
+            }
+            (0..=600)
+                .map(|s| {
+                    log.noise(t0 + SignedDuration::from_secs(s), "ns", "cl", &["a"])
+                        .len()
+                })
+                .sum::<usize>()
+        };
+        // Ten simulated minutes.
+        let default = count(None);
+        assert!((60..=110).contains(&default), "{default}");
+        let busy = count(Some(600.0));
+        assert!((5_500..=6_500).contains(&busy), "{busy}");
     }
 
     #[test]

@@ -57,6 +57,12 @@ macro_rules! ctx {
 }
 
 impl ScenarioRun {
+    /// A busier lcm-controller log: about `per_minute` background lines a
+    /// simulated minute ([`LcmLog::set_noise_rate`]).
+    pub fn set_log_rate(&mut self, per_minute: f64) {
+        self.log.set_noise_rate(per_minute);
+    }
+
     /// Builds the machines for `spec` from `seed` (nothing is stored yet).
     pub fn new(spec: ScenarioSpec, seed: u64) -> ScenarioRun {
         let mut rng = SmallRng::seed_from_u64(seed);
