@@ -248,3 +248,69 @@ fn the_overview_log_tail_moves_every_few_seconds_and_never_freezes() {
     update(&mut m, Msg::Tick(t0 - SignedDuration::from_hours(1)));
     assert_eq!(m.logs.overview_upto, first.map(|s| s + 2));
 }
+
+/// The attention queue is computed again every `ATTENTION_EVERY` of model
+/// time while nothing changes (ages are drawn live from each item's start),
+/// at once when the clusters change, and an item that a clock threshold
+/// raises shows up at most `ATTENTION_EVERY` late.
+#[test]
+fn the_attention_queue_follows_the_clock_every_few_seconds_and_changes_at_once() {
+    use mosk_console::app::derive::ATTENTION_EVERY;
+    use mosk_console::domain::attention::queue;
+    let mut m = with_view(View::Overview);
+    let fresh = |m: &Model, at| {
+        queue(
+            &m.snapshot,
+            &m.history,
+            at,
+            &m.dismissed_reminders,
+            &m.expected,
+        )
+    };
+    // The first time after `from` at which the queue changes with the clock alone.
+    let threshold = |m: &Model, from: jiff::Timestamp| {
+        let mut t = from;
+        let first = fresh(m, t);
+        for _ in 0..4 * 3600 {
+            t += SignedDuration::from_secs(1);
+            if fresh(m, t) != first {
+                return t;
+            }
+        }
+        panic!("nothing in the queue depends on the clock within 4 hours");
+    };
+    let sec = SignedDuration::from_secs;
+    let t0 = now();
+    update(&mut m, Msg::Tick(t0));
+    assert_eq!(m.derived.attention_at, Some(t0));
+    // Within the period: kept; at its end: computed again.
+    update(&mut m, Msg::Tick(t0 + sec(1)));
+    update(&mut m, Msg::Tick(t0 + ATTENTION_EVERY - sec(1)));
+    assert_eq!(m.derived.attention_at, Some(t0));
+    assert_eq!(m.derived.attention, fresh(&m, t0));
+    update(&mut m, Msg::Tick(t0 + ATTENTION_EVERY));
+    assert_eq!(m.derived.attention_at, Some(t0 + ATTENTION_EVERY));
+    // A change to the clusters computes it at once.
+    let t1 = t0 + ATTENTION_EVERY + sec(1);
+    update(&mut m, Msg::Tick(t1));
+    let lock = m.snapshot.node_locks().next().cloned().unwrap();
+    let mut changed = lock.clone();
+    changed.state = LockState::Failed;
+    update(
+        &mut m,
+        Msg::Cluster(ClusterEvent::Applied(Object::NodeWorkloadLock(Arc::new(
+            changed,
+        )))),
+    );
+    assert_eq!(m.derived.attention_at, Some(t1));
+    assert_eq!(m.derived.attention, fresh(&m, t1));
+    // A threshold the clock crosses: shown within the period, never later.
+    let at = threshold(&m, t1);
+    update(&mut m, Msg::Tick(at - sec(1)));
+    let mut t = at - sec(1);
+    while m.derived.attention != fresh(&m, at) {
+        t += sec(1);
+        assert!(t <= at + ATTENTION_EVERY, "not shown {t} (threshold {at})");
+        update(&mut m, Msg::Tick(t));
+    }
+}
