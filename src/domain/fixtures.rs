@@ -126,8 +126,9 @@ pub fn machine(
 /// A Ready node; `compute` gives it the compute and vRouter labels, otherwise
 /// the OpenStack control-plane label. No migration annotations.
 pub fn node(name: &str, compute: bool) -> Node {
+    // Only labels among `Node::KEPT_LABELS`: what the console keeps of a
+    // real node's labels.
     let mut labels = std::collections::BTreeMap::new();
-    labels.insert("kubernetes.io/hostname".to_string(), name.to_string());
     if compute {
         labels.insert("openstack-compute-node".into(), "enabled".into());
         labels.insert("tfvrouter".into(), "enabled".into());

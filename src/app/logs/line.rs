@@ -199,7 +199,10 @@ impl LogLine {
         &self.text
     }
 
-    /// Whether the line mentions `needle` (case-insensitive) anywhere.
+    /// Whether the line mentions `needle` (case-insensitive) anywhere in
+    /// its shown text: the machine filter matches what the operator sees
+    /// (a zap line's `logger` and full timestamp are not shown, so a name
+    /// only there does not match).
     pub fn mentions(&self, needle_lower: &str) -> bool {
         self.text.to_lowercase().contains(needle_lower)
     }

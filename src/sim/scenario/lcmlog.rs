@@ -38,9 +38,9 @@ pub struct LcmLog {
     rng: SmallRng,
     last: Option<Timestamp>,
     next_noise: Timestamp,
-    /// The gap between two noise lines, in milliseconds, when a rate was
+    /// The gap between two noise lines, in microseconds, when a rate was
     /// set ([`LcmLog::set_noise_rate`]); `None`: 3 to 12 whole seconds.
-    noise_gap_ms: Option<(i64, i64)>,
+    noise_gap_us: Option<(i64, i64)>,
 }
 
 impl LcmLog {
@@ -49,7 +49,7 @@ impl LcmLog {
             rng: SmallRng::seed_from_u64(seed ^ 0x6c63_6d6c_6f67),
             last: None,
             next_noise: start,
-            noise_gap_ms: None,
+            noise_gap_us: None,
         }
     }
 
@@ -57,10 +57,10 @@ impl LcmLog {
     /// 0.4 to 1.6 times the mean): a busier controller, for load tests
     /// (`sim serve --log-rate`). The default is 3 to 12 s apart, ~8 a minute.
     pub fn set_noise_rate(&mut self, per_minute: f64) {
-        let mean = 60_000.0 / per_minute;
+        let mean = 60_000_000.0 / per_minute;
         let lo = (mean * 0.4).max(1.0) as i64;
         let hi = ((mean * 1.6) as i64).max(lo);
-        self.noise_gap_ms = Some((lo, hi));
+        self.noise_gap_us = Some((lo, hi));
     }
 
     /// A time just before `now` (sub-second jitter), never before the last line.
@@ -166,9 +166,9 @@ impl LcmLog {
                 ),
             };
             out.push(line);
-            let gap = match self.noise_gap_ms {
+            let gap = match self.noise_gap_us {
                 None => SignedDuration::from_secs(self.rng.random_range(3..=12)),
-                Some((lo, hi)) => SignedDuration::from_millis(self.rng.random_range(lo..=hi)),
+                Some((lo, hi)) => SignedDuration::from_micros(self.rng.random_range(lo..=hi)),
             };
             self.next_noise = at.saturating_add(gap).unwrap_or(at);
         }
@@ -219,6 +219,11 @@ mod tests {
         assert!((60..=110).contains(&default), "{default}");
         let busy = count(Some(600.0));
         assert!((5_500..=6_500).contains(&busy), "{busy}");
+        // The top of the range is honoured too: gaps of microseconds
+        // around a mean of 1 ms (milliseconds made it 1 ms flat).
+        let mut log = LcmLog::new(7, t0);
+        log.set_noise_rate(crate::sim::serve::MAX_LOG_RATE);
+        assert_eq!(log.noise_gap_us, Some((400, 1600)));
     }
 
     #[test]
