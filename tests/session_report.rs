@@ -61,22 +61,6 @@ fn typed(h: &mut Harness, text: &str) {
     }
 }
 
-/// The node whose OpenStack lock waits for the operator, not yet acknowledged.
-fn waiting_node(h: &Harness, acknowledged: &[String]) -> Option<String> {
-    h.world
-        .mosk()
-        .list("nodeworkloadlocks", None)
-        .into_iter()
-        .find(|l| {
-            !acknowledged
-                .iter()
-                .any(|n| n == str_at(l, "/spec/nodeName"))
-                && str_at(l, "/spec/controllerName") == "openstack"
-                && str_at(l, "/status/errorMessage").contains("Some servers are still present")
-        })
-        .map(|l| str_at(&l, "/spec/nodeName").to_string())
-}
-
 /// One table of the report: the rows under the heading `title`.
 fn rows<'a>(report: &'a str, title: &str) -> Vec<&'a str> {
     let section = report
@@ -108,7 +92,7 @@ async fn the_report_of_quick_run_to_the_end_tells_the_whole_update() {
         assert!(steps < 3 * 720, "stalled in phase {:?}", h.world.phase());
         h.world.step(SignedDuration::from_secs(5));
         watch(&mut h).await;
-        let Some(node) = waiting_node(&h, &acknowledged) else {
+        let Some(node) = waiting_node(&h.world, &acknowledged) else {
             continue;
         };
         // On the Machines view, filter down to the waiting node's row and

@@ -513,6 +513,24 @@ impl Harness {
     }
 }
 
+/// The node whose OpenStack lock waits for the operator (servers still
+/// present), leaving out the nodes already acknowledged (an acknowledged
+/// node keeps its message until the controller's next retry).
+pub fn waiting_node(world: &SimWorld, acknowledged: &[String]) -> Option<String> {
+    world
+        .mosk()
+        .list("nodeworkloadlocks", None)
+        .into_iter()
+        .find(|l| {
+            !acknowledged
+                .iter()
+                .any(|n| n == str_at(l, "/spec/nodeName"))
+                && str_at(l, "/spec/controllerName") == "openstack"
+                && str_at(l, "/status/errorMessage").contains("Some servers are still present")
+        })
+        .map(|l| str_at(&l, "/spec/nodeName").to_string())
+}
+
 pub fn str_at<'a>(v: &'a Value, ptr: &str) -> &'a str {
     v.pointer(ptr).and_then(Value::as_str).unwrap_or_default()
 }

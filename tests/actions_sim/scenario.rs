@@ -20,20 +20,7 @@ async fn acknowledging_manual_migrations_lets_quick_run_to_the_end() {
                 if w.phase() == UpdatePhase::Done {
                     return true;
                 }
-                waiting = w
-                    .mosk()
-                    .list("nodeworkloadlocks", None)
-                    .into_iter()
-                    .find(|l| {
-                        // An acknowledged node keeps its message until the controller's next retry.
-                        !acknowledged
-                            .iter()
-                            .any(|n| n == str_at(l, "/spec/nodeName"))
-                            && str_at(l, "/spec/controllerName") == "openstack"
-                            && str_at(l, "/status/errorMessage")
-                                .contains("Some servers are still present")
-                    })
-                    .map(|l| str_at(&l, "/spec/nodeName").to_string());
+                waiting = waiting_node(w, &acknowledged);
                 waiting.is_some()
             });
         assert!(done, "stalled in phase {:?}", h.world.phase());
