@@ -111,7 +111,7 @@ fn an_action_key_acts_only_on_an_item_that_was_drawn() {
     assert_eq!(items[0].kind, AttentionKind::ManualMigration, "{items:#?}");
     let at = items
         .iter()
-        .position(|i| i.kind == AttentionKind::MigrationGaveUp)
+        .position(|i| i.kind == AttentionKind::MigrationFailing)
         .unwrap();
     assert!(at > 0);
     m.attention_selected = Some(item_id(&items[at]));

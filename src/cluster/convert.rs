@@ -348,6 +348,7 @@ fn cluster_request(obj: &DynamicObject) -> Result<ClusterMaintenanceRequest, Str
         release: so(spec.release),
         created: time(obj.metadata.creation_timestamp.as_ref()),
         deleting: obj.metadata.deletion_timestamp.is_some(),
+        deletion: time(obj.metadata.deletion_timestamp.as_ref()),
     })
 }
 
@@ -369,6 +370,7 @@ fn node_request(obj: &DynamicObject) -> Result<NodeMaintenanceRequest, String> {
         release: so(spec.release),
         created: time(obj.metadata.creation_timestamp.as_ref()),
         deleting: obj.metadata.deletion_timestamp.is_some(),
+        deletion: time(obj.metadata.deletion_timestamp.as_ref()),
     })
 }
 

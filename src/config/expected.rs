@@ -11,6 +11,7 @@
 //! lock_wait = "15m"
 //! cluster_lock = "90m"
 //! finalization = "45m"
+//! request_deletion = "15m"
 //! ```
 
 use std::path::Path;
@@ -35,6 +36,7 @@ struct Table {
     lock_wait: Option<String>,
     cluster_lock: Option<String>,
     finalization: Option<String>,
+    request_deletion: Option<String>,
 }
 
 /// Reads the config file's `[expected]` table over the defaults.
@@ -55,6 +57,11 @@ pub fn parse(text: &str) -> Result<Expected, String> {
         ("lock_wait", t.lock_wait, &mut out.lock_wait),
         ("cluster_lock", t.cluster_lock, &mut out.cluster_lock),
         ("finalization", t.finalization, &mut out.finalization),
+        (
+            "request_deletion",
+            t.request_deletion,
+            &mut out.request_deletion,
+        ),
     ] {
         if let Some(v) = value {
             *slot = duration(&v).map_err(|e| format!("expected.{key} = {v:?}: {e}"))?;

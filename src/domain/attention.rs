@@ -6,10 +6,8 @@ use jiff::{SignedDuration, Timestamp};
 
 use super::history::History;
 use super::join::{self, same_node};
-use super::lockmsg::{self, MessageKind, ServersFormat, server_groups};
-use super::objects::{
-    Controller, Kind, LockState, MigrationMode, ObjectKey, Snapshot, WorkloadLock,
-};
+use super::lockmsg;
+use super::objects::{Kind, LockState, MigrationMode, ObjectKey, Snapshot, WorkloadLock};
 use super::progress::human_duration;
 use super::reminders::Reminder;
 
@@ -19,6 +17,7 @@ pub mod held_locks;
 mod migrations;
 mod reminders;
 mod stalls;
+mod stuck_requests;
 mod update_plan;
 mod vrouter_pods;
 
@@ -54,11 +53,18 @@ pub enum AttentionKind {
     /// Migration mode `manual` and the OpenStack lock says servers are still
     /// on the node: the operator migrates them, then acknowledges.
     ManualMigration,
-    /// Migration mode `live` and servers are still present after the attempts.
-    MigrationGaveUp,
+    /// Live migration keeps failing for servers on the node (the controller
+    /// starts them again at each retry), or it does not start them.
+    MigrationFailing,
     /// MOSK 25.1: the lock lists servers whose owners must be notified
     /// (tagged `notify`), on a node whose mode is not `manual`.
     NotifyOwners,
+    /// A node's migration mode or attempts are values the OpenStack
+    /// controller cannot read: it fails on the node without a message.
+    MigrationSettingsInvalid,
+    /// A maintenance request stays in deletion: a controller cannot bring
+    /// its node (or the cluster) back, and the update waits.
+    RequestStuckDeleting,
     /// A workload lock is `failed`.
     LockFailed,
     /// A workload lock is still `active` while the update waits on it: a
@@ -99,7 +105,9 @@ impl AttentionKind {
     pub fn label(self) -> &'static str {
         match self {
             AttentionKind::ManualMigration => "manual migration",
-            AttentionKind::MigrationGaveUp => "migration gave up",
+            AttentionKind::MigrationFailing => "migration failing",
+            AttentionKind::MigrationSettingsInvalid => "invalid migration settings",
+            AttentionKind::RequestStuckDeleting => "request stuck in deletion",
             AttentionKind::NotifyOwners => "notify owners",
             AttentionKind::LockFailed => "lock failed",
             AttentionKind::LockHeld => "waiting on lock",
@@ -221,6 +229,7 @@ pub fn attention_with(
     migrations(snap, history, now, &mut items);
     failed_locks(snap, history, now, &mut items);
     held_locks::held_locks(snap, history, now, expected, &mut items);
+    stuck_requests::stuck_requests(snap, history, now, expected, &mut items);
     retrying_states(snap, history, now, &mut items);
     stalls::stalls(snap, history, now, expected, &mut items);
     vrouter_outdated(snap, history, now, &mut items);

@@ -26,6 +26,10 @@ pub struct Expected {
     pub cluster_lock: SignedDuration,
     /// Finalization: from the last machine Ready to the end of the update.
     pub finalization: SignedDuration,
+    /// A maintenance request being deleted (its controllers bring the node
+    /// or the cluster back) before the console calls it stuck, when no
+    /// controller has said why.
+    pub request_deletion: SignedDuration,
 }
 
 impl Default for Expected {
@@ -36,6 +40,7 @@ impl Default for Expected {
             lock_wait: SignedDuration::from_mins(15),
             cluster_lock: SignedDuration::from_mins(90),
             finalization: SignedDuration::from_mins(45),
+            request_deletion: SignedDuration::from_mins(15),
         }
     }
 }

@@ -153,6 +153,7 @@ pub fn cmr(created: Timestamp) -> ClusterMaintenanceRequest {
         release: Some(LOCK_RELEASE.into()),
         created: Some(created),
         deleting: false,
+        deletion: None,
     }
 }
 
@@ -165,6 +166,7 @@ pub fn nmr(node: &str, scope: &str, created: Timestamp) -> NodeMaintenanceReques
         release: Some(LOCK_RELEASE.into()),
         created: Some(created),
         deleting: false,
+        deletion: None,
     }
 }
 

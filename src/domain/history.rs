@@ -17,7 +17,12 @@ use jiff::{SignedDuration, Timestamp};
 use super::changes::{Change, diff};
 use super::join::same_node;
 use super::lockmsg::{self, MessageKind};
-use super::objects::{Kind, Machine, MachineState, MachineType, Object, ObjectKey, Snapshot};
+use super::objects::{
+    Controller, Kind, LockState, Machine, MachineState, MachineType, Object, ObjectKey, Snapshot,
+};
+
+mod servers;
+pub use servers::{NodeServers, ServerTrack};
 
 pub const MAX_CHANGES: usize = 5_000;
 pub const MAX_FINISHED: usize = 10_000;
@@ -93,6 +98,9 @@ pub struct History {
     /// Each lock's state, since when, and whether that transition was seen.
     lock_state: HashMap<ObjectKey, (String, Since)>,
     message: HashMap<ObjectKey, (String, Timestamp)>,
+    /// What the OpenStack controller did with each server on a node in its
+    /// turn, by the node's OpenStack lock.
+    servers: HashMap<ObjectKey, NodeServers>,
     cmrs: BTreeSet<String>,
     update_started: Option<Timestamp>,
     update_removed: Option<Timestamp>,
@@ -185,10 +193,12 @@ impl History {
                 self.first_seen.remove(&key);
                 self.lock_state.remove(&key);
                 self.message.remove(&key);
+                self.servers.remove(&key);
             }
             Some(a) => {
                 self.first_seen.entry(key.clone()).or_insert(at);
                 self.track_message(&key, a, at);
+                self.track_servers(&key, before, a, at);
             }
         }
         match (before, after) {
@@ -262,6 +272,41 @@ impl History {
             }
             _ => {}
         }
+    }
+
+    /// An OpenStack node lock's new message is one more step of the
+    /// controller's migration loop; its release ends the node's turn.
+    fn track_servers(
+        &mut self,
+        key: &ObjectKey,
+        before: Option<&Object>,
+        after: &Object,
+        at: Timestamp,
+    ) {
+        let Object::NodeWorkloadLock(l) = after else {
+            return;
+        };
+        if l.controller != Controller::Openstack {
+            return;
+        }
+        if l.state == LockState::Inactive {
+            self.servers.remove(key);
+            return;
+        }
+        let old = match before {
+            Some(Object::NodeWorkloadLock(b)) => b.error_message.as_deref(),
+            _ => None,
+        };
+        let Some(message) = l.error_message.as_deref() else {
+            return;
+        };
+        if old == Some(message) {
+            return;
+        }
+        self.servers
+            .entry(key.clone())
+            .or_default()
+            .record(&lockmsg::parse(message), at);
     }
 
     fn start_update(&mut self, at: Timestamp) {
@@ -423,6 +468,12 @@ impl History {
     /// When the object's message started saying what it says now: for locks,
     /// by message kind (a retry that only changes the timestamp or the
     /// server being migrated does not count); for cluster states, by text.
+    /// What the console saw the OpenStack controller do with the servers of
+    /// the node whose OpenStack lock is `lock`, in the node's current turn.
+    pub fn node_servers(&self, lock: &ObjectKey) -> Option<&NodeServers> {
+        self.servers.get(lock)
+    }
+
     pub fn message_since(&self, key: &ObjectKey) -> Option<Timestamp> {
         self.message.get(key).map(|(_, t)| *t)
     }

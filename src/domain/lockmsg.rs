@@ -50,6 +50,16 @@ pub enum MessageKind {
     },
     /// E-HEALTH: the cluster lock waits for every OpenStack service to be healthy.
     HealthWait,
+    /// The cluster lock waits for the OpenStackDeployment to be APPLIED
+    /// (`Waiting osdpl status APPLIED, current state is <state>`).
+    DeploymentNotApplied { state: String },
+    /// The cluster lock waits for the controller's new version to show in
+    /// the OpenStackDeploymentStatus.
+    ControllerVersionPending,
+    /// The request's or the cluster lock's release is not the controller's
+    /// (`Current maintenancerequest … release does not match ours …`,
+    /// `Waitinging for cwl release is …`: Rockoon's spelling).
+    ReleaseMismatch,
     /// E-NDRSRV / E-NDRVOL: node removal blocked by servers or volumes.
     RemovalBlocked { ids: Vec<String> },
     /// Any other text (kept in [`LockMessage::text`]).
@@ -98,6 +108,9 @@ impl MessageKind {
             MessageKind::ConcurrencyDeferred { .. } => "deferred (concurrency)",
             MessageKind::ServicesBlocking { .. } => "deferred (services)",
             MessageKind::HealthWait => "waiting for healthy services",
+            MessageKind::DeploymentNotApplied { .. } => "waiting for deployment APPLIED",
+            MessageKind::ControllerVersionPending => "waiting for controller version",
+            MessageKind::ReleaseMismatch => "release mismatch",
             MessageKind::RemovalBlocked { .. } => "node removal blocked",
             MessageKind::Other => "message",
         }
@@ -157,6 +170,9 @@ static DEFER_NODE: LazyLock<Regex> = LazyLock::new(|| {
 });
 static SVC: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^Some services blocks nmr handling\s+(\{[^}]*\})").expect("valid regex")
+});
+static OSDPL_STATE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^Waiting osdpl status APPLIED, current state is\s+(\S+)").expect("valid regex")
 });
 static REMOVAL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?s)^Some (?:servers|volumes)\s+(.*?)\s+are still present on host\s+\S+\s+Blocking node removal")
@@ -266,8 +282,25 @@ pub fn classify(text: &str) -> MessageKind {
             node: DEFER_NODE.captures(text).map(|c| c[1].to_string()),
         };
     }
+    // The cluster lock's waits, in the order Rockoon's
+    // `cluster_maintenance_request_change_handler`
+    // (rockoon/controllers/maintenance.py @1390883a) checks them.
     if text.starts_with("Waiting for all OpenStack services are healthy") {
         return MessageKind::HealthWait;
+    }
+    if let Some(c) = OSDPL_STATE.captures(text) {
+        return MessageKind::DeploymentNotApplied {
+            state: c[1].to_string(),
+        };
+    }
+    if text.starts_with("OpenStackDeploymentStatus controller version is not updated yet") {
+        return MessageKind::ControllerVersionPending;
+    }
+    if (text.starts_with("Current maintenancerequest") && text.contains("does not match ours"))
+        || text.starts_with("Waitinging for cwl release is")
+        || text.starts_with("Waiting for cwl release is")
+    {
+        return MessageKind::ReleaseMismatch;
     }
     MessageKind::Other
 }

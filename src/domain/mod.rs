@@ -21,6 +21,7 @@ pub mod fixtures;
 pub mod history;
 pub mod join;
 pub mod lockmsg;
+pub mod migration;
 pub mod next_step;
 pub mod objects;
 pub mod phase;

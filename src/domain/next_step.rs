@@ -1,4 +1,4 @@
-//! What to do next, per kind of cause (issue 10 item 2): the texts live in
+//! What to do next, per kind of cause: the texts live in
 //! one data file, `assets/next_steps.toml`, each with its source and an
 //! `inferred` flag; this module reads it (compiled in) and finds the step
 //! for an attention item.
@@ -59,9 +59,11 @@ pub fn kind_key(kind: AttentionKind) -> Option<&'static str> {
         WaitingForCommence => "waiting-for-commence",
         StepOverEstimate => "step-over-estimate",
         ManualMigration => "manual-migration",
-        MigrationGaveUp => "migration-gave-up",
+        MigrationFailing => "migration-failing",
+        MigrationSettingsInvalid => "migration-settings-invalid",
         NotifyOwners => "notify-owners",
         LockFailed => "lock-failed",
+        RequestStuckDeleting => "request-stuck-deleting",
         LockHeld => "lock-held",
         DrainError => "drain-error",
         OperationStuck => "operation-stuck",
@@ -78,21 +80,31 @@ pub fn kind_key(kind: AttentionKind) -> Option<&'static str> {
 }
 
 /// The next step for `item`: by its kind, and for a lock by the lock's
-/// controller (looked up in `snap`), falling back to the kind's `/other`.
+/// scope and controller (looked up in `snap`): a cluster lock's own step
+/// (`lock-held/cluster-openstack`) first — a cluster lock waits for other
+/// things than a node lock of the same controller — then the controller's
+/// (`lock-held/ceph`), then the kind's `/other`.
 pub fn for_item(item: &AttentionItem, snap: &Snapshot) -> Option<&'static NextStep> {
     let kind = kind_key(item.kind)?;
     let steps = all();
     if let Some(s) = steps.get(kind) {
         return Some(s);
     }
-    let controller = match snap.objects.get(&item.key) {
-        Some(Object::NodeWorkloadLock(l) | Object::ClusterWorkloadLock(l)) => {
-            Some(l.controller.as_str().to_string())
-        }
-        _ => None,
+    let (controller, cluster) = match snap.objects.get(&item.key) {
+        Some(Object::NodeWorkloadLock(l)) => (Some(l.controller.as_str().to_string()), false),
+        Some(Object::ClusterWorkloadLock(l)) => (Some(l.controller.as_str().to_string()), true),
+        _ => (None, false),
     };
-    controller
-        .and_then(|c| steps.get(&format!("{kind}/{c}")))
+    let scoped = controller
+        .as_deref()
+        .filter(|_| cluster)
+        .and_then(|c| steps.get(&format!("{kind}/cluster-{c}")));
+    scoped
+        .or_else(|| {
+            controller
+                .as_deref()
+                .and_then(|c| steps.get(&format!("{kind}/{c}")))
+        })
         .or_else(|| steps.get(&format!("{kind}/other")))
 }
 
@@ -116,14 +128,16 @@ mod tests {
         }
     }
 
-    const ALL_KINDS: [AttentionKind; 17] = [
+    const ALL_KINDS: [AttentionKind; 19] = [
         AttentionKind::AutoPaused,
         AttentionKind::WaitingForCommence,
         AttentionKind::StepOverEstimate,
         AttentionKind::ManualMigration,
-        AttentionKind::MigrationGaveUp,
+        AttentionKind::MigrationFailing,
+        AttentionKind::MigrationSettingsInvalid,
         AttentionKind::NotifyOwners,
         AttentionKind::LockFailed,
+        AttentionKind::RequestStuckDeleting,
         AttentionKind::LockHeld,
         AttentionKind::DrainError,
         AttentionKind::OperationStuck,
@@ -135,6 +149,63 @@ mod tests {
         AttentionKind::VrouterStillOutdated,
         AttentionKind::Malformed,
     ];
+
+    #[test]
+    fn no_step_advises_deleting_anything() {
+        // Deleting a server or a volume loses its data; a request's
+        // finalizer removed by hand hides what the controller still does.
+        for s in all().values() {
+            let text = s.text.to_lowercase();
+            assert!(!text.contains("delet"), "{}: {}", s.cause, s.text);
+        }
+    }
+
+    #[test]
+    fn no_step_advises_acknowledging_while_a_migration_runs() {
+        for s in all().values() {
+            if s.text.contains("acknowledge") && s.cause.starts_with("migration") {
+                assert!(
+                    s.text.contains("once no migration runs")
+                        || s.text.contains("no live migration runs"),
+                    "{}: {}",
+                    s.cause,
+                    s.text
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_cluster_lock_gets_its_own_step_not_the_node_locks() {
+        use crate::domain::fixtures;
+        use crate::domain::objects::{Controller, LockState, ObjectKey};
+        use std::sync::Arc;
+        let mut snap = fixtures::mid_update();
+        let cwl = fixtures::cluster_lock(
+            "openstack-osh-dev",
+            Controller::Openstack,
+            LockState::Active,
+        );
+        snap.apply(Object::ClusterWorkloadLock(Arc::new(cwl)));
+        let item = AttentionItem {
+            kind: AttentionKind::LockHeld,
+            subject: "openstack-osh-dev".into(),
+            node: None,
+            why: String::new(),
+            since: fixtures::mid_update_now(),
+            at_least: false,
+            action: None,
+            key: ObjectKey::new(
+                crate::domain::objects::Kind::ClusterWorkloadLock,
+                "",
+                "openstack-osh-dev",
+            ),
+            symptoms: Vec::new(),
+        };
+        let step = for_item(&item, &snap).unwrap();
+        assert_eq!(step.cause, "lock-held/cluster-openstack");
+        assert!(!step.text.contains("servers"), "{}", step.text);
+    }
 
     #[test]
     fn every_kind_of_cause_has_a_step_and_reminders_none() {

@@ -275,6 +275,8 @@ pub struct ClusterMaintenanceRequest {
     pub release: Option<String>,
     pub created: Option<Timestamp>,
     pub deleting: bool,
+    /// `metadata.deletionTimestamp`: when the deletion was asked.
+    pub deletion: Option<Timestamp>,
 }
 
 /// NodeMaintenanceRequest (MOSK, cluster-scoped); named after its node.
@@ -288,6 +290,8 @@ pub struct NodeMaintenanceRequest {
     pub created: Option<Timestamp>,
     /// `metadata.deletionTimestamp` is set (Terminating).
     pub deleting: bool,
+    /// `metadata.deletionTimestamp`: when the deletion was asked.
+    pub deletion: Option<Timestamp>,
 }
 
 /// ClusterWorkloadLock or NodeWorkloadLock (MOSK, cluster-scoped).

@@ -69,9 +69,11 @@ pub fn blocked(items: &[AttentionItem]) -> Option<Blocked> {
                 AutoPaused
                     | WaitingForCommence
                     | ManualMigration
-                    | MigrationGaveUp
+                    | MigrationFailing
+                    | MigrationSettingsInvalid
                     | NotifyOwners
                     | LockFailed
+                    | RequestStuckDeleting
                     | LockHeld
                     | DrainError
                     | OperationStuck

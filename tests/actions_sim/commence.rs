@@ -437,7 +437,7 @@ async fn acknowledge_waiting_nodes(h: &mut Harness) {
         .nodes()
         .filter(|n| n.migration_mode.as_ref().map(|m| m.as_str()) != Some("skip"))
         .map(|n| n.name.clone())
-        .filter(|n| acknowledge_offer(&h.model.snapshot, n).is_ok())
+        .filter(|n| acknowledge_offer(&h.model.snapshot, &h.model.history, n).is_ok())
         .collect();
     for node in nodes {
         h.tick_and_settle().await;

@@ -145,7 +145,7 @@ fn applies(model: &Model, action: ActionId, nodes: &[String]) -> bool {
     let ctx = plan_context(model);
     match action {
         ActionId::AcknowledgeMigration => {
-            plan::plan_acknowledge(&model.snapshot, &ctx, nodes).is_ok()
+            plan::plan_acknowledge(&model.snapshot, &model.history, &ctx, nodes).is_ok()
         }
         ActionId::RestartVrouter => plan::plan_restart(&model.snapshot, &ctx, nodes).is_ok(),
         _ => true,
@@ -291,7 +291,9 @@ fn start_on(model: &mut Model, action: ActionId, chosen: Option<Vec<String>>) ->
                 .open_dialog(Dialog::MigrationMode(Box::new(MigrationPicker::new(modes))));
             return commands;
         }
-        ActionId::AcknowledgeMigration => plan::plan_acknowledge(&model.snapshot, &ctx, &nodes),
+        ActionId::AcknowledgeMigration => {
+            plan::plan_acknowledge(&model.snapshot, &model.history, &ctx, &nodes)
+        }
         ActionId::RestartVrouter => plan::plan_restart(&model.snapshot, &ctx, &nodes),
         ActionId::RestartAllVrouters => plan::plan_restart_all(&model.snapshot, &ctx),
         ActionId::CommenceStep => commence::plan_commence(model),

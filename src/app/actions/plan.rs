@@ -8,8 +8,10 @@ pub use crate::domain::action::plan::{
     AcknowledgeGroup, ActionPlan, AnnotationChange, Change, ObjectRef, PlannedStep,
 };
 use crate::domain::action::{ActionId, VROUTER_NAMESPACE};
-use crate::domain::lockmsg::{self, MessageKind, servers};
-use crate::domain::objects::{ClusterId, Controller, Kind, LockState, MigrationMode, Snapshot};
+use crate::domain::history::History;
+use crate::domain::lockmsg::{self, servers};
+use crate::domain::migration;
+use crate::domain::objects::{ClusterId, Controller, Kind, MigrationMode, Snapshot};
 use crate::domain::vrouter;
 
 /// Where plans go: the MOSK cluster's context and the session's mode.
@@ -147,31 +149,15 @@ pub fn plan_set_mode(
     Ok(plan)
 }
 
-/// Whether "acknowledge manual migration" is offered for `node`: its
-/// OpenStack NodeWorkloadLock is not inactive and its message says servers
-/// are still present (either format of reference §3.9). Returns the servers,
-/// or why it is not offered.
-pub fn acknowledge_offer(snap: &Snapshot, node: &str) -> Result<Vec<String>, String> {
-    let lock = snap
-        .node_locks()
-        .find(|l| l.controller == Controller::Openstack && l.node_name.as_deref() == Some(node))
-        .ok_or_else(|| format!("{node}: no OpenStack node lock"))?;
-    if lock.state == LockState::Inactive {
-        return Err(format!(
-            "{node}: the OpenStack lock is already inactive (nothing waits for the operator)"
-        ));
-    }
-    let Some(message) = lock.error_message.as_deref() else {
-        return Err(format!(
-            "{node}: the OpenStack lock does not say servers are still present"
-        ));
-    };
-    match lockmsg::parse(message).kind {
-        MessageKind::ServersPresent(p) => Ok(p.servers),
-        _ => Err(format!(
-            "{node}: the OpenStack lock does not say servers are still present"
-        )),
-    }
+/// Whether "acknowledge manual migration" is offered for `node`: the
+/// domain's rule ([`migration::acknowledge_offer`]: servers listed, none
+/// migrating now, and `skip` frees some). Returns the servers, or why not.
+pub fn acknowledge_offer(
+    snap: &Snapshot,
+    history: &History,
+    node: &str,
+) -> Result<Vec<String>, String> {
+    migration::acknowledge_offer(snap, history, node)
 }
 
 /// The lists of servers the node's OpenStack lock names, each with what
@@ -202,6 +188,7 @@ fn acknowledge_groups(
 /// Acknowledge manual migration on `nodes`: the mode becomes `skip`.
 pub fn plan_acknowledge(
     snap: &Snapshot,
+    history: &History,
     ctx: &PlanContext,
     nodes: &[String],
 ) -> Result<ActionPlan, PlanError> {
@@ -212,7 +199,7 @@ pub fn plan_acknowledge(
     }
     let mut plan = new_plan(ctx, ActionId::AcknowledgeMigration);
     for name in nodes {
-        let servers = match acknowledge_offer(snap, name) {
+        let servers = match acknowledge_offer(snap, history, name) {
             Ok(s) => s,
             Err(why) => {
                 plan.notes.push(why);
@@ -245,7 +232,7 @@ pub fn plan_acknowledge(
     }
     if plan.steps.is_empty() {
         return Err(PlanError(format!(
-            "acknowledge is offered only for a node whose OpenStack lock says servers are still present: {}",
+            "acknowledge is not offered: {}",
             plan.notes.join("; ")
         )));
     }

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::domain::fixtures::{self, names::*};
-use crate::domain::objects::{Object, WorkloadLock};
+use crate::domain::objects::{LockState, Object, WorkloadLock};
 use std::sync::Arc;
 
 fn ctx() -> PlanContext {
@@ -141,17 +141,17 @@ fn acknowledge_is_offered_for_both_message_formats_with_their_servers() {
     let snap = fixtures::mid_update();
     // worker-2: E-LEFT-OLD (dict repr).
     assert_eq!(
-        acknowledge_offer(&snap, NODE_W2),
+        acknowledge_offer(&snap, &History::new(), NODE_W2),
         Ok(vec![SERVER_A.to_string(), SERVER_B.to_string()])
     );
     // worker-3: E-LEFT (MOSK 25.1).
     assert_eq!(
-        acknowledge_offer(&snap, NODE_W3),
+        acknowledge_offer(&snap, &History::new(), NODE_W3),
         Ok(vec![SERVER_C.to_string()])
     );
     // worker-4: no message; worker-1: done.
-    assert!(acknowledge_offer(&snap, NODE_W4).is_err());
-    assert!(acknowledge_offer(&snap, NODE_W1).is_err());
+    assert!(acknowledge_offer(&snap, &History::new(), NODE_W4).is_err());
+    assert!(acknowledge_offer(&snap, &History::new(), NODE_W1).is_err());
 }
 
 #[test]
@@ -169,7 +169,7 @@ fn acknowledge_reads_the_documented_list_form_too() {
     );
     snap.apply(Object::NodeWorkloadLock(Arc::new(lock)));
     assert_eq!(
-        acknowledge_offer(&snap, NODE_W4),
+        acknowledge_offer(&snap, &History::new(), NODE_W4),
         Ok(vec![SERVER_A.to_string()])
     );
 }
@@ -184,7 +184,7 @@ fn acknowledge_is_not_offered_when_the_lock_is_inactive_or_says_something_else()
         LockState::Inactive,
         Some(&msg),
     ))));
-    let e = acknowledge_offer(&snap, NODE_W2).unwrap_err();
+    let e = acknowledge_offer(&snap, &History::new(), NODE_W2).unwrap_err();
     assert!(e.contains("already inactive"), "{e}");
     let other = format!(
         "{} Starting migration for {SERVER_A}",
@@ -196,10 +196,10 @@ fn acknowledge_is_not_offered_when_the_lock_is_inactive_or_says_something_else()
         LockState::Active,
         Some(&other),
     ))));
-    let e = acknowledge_offer(&snap, NODE_W2).unwrap_err();
+    let e = acknowledge_offer(&snap, &History::new(), NODE_W2).unwrap_err();
     assert!(e.contains("does not say servers are still present"), "{e}");
     // A TF lock's message never counts.
-    assert!(acknowledge_offer(&snap, NODE_W4).is_err());
+    assert!(acknowledge_offer(&snap, &History::new(), NODE_W4).is_err());
 }
 
 #[test]
@@ -210,7 +210,7 @@ fn acknowledge_plans_skip_and_keeps_the_servers() {
         NODE_W3.to_string(),
         NODE_W4.to_string(),
     ];
-    let plan = plan_acknowledge(&snap, &ctx(), &nodes).unwrap();
+    let plan = plan_acknowledge(&snap, &History::new(), &ctx(), &nodes).unwrap();
     assert_eq!(plan.action, ActionId::AcknowledgeMigration);
     assert_eq!(plan.steps.len(), 2);
     assert_eq!(
@@ -224,7 +224,7 @@ fn acknowledge_plans_skip_and_keeps_the_servers() {
     );
     assert_eq!(plan.steps[1].servers, vec![SERVER_C]);
     assert!(plan.notes.iter().any(|n| n.contains(NODE_W4)));
-    let e = plan_acknowledge(&snap, &ctx(), &[NODE_W4.into()]).unwrap_err();
+    let e = plan_acknowledge(&snap, &History::new(), &ctx(), &[NODE_W4.into()]).unwrap_err();
     assert!(e.0.contains("servers are still present"), "{e}");
 }
 

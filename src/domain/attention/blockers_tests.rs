@@ -57,7 +57,7 @@ fn a_node_deletion_request_names_the_machine_and_quotes_the_removal_text() {
     assert!(
         items
             .iter()
-            .all(|i| !(i.subject == WORKER_4 && i.kind == AttentionKind::MigrationGaveUp)),
+            .all(|i| !(i.subject == WORKER_4 && i.kind == AttentionKind::MigrationFailing)),
         "{items:#?}"
     );
 }

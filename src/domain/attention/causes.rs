@@ -35,8 +35,8 @@ pub fn is_symptom(kind: AttentionKind) -> bool {
 fn cause_rank(kind: AttentionKind) -> u8 {
     use AttentionKind::*;
     match kind {
-        ManualMigration | MigrationGaveUp | NotifyOwners => 0,
-        LockFailed => 1,
+        ManualMigration | MigrationFailing | NotifyOwners | MigrationSettingsInvalid => 0,
+        LockFailed | RequestStuckDeleting => 1,
         LockHeld => 2,
         DrainError => 3,
         NodeRemoval => 4,

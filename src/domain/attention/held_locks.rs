@@ -5,8 +5,10 @@
 //! controller, since when, saying what.
 
 use std::collections::HashMap;
+use std::sync::LazyLock;
 
 use jiff::{SignedDuration, Timestamp};
+use regex::Regex;
 
 use super::{AttentionItem, AttentionKind, lock_key, machine_for_node, quote};
 use crate::domain::blocking::blocking_locks;
@@ -21,16 +23,27 @@ use crate::domain::progress::human_duration;
 
 /// What LCM's drain writes while node locks hold the node (reference §7.2,
 /// observed [C: D-UPD22]): `Error: following NodeWorkloadLocks are still
-/// active - ceph: UpdatingController,openstack: InProgress`.
-const STILL_ACTIVE: &str = "following NodeWorkloadLocks are still active - ";
+/// active - ceph: UpdatingController,openstack: InProgress`. The seed shows
+/// it with four spaces after `following` (`kubectl get -o wide` keeps
+/// them): white space between the words is matched as any run of it. LCM's
+/// source is not public, so its exact spacing is not known [I].
+static STILL_ACTIVE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"following\s+NodeWorkloadLocks\s+are\s+still\s+active\s*-\s*").expect("valid regex")
+});
+
+/// Whether an LCM drain message says node locks still hold the node.
+pub fn says_locks_still_active(message: &str) -> bool {
+    STILL_ACTIVE.is_match(message)
+}
 
 /// The controllers a drain message names as still holding the node, with
 /// the word LCM gives for each (`UpdatingController`, `InProgress`: not
 /// lock states; where LCM takes them from is unknown, reference §7.2 [?]).
 pub fn named_by_drain(message: &str) -> Vec<(String, String)> {
-    let Some((_, list)) = message.split_once(STILL_ACTIVE) else {
+    let Some(m) = STILL_ACTIVE.find(message) else {
         return Vec::new();
     };
+    let list = &message[m.end()..];
     list.split(',')
         .filter_map(|part| {
             let (controller, word) = part.split_once(':').unwrap_or((part, ""));
@@ -110,10 +123,7 @@ fn node_locks(
         if matches!(
             s.state_type,
             ClusterStateType::CordonDrain | ClusterStateType::SwarmDrain
-        ) && s
-            .message
-            .as_deref()
-            .is_some_and(|t| t.contains(STILL_ACTIVE))
+        ) && s.message.as_deref().is_some_and(says_locks_still_active)
             && let Some(arg) = s.arg.as_deref()
         {
             drains.insert(arg, s);
@@ -275,5 +285,23 @@ mod tests {
         assert!(
             named_by_drain("Error: waiting for kubernetes node x to be drained first").is_empty()
         );
+    }
+
+    #[test]
+    fn the_seeds_spacing_still_names_the_controllers() {
+        // The seed's `kubectl get lcmclusterstates -o wide` line: four spaces.
+        for text in [
+            "Error: following    NodeWorkloadLocks are still active - ceph: UpdatingController,openstack: InProgress",
+            "Error: following NodeWorkloadLocks  are still\tactive -ceph: UpdatingController,openstack: InProgress",
+        ] {
+            assert_eq!(
+                named_by_drain(text),
+                vec![
+                    ("ceph".to_string(), "UpdatingController".to_string()),
+                    ("openstack".to_string(), "InProgress".to_string())
+                ],
+                "{text:?}"
+            );
+        }
     }
 }

@@ -14,22 +14,28 @@ fn mid_update_queue_oldest_first() {
     let items = attention(&sc.snap, &sc.history, fixtures::mid_update_now());
     // Worker-2's cordon-drain retries because its servers are still there:
     // one item for that cause, LCM's retry folded under it.
+    // Worker-2's failing migration counts from its first start (09:52):
+    // the controller started SERVER_A then, and it is still on the node.
     assert_eq!(
         kinds(&items),
         vec![
+            (AttentionKind::MigrationFailing, WORKER_2),
             (AttentionKind::ManualMigration, WORKER_3),
-            (AttentionKind::MigrationGaveUp, WORKER_2),
         ]
     );
     assert_eq!(
         items.iter().map(|i| i.since).collect::<Vec<_>>(),
-        vec![at("10:02"), at("10:05")]
+        vec![at("09:52"), at("10:02")]
     );
-    let manual = &items[0];
+    let manual = &items[1];
     assert_eq!(manual.action, Some(ActionId::AcknowledgeMigration));
     assert_eq!(manual.node.as_deref(), Some(NODE_W3));
     assert!(manual.why.contains(SERVER_C), "{}", manual.why);
-    assert!(manual.why.contains("1 server is"), "{}", manual.why);
+    assert!(
+        manual.why.contains("1 server still on the node"),
+        "{}",
+        manual.why
+    );
     // In Prepare 30 minutes into its turn where others took 2: a stall, and
     // a symptom of the wait for the operator.
     assert_eq!(
@@ -42,9 +48,19 @@ fn mid_update_queue_oldest_first() {
         "{:#?}",
         manual.symptoms
     );
-    let gave_up = &items[1];
-    assert!(gave_up.why.contains("after 3 attempts"), "{}", gave_up.why);
-    assert!(gave_up.why.contains("2 servers are"), "{}", gave_up.why);
+    let gave_up = &items[0];
+    // The old message's status ACTIVE: the controller's run spent its
+    // attempts (never "gave up": the next retry starts it again).
+    assert!(
+        gave_up.why.contains("live migration failing for 2 servers"),
+        "{}",
+        gave_up.why
+    );
+    assert!(
+        gave_up.why.contains("spent its attempts"),
+        "{}",
+        gave_up.why
+    );
     assert!(
         gave_up.why.contains("Some servers {'0ab4dd8f"),
         "{}",
@@ -67,7 +83,7 @@ fn without_history_since_comes_from_message_timestamps() {
         since,
         vec![
             (
-                AttentionKind::MigrationGaveUp,
+                AttentionKind::MigrationFailing,
                 "2025-03-04T10:28:41.120334Z".parse().unwrap()
             ),
             (
@@ -134,8 +150,13 @@ fn skip_mode_with_servers_has_no_acknowledge() {
     assert_eq!(w3.action, None);
     assert!(
         w3.why.starts_with(&format!(
-            "migration mode skip, yet 1 server is still blocking the node: owners to notify (1): {SERVER_C}; their tags keep them"
+            "1 server tagged notify still on the node: {SERVER_C}; tell the owners"
         )),
+        "{}",
+        w3.why
+    );
+    assert!(
+        w3.why.contains("does not free a server tagged notify"),
         "{}",
         w3.why
     );
@@ -166,12 +187,13 @@ fn worker3_says(message: &str, mode: Option<MigrationMode>) -> AttentionItem {
 fn new_format_lists_are_told_apart() {
     let msg = fixtures::both_lists_lock_message();
     let live = worker3_says(&msg, None);
+    // Live mode: the notify list is servers tagged notify, which skip does
+    // not free: nothing to acknowledge.
     assert_eq!(live.kind, AttentionKind::NotifyOwners);
-    assert_eq!(live.action, Some(ActionId::AcknowledgeMigration));
+    assert_eq!(live.action, None);
     assert!(
         live.why.starts_with(&format!(
-            "2 servers are still on the node: owners to notify (1): {SERVER_C}; unset maintenance action (not migrated) (1): {}; tell the owners",
-            fixtures::SERVER_D
+            "1 server tagged notify still on the node: {SERVER_C}; tell the owners"
         )),
         "{}",
         live.why
@@ -179,23 +201,34 @@ fn new_format_lists_are_told_apart() {
     let manual = worker3_says(&msg, Some(MigrationMode::Manual));
     assert_eq!(manual.kind, AttentionKind::ManualMigration);
     assert!(
-        manual.why.starts_with(&format!(
-            "migration mode manual: 2 servers are still on the node: owners to notify (1): {SERVER_C}; unset"
-        )),
+        manual
+            .why
+            .starts_with("migration mode manual: 2 servers still on the node"),
         "{}",
         manual.why
     );
-    let unset = worker3_says(&fixtures::unset_only_lock_message(), None);
-    assert_eq!(unset.kind, AttentionKind::MigrationGaveUp);
-    assert!(
-        unset.why.starts_with(&format!(
-            "live migration gave up after 3 attempts per server: 1 server is still on the node: unset maintenance action (not migrated) (1): {}; migrate by hand",
-            fixtures::SERVER_D
-        )),
-        "{}",
-        unset.why
+    assert!(manual.why.contains(SERVER_C), "{}", manual.why);
+    // An unset-only list with nothing seen before: the server may be
+    // migrating right now (the loop ends once it is MIGRATING): no item.
+    let mut snap = fixtures::mid_update();
+    let mut l = fixtures::node_lock(
+        Controller::Openstack,
+        NODE_W3,
+        LockState::Active,
+        Some(&fixtures::unset_only_lock_message()),
     );
-    assert!(!unset.why.contains("owners to notify"), "{}", unset.why);
+    l.inner_state = Some("active".into());
+    snap.apply(Object::NodeWorkloadLock(Arc::new(l)));
+    snap.apply(Object::Node(Arc::new(fixtures::node(NODE_W3, true))));
+    let items = attention(&snap, &History::new(), fixtures::mid_update_now());
+    assert!(
+        items.iter().all(|i| !(i.subject == WORKER_3
+            && matches!(
+                i.kind,
+                AttentionKind::MigrationFailing | AttentionKind::ManualMigration
+            ))),
+        "{items:#?}"
+    );
 }
 
 #[test]
@@ -215,7 +248,7 @@ fn long_lists_name_three_servers_in_the_item() {
     let item = worker3_says(&msg, Some(MigrationMode::Live));
     assert!(
         item.why.contains(&format!(
-            "owners to notify (5): {}, {}, {} and 2 more",
+            "5 servers tagged notify still on the node: {}, {}, {} and 2 more",
             ids[0], ids[1], ids[2]
         )),
         "{}",
@@ -282,7 +315,7 @@ fn stall_after_three_times_the_median() {
         .iter()
         .find(|i| i.subject == WORKER_2)
         .expect("worker-2's item");
-    assert_eq!(host.kind, AttentionKind::MigrationGaveUp);
+    assert_eq!(host.kind, AttentionKind::MigrationFailing);
     assert!(items.iter().all(|i| i.kind != AttentionKind::Stall));
     let stall: Vec<&Symptom> = host
         .symptoms
@@ -442,4 +475,64 @@ fn malformed_objects_are_listed() {
 #[test]
 fn idle_cluster_needs_nobody() {
     assert!(attention(&fixtures::idle(), &History::new(), at("10:00")).is_empty());
+}
+
+#[test]
+fn a_request_stuck_in_deletion_names_the_request_and_the_locks_reason() {
+    // Rockoon's delete handler: the lock is already inactive and says why
+    // the node cannot be brought back; the request keeps its finalizer.
+    let mut snap = fixtures::mid_update();
+    let mut r = fixtures::nmr(NODE_W2, "os", at("09:51"));
+    r.deleting = true;
+    r.deletion = Some(at("10:20"));
+    snap.apply(Object::NodeMaintenanceRequest(Arc::new(r)));
+    let msg = format!(
+        "{} Timeout waiting for compute services up on the host.",
+        fixtures::rockoon_stamp("10:25:00")
+    );
+    snap.apply(Object::NodeWorkloadLock(Arc::new(fixtures::node_lock(
+        Controller::Openstack,
+        NODE_W2,
+        LockState::Inactive,
+        Some(&msg),
+    ))));
+    let items = attention(&snap, &History::new(), fixtures::mid_update_now());
+    let stuck: Vec<&AttentionItem> = items
+        .iter()
+        .filter(|i| i.kind == AttentionKind::RequestStuckDeleting)
+        .collect();
+    assert_eq!(stuck.len(), 1, "{items:#?}");
+    assert_eq!(stuck[0].subject, WORKER_2);
+    assert_eq!(stuck[0].since, at("10:20"));
+    assert!(
+        stuck[0].why.contains(&format!(
+            "NodeMaintenanceRequest {NODE_W2} has been in deletion for 10m"
+        )),
+        "{}",
+        stuck[0].why
+    );
+    assert!(
+        stuck[0]
+            .why
+            .contains("Timeout waiting for compute services up on the host."),
+        "{}",
+        stuck[0].why
+    );
+}
+
+#[test]
+fn a_request_in_deletion_without_a_word_is_stuck_only_after_the_expected_time() {
+    let mut snap = fixtures::mid_update();
+    let mut r = fixtures::nmr(NODE_W3, "os", at("10:00"));
+    r.deleting = true;
+    r.deletion = Some(at("10:20"));
+    snap.apply(Object::NodeMaintenanceRequest(Arc::new(r)));
+    let stuck = |now: &str| {
+        attention(&snap, &History::new(), at(now))
+            .into_iter()
+            .filter(|i| i.kind == AttentionKind::RequestStuckDeleting)
+            .count()
+    };
+    assert_eq!(stuck("10:34"), 0);
+    assert_eq!(stuck("10:36"), 1);
 }

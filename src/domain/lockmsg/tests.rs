@@ -185,10 +185,98 @@ fn node_removal_is_not_a_migration_wait() {
 }
 
 #[test]
+fn the_cluster_locks_waits_are_told_apart() {
+    // rockoon/controllers/maintenance.py cluster_maintenance_request_change_handler @1390883a
+    for (t, want) in [
+        (
+            "Waitinging for cwl release is 17.3.0+24.3.",
+            MessageKind::ReleaseMismatch,
+        ),
+        (
+            "Current maintenancerequest 17.3.0+24.3 release does not match ours 17.4.0+25.1. Skipping handling.",
+            MessageKind::ReleaseMismatch,
+        ),
+        (
+            "OpenStackDeploymentStatus controller version is not updated yet.",
+            MessageKind::ControllerVersionPending,
+        ),
+        (
+            "Waiting osdpl status APPLIED, current state is APPLYING",
+            MessageKind::DeploymentNotApplied {
+                state: "APPLYING".into(),
+            },
+        ),
+        (
+            "Waiting for all OpenStack services are healthy.",
+            MessageKind::HealthWait,
+        ),
+    ] {
+        assert_eq!(classify(t), want, "{t}");
+    }
+}
+
+#[test]
+fn both_releases_servers_texts_plural_and_empty() {
+    // 25.1 (E-LEFT): "server:" as Rockoon writes it, "servers:" tolerated.
+    for (t, notify, unset) in [
+        (
+            "Some servers are still present on the host. Notify owners of the following server: ['a']",
+            vec!["a"],
+            vec![],
+        ),
+        (
+            "Some servers are still present on the host. Notify owners of the following servers: ['a', 'b']",
+            vec!["a", "b"],
+            vec![],
+        ),
+        (
+            "Some servers are still present on the host. Notify owners of the following server: ['a'] Servers with unset maintenance action: ['b']",
+            vec!["a"],
+            vec!["b"],
+        ),
+        (
+            "Some servers are still present on the host. Notify owners of the following server: []",
+            vec![],
+            vec![],
+        ),
+    ] {
+        let MessageKind::ServersPresent(p) = classify(t) else {
+            panic!("{t}");
+        };
+        assert_eq!(p.format, ServersFormat::New, "{t}");
+        assert_eq!(p.notify, notify, "{t}");
+        assert_eq!(p.unset, unset, "{t}");
+    }
+    // Before 25.1 (E-LEFT-OLD): the dict with statuses, and the docs' list.
+    for (t, servers, statuses) in [
+        (
+            "Some servers {'a': 'MIGRATING'} are still present on host n1. Waiting unless all of them are migrated manually or instance_migration_mode is set to 'skip'",
+            vec!["a"],
+            vec![("a".to_string(), "MIGRATING".to_string())],
+        ),
+        (
+            "Some servers ['a', 'b'] are still present on host n1. Waiting unless all of them are migrated manually or instance_migration_mode is set to 'skip'",
+            vec!["a", "b"],
+            vec![],
+        ),
+        (
+            "Some servers [] are still present on host n1. Waiting unless all of them are migrated manually or instance_migration_mode is set to 'skip'",
+            vec![],
+            vec![],
+        ),
+    ] {
+        let MessageKind::ServersPresent(p) = classify(t) else {
+            panic!("{t}");
+        };
+        assert_eq!(p.format, ServersFormat::Old, "{t}");
+        assert_eq!(p.servers, servers, "{t}");
+        assert_eq!(p.statuses, statuses, "{t}");
+    }
+}
+
+#[test]
 fn other_catalogue_texts_are_other() {
     for t in [
-        "Waitinging for cwl release is 17.3.0+24.3.",
-        "Waiting osdpl status APPLIED, current state is APPLYING",
         "Timeout waiting for compute services up on the host.",
         "Can not disable compute service on a host to be deleted",
     ] {

@@ -237,7 +237,7 @@ fn an_unanswered_review_is_shown_as_not_verified_and_confirmable() {
         AccessVerdict::Unknown("the server's review had no status".into()),
         m.now,
     );
-    let p = plan::plan_acknowledge(&m.snapshot, &ctx(&m), &[NODE_W2.into()]).unwrap();
+    let p = plan::plan_acknowledge(&m.snapshot, &m.history, &ctx(&m), &[NODE_W2.into()]).unwrap();
     m.modals.open_dialog(Dialog::Confirm(ConfirmDialog::new(p)));
     let screen = render(&m);
     assert!(
