@@ -18,7 +18,8 @@ use super::changes::{Change, diff};
 use super::join::same_node;
 use super::lockmsg::{self, MessageKind};
 use super::objects::{
-    Controller, Kind, LockState, Machine, MachineState, MachineType, Object, ObjectKey, Snapshot,
+    Controller, Kind, LockState, Machine, MachineState, MachineType, NodeRole, Object, ObjectKey,
+    Snapshot,
 };
 
 mod servers;
@@ -45,6 +46,21 @@ fn later_than(turn: Option<(Timestamp, bool)>, start: Timestamp) -> bool {
 pub struct Since {
     pub at: Timestamp,
     pub observed: bool,
+}
+
+/// The machines a machine's times are compared with: the same LCMMachine
+/// type and the same OpenStack role of its node (a storage worker's drain
+/// waits for Ceph, a compute's for its servers).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PeerGroup {
+    pub machine_type: MachineType,
+    pub role: NodeRole,
+}
+
+impl std::fmt::Display for PeerGroup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}, {}", self.machine_type, self.role.as_str())
+    }
 }
 
 /// A machine that went through an update and returned to Ready.
@@ -90,9 +106,12 @@ pub struct History {
     machines: BTreeMap<String, MachineTrack>,
     finished: VecDeque<FinishedMachine>,
     done: BTreeSet<String>,
-    /// Durations of each state within a turn, by machine type (a master's
-    /// Deploy says nothing about a worker's).
-    samples: BTreeMap<(MachineType, MachineState), VecDeque<SignedDuration>>,
+    /// Durations of each state within a turn, by peer group (a master's
+    /// Deploy says nothing about a worker's, a storage node's nothing
+    /// about a compute's).
+    samples: BTreeMap<(PeerGroup, MachineState), VecDeque<SignedDuration>>,
+    /// Each node's OpenStack role, by node name.
+    node_roles: HashMap<String, NodeRole>,
     /// Node maintenance requests by node name: (created or first seen).
     nmr_since: BTreeMap<String, Timestamp>,
     /// Each lock's state, since when, and whether that transition was seen.
@@ -101,6 +120,9 @@ pub struct History {
     /// What the OpenStack controller did with each server on a node in its
     /// turn, by the node's OpenStack lock.
     servers: HashMap<ObjectKey, NodeServers>,
+    /// Nodes the OpenStack controller queued (E-CONC) in their turn: when
+    /// it took them up, by node name.
+    turn_after_queue: BTreeMap<String, Timestamp>,
     cmrs: BTreeSet<String>,
     update_started: Option<Timestamp>,
     update_removed: Option<Timestamp>,
@@ -202,6 +224,15 @@ impl History {
             }
         }
         match (before, after) {
+            (_, Some(Object::Node(n))) => {
+                self.node_roles.insert(n.name.clone(), n.role());
+            }
+            (Some(Object::Node(n)), None) => {
+                self.node_roles.remove(&n.name);
+            }
+            _ => {}
+        }
+        match (before, after) {
             (_, Some(Object::Machine(m))) => self.track_machine(m, at),
             (Some(Object::Machine(m)), _) => {
                 self.machines.remove(&m.name);
@@ -226,6 +257,7 @@ impl History {
             }
             (Some(Object::NodeMaintenanceRequest(r)), None) => {
                 self.nmr_since.remove(&r.node_name);
+                self.turn_after_queue.remove(&r.node_name);
                 let name = r.node_name.clone();
                 if let Some(t) = self
                     .machines
@@ -303,10 +335,23 @@ impl History {
         if old == Some(message) {
             return;
         }
-        self.servers
-            .entry(key.clone())
-            .or_default()
-            .record(&lockmsg::parse(message), at);
+        let node = self.servers.entry(key.clone()).or_default();
+        let was_queued = node.queued_since.is_some() && node.dequeued.is_none();
+        node.record(&lockmsg::parse(message), at);
+        // Queued behind another node, the node's turn had not begun: it
+        // begins when the controller takes it up.
+        if let (true, Some(dequeued), Some(name)) = (was_queued, node.dequeued, l.node_name.clone())
+        {
+            self.turn_after_queue.insert(name.clone(), dequeued);
+            if let Some(t) = self
+                .machines
+                .values_mut()
+                .find(|t| t.hostname.as_deref().is_some_and(|h| same_node(h, &name)))
+                && t.turn.is_some_and(|(turn, _)| turn < dequeued)
+            {
+                t.turn = Some((dequeued, true));
+            }
+        }
     }
 
     fn start_update(&mut self, at: Timestamp) {
@@ -392,10 +437,11 @@ impl History {
                 Some((turn, _)) => t.since.max(turn),
                 None => t.since,
             };
-            let samples = self
-                .samples
-                .entry((t.machine_type.clone(), t.state.clone()))
-                .or_default();
+            let group = PeerGroup {
+                machine_type: t.machine_type.clone(),
+                role: role_of(&self.node_roles, t.hostname.as_deref()),
+            };
+            let samples = self.samples.entry((group, t.state.clone())).or_default();
             if samples.len() == MAX_SAMPLES {
                 samples.pop_front();
             }
@@ -468,6 +514,15 @@ impl History {
     /// When the object's message started saying what it says now: for locks,
     /// by message kind (a retry that only changes the timestamp or the
     /// server being migrated does not count); for cluster states, by text.
+    /// When the OpenStack controller took up `node` after queueing it behind
+    /// another node in this turn (its turn begins then), if it did.
+    pub fn taken_up_after_queue(&self, node: &str) -> Option<Timestamp> {
+        self.turn_after_queue
+            .iter()
+            .find(|(n, _)| same_node(n, node))
+            .map(|(_, t)| *t)
+    }
+
     /// What the console saw the OpenStack controller do with the servers of
     /// the node whose OpenStack lock is `lock`, in the node's current turn.
     pub fn node_servers(&self, lock: &ObjectKey) -> Option<&NodeServers> {
@@ -547,24 +602,31 @@ impl History {
                 .collect(),
         )
     }
-    /// The median time machines of type `ty` spent in `state` within their
-    /// turn: what a machine of that type is compared with.
+    /// The peer group of `machine`: its type and its node's OpenStack role.
+    pub fn peer_group(&self, machine: &Machine) -> PeerGroup {
+        PeerGroup {
+            machine_type: machine.machine_type.clone(),
+            role: role_of(&self.node_roles, machine.hostname.as_deref()),
+        }
+    }
+    /// The median time machines of `group` spent in `state` within their
+    /// turn: what a machine of that group is compared with.
     pub fn median_state_duration_of(
         &self,
-        ty: &MachineType,
+        group: &PeerGroup,
         state: &MachineState,
     ) -> Option<SignedDuration> {
         median(
             self.samples
-                .get(&(ty.clone(), state.clone()))
+                .get(&(group.clone(), state.clone()))
                 .map(|v| v.iter().copied().collect())
                 .unwrap_or_default(),
         )
     }
-    /// How many durations of `state` were observed for machines of type `ty`.
-    pub fn state_samples_of(&self, ty: &MachineType, state: &MachineState) -> usize {
+    /// How many durations of `state` were observed for machines of `group`.
+    pub fn state_samples_of(&self, group: &PeerGroup, state: &MachineState) -> usize {
         self.samples
-            .get(&(ty.clone(), state.clone()))
+            .get(&(group.clone(), state.clone()))
             .map_or(0, VecDeque::len)
     }
     /// How many durations of `state` were observed.
@@ -604,6 +666,19 @@ impl History {
 }
 
 /// The median of `v` (`None` when empty).
+/// The role of the node named `hostname` (short names compared), `Other`
+/// when the console has not seen the node.
+fn role_of(roles: &HashMap<String, NodeRole>, hostname: Option<&str>) -> NodeRole {
+    let Some(h) = hostname else {
+        return NodeRole::Other;
+    };
+    roles
+        .get(h)
+        .or_else(|| roles.iter().find(|(n, _)| same_node(n, h)).map(|(_, r)| r))
+        .copied()
+        .unwrap_or(NodeRole::Other)
+}
+
 fn median(mut v: Vec<SignedDuration>) -> Option<SignedDuration> {
     if v.is_empty() {
         return None;

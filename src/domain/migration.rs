@@ -156,11 +156,6 @@ pub struct NodeMigration {
 }
 
 impl NodeMigration {
-    pub fn migrating(&self) -> impl Iterator<Item = &ServerState> {
-        self.servers
-            .iter()
-            .filter(|s| s.progress.may_be_migrating())
-    }
     pub fn failing(&self) -> impl Iterator<Item = &ServerState> {
         self.servers.iter().filter(|s| {
             matches!(
@@ -377,11 +372,28 @@ pub fn acknowledge_offer(
             "{node}: the OpenStack lock names no server: nothing to acknowledge"
         ));
     }
-    let migrating: Vec<&str> = m.migrating().map(|s| s.id.as_str()).collect();
-    if !migrating.is_empty() {
+    let running: Vec<&str> = m
+        .servers
+        .iter()
+        .filter(|s| matches!(s.progress, ServerProgress::Migrating { .. }))
+        .map(|s| s.id.as_str())
+        .collect();
+    if !running.is_empty() {
         return Err(format!(
             "{node}: a live migration may be running ({}): acknowledging would reboot the node under it; wait until the lock no longer lists it",
-            migrating.join(", ")
+            running.join(", ")
+        ));
+    }
+    let unknown: Vec<&str> = m
+        .servers
+        .iter()
+        .filter(|s| s.progress == ServerProgress::Unknown)
+        .map(|s| s.id.as_str())
+        .collect();
+    if !unknown.is_empty() {
+        return Err(format!(
+            "{node}: a live migration may be running ({}): the console has not yet seen the controller long enough to tell; its next check (about a minute) says",
+            unknown.join(", ")
         ));
     }
     match (&m.mode, m.format) {

@@ -256,7 +256,46 @@ pub struct Node {
     pub unschedulable: bool,
 }
 
+/// Which OpenStack workload a node carries, by its labels: what its turn
+/// is compared with (a compute's drain waits for its servers, a storage
+/// node's for Ceph). A node with several roles counts as the first of
+/// compute, gateway, control plane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum NodeRole {
+    Compute,
+    Gateway,
+    ControlPlane,
+    /// No OpenStack role (storage, Kubernetes-only).
+    Other,
+}
+
+impl NodeRole {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeRole::Compute => "compute",
+            NodeRole::Gateway => "gateway",
+            NodeRole::ControlPlane => "control plane",
+            NodeRole::Other => "no OpenStack role",
+        }
+    }
+}
+
 impl Node {
+    /// The node's OpenStack role (labels `openstack-compute-node`,
+    /// `openstack-gateway`, `openstack-control-plane` set to `enabled`).
+    pub fn role(&self) -> NodeRole {
+        let on = |k: &str| self.labels.get(k).is_some_and(|v| v == "enabled");
+        if on("openstack-compute-node") {
+            NodeRole::Compute
+        } else if on("openstack-gateway") {
+            NodeRole::Gateway
+        } else if on("openstack-control-plane") {
+            NodeRole::ControlPlane
+        } else {
+            NodeRole::Other
+        }
+    }
+
     /// The labels kept from a node: the OpenStack roles (the compute role
     /// decides the migration reminders, reference §4) and vRouter's.
     pub const KEPT_LABELS: [&'static str; 4] = [

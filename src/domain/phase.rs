@@ -22,7 +22,9 @@
 //! steps done, and a running step caps the phase at the one the step covers.
 
 use super::history::History;
-use super::objects::{Controller, LockState, Machine, MachineType, Snapshot, WorkloadLock};
+use super::objects::{
+    ClusterStateType, Controller, LockState, Machine, MachineType, Snapshot, WorkloadLock,
+};
 
 /// The update phase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -170,8 +172,24 @@ fn from_objects(snap: &Snapshot, history: &History) -> PhaseInfo {
             .as_deref()
             .is_some_and(|h| requested.contains(&short(h)))
     };
+    // LCM draining a master (a pending cordon-drain or swarm-drain state for
+    // it) is its turn too: a master without workload roles has no workload
+    // lock to hold it and may have no request the console can see [I].
+    let draining: std::collections::HashSet<&str> = snap
+        .cluster_states()
+        .filter(|s| {
+            matches!(
+                s.state_type,
+                ClusterStateType::CordonDrain | ClusterStateType::SwarmDrain
+            ) && super::join::pending(s)
+        })
+        .filter_map(|s| s.arg.as_deref())
+        .collect();
     let turn = |m: &Machine| -> Standing {
-        if under_request(m) || m.state.is_active() {
+        let drained_now = m.machine_type == MachineType::Control
+            && draining.contains(m.name.as_str())
+            && !history.is_done(&m.name);
+        if under_request(m) || m.state.is_active() || drained_now {
             Standing::InTurn
         } else if m.state.is_ready()
             && (history.is_done(&m.name) || target.is_some_and(|t| m.release.as_deref() == Some(t)))

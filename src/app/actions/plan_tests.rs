@@ -157,7 +157,11 @@ fn acknowledge_is_offered_for_both_message_formats_with_their_servers() {
 #[test]
 fn acknowledge_reads_the_documented_list_form_too() {
     let mut snap = fixtures::mid_update();
-    // The 22.1 docs example prints a list where the code printed a dict.
+    // The 22.1 docs example (a node in manual mode, seed 000 Step 5) prints
+    // a list where the code printed a dict.
+    let mut n = fixtures::node(NODE_W4, true);
+    n.migration_mode = Some(MigrationMode::Manual);
+    snap.apply(Object::Node(Arc::new(n)));
     let msg = format!(
         "2022-02-04 14:43:52.674125 Some servers ['{SERVER_A}'] are still present on host {NODE_W4}. Waiting unless all of them are migrated manually or instance_migration_mode is set to 'skip'"
     );

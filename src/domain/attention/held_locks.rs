@@ -19,6 +19,7 @@ use crate::domain::lockmsg::{self, MessageKind};
 use crate::domain::objects::{
     ClusterState, ClusterStateType, Controller, LockState, Machine, Snapshot, WorkloadLock,
 };
+use crate::domain::plan;
 use crate::domain::progress::human_duration;
 
 /// What LCM's drain writes while node locks hold the node (reference §7.2,
@@ -53,14 +54,21 @@ pub fn named_by_drain(message: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// A lock whose message is about servers on the node is the migrations'
-/// item (manual migration, gave up, notify owners): not a second one here.
+/// A lock whose message is about servers on the node belongs to the
+/// migrations' rules (a running migration is progress; a failing one, a
+/// manual migration or servers to notify are their items): not a held lock
+/// here. Rockoon's `Nova._migrate_servers` writes these while it works.
 fn migration_lock(lock: &WorkloadLock) -> bool {
     lock.controller == Controller::Openstack
-        && lock
-            .error_message
-            .as_deref()
-            .is_some_and(|m| matches!(lockmsg::parse(m).kind, MessageKind::ServersPresent(_)))
+        && lock.error_message.as_deref().is_some_and(|m| {
+            matches!(
+                lockmsg::parse(m).kind,
+                MessageKind::ServersPresent(_)
+                    | MessageKind::MigrationStarted { .. }
+                    | MessageKind::MigrationWaiting { .. }
+                    | MessageKind::MigrationError { .. }
+            )
+        })
 }
 
 /// What the lock itself says: its message, inner state and progress.
@@ -137,6 +145,12 @@ fn node_locks(
         let (turn, at_least) = match r.created {
             Some(c) => (c, false),
             None => (history.nmr_since(node).unwrap_or(now), true),
+        };
+        // Queued behind another node by the OpenStack controller, the
+        // node's turn begins when the controller takes it up.
+        let (turn, at_least) = match history.taken_up_after_queue(node) {
+            Some(t) if t > turn => (t, false),
+            _ => (turn, at_least),
         };
         // LCM's drain (cordon-drain, swarm-drain) of the node's machine
         // naming the controllers it waits for.
@@ -223,6 +237,18 @@ fn cluster_locks(
     if !snap.cluster_requests().any(|r| !r.deleting) {
         return;
     }
+    // An update plan that is not running (not started, paused before a
+    // step, auto-paused, failed) holds the update itself: the locks wait
+    // for its `commence`, which the plan's own items say.
+    if let Some(plan) = plan::active_plan(snap, None) {
+        let state = plan::state(plan, plan::auto_pause_for(snap, plan));
+        if !matches!(
+            state,
+            plan::PlanState::Running { .. } | plan::PlanState::Done
+        ) {
+            return;
+        }
+    }
     // The first active lock in the update's order holds the others: Ceph
     // waits for OpenStack, LCM for every lock (reference §9.1 [C: D-FLOW]).
     let order = |c: &Controller| match c {
@@ -237,11 +263,22 @@ fn cluster_locks(
         .min_by_key(|l| (order(&l.controller), l.name.clone()));
     if let Some(lock) = first {
         let key = lock_key(lock);
-        // Active since the update started, unless the console saw it go
-        // active later (a first sight after the start says nothing).
+        // Its turn began when the update started or, for a lock after the
+        // first in the update's order, when the console saw the locks
+        // before it released (Ceph's turn begins when OpenStack's ends);
+        // later still if the console saw this one go active again.
+        let turn = snap
+            .cluster_locks()
+            .filter(|l| {
+                order(&l.controller) < order(&lock.controller) && l.state == LockState::Inactive
+            })
+            .filter_map(|l| history.lock_since(&lock_key(l)))
+            .filter(|s| s.observed)
+            .map(|s| s.at)
+            .fold(started, Timestamp::max);
         let (since, at_least) = match history.lock_since(&key) {
-            Some(s) if s.observed && s.at > started => (s.at, false),
-            _ => (started, false),
+            Some(s) if s.observed && s.at > turn => (s.at, false),
+            _ => (turn, false),
         };
         let waited = now.duration_since(since);
         if waited < expected.cluster_lock {

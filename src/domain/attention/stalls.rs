@@ -12,9 +12,9 @@ use jiff::{SignedDuration, Timestamp};
 use super::{AttentionItem, AttentionKind, STALL_FACTOR, STALL_MIN};
 use crate::domain::blocking::queued_nodes;
 use crate::domain::expected::Expected;
-use crate::domain::history::History;
+use crate::domain::history::{History, PeerGroup};
 use crate::domain::join::short_node as short;
-use crate::domain::objects::{Kind, MachineState, MachineType, ObjectKey, Snapshot};
+use crate::domain::objects::{Kind, MachineState, ObjectKey, Snapshot};
 use crate::domain::progress::{human_duration, machine_done};
 
 pub(super) fn stalls(
@@ -45,7 +45,7 @@ fn machines(
     // Nodes queued by the OpenStack controller (E-CONC: another node holds
     // the slot): their request exists, but their turn has not come.
     let queued: HashSet<&str> = queued_nodes(snap).collect();
-    let mut medians: Vec<(MachineType, MachineState, Option<SignedDuration>)> = Vec::new();
+    let mut medians: Vec<(PeerGroup, MachineState, Option<SignedDuration>)> = Vec::new();
     for m in snap.machines() {
         if m.state.is_ready() || !m.machine_type.is_updated() {
             continue;
@@ -71,16 +71,18 @@ fn machines(
         };
         let (since, at_least) = (in_turn.at, !in_turn.observed);
         let turn = history.turn_since(&m.name);
-        // Compared with machines of its own type: a master's Deploy says
-        // nothing about a worker's (the first worker uses the expected turn).
+        // Compared with machines of its own type and node role: a master's
+        // Deploy says nothing about a worker's, a storage worker's nothing
+        // about a compute's (the first of a group uses the expected turn).
+        let group = history.peer_group(m);
         let median = match medians
             .iter()
-            .find(|(t, s, _)| *t == m.machine_type && *s == m.state)
+            .find(|(g, s, _)| *g == group && *s == m.state)
         {
             Some((_, _, d)) => *d,
             None => {
-                let d = history.median_state_duration_of(&m.machine_type, &m.state);
-                medians.push((m.machine_type.clone(), m.state.clone(), d));
+                let d = history.median_state_duration_of(&group, &m.state);
+                medians.push((group.clone(), m.state.clone(), d));
                 d
             }
         };
@@ -91,11 +93,11 @@ fn machines(
                     continue;
                 }
                 format!(
-                    "in {} for {}, more than {STALL_FACTOR}x the median {} of {} machine(s) before it",
+                    "in {} for {}, more than {STALL_FACTOR}x the median {} of {} machine(s) before it ({group})",
                     m.state,
                     human_duration(spent),
                     human_duration(median),
-                    history.state_samples_of(&m.machine_type, &m.state)
+                    history.state_samples_of(&group, &m.state)
                 )
             }
             // No machine has been through this state yet: the expected

@@ -73,6 +73,11 @@ pub struct NodeServers {
     pub servers: BTreeMap<String, ServerTrack>,
     /// Completion checks seen in this turn.
     pub checks: u32,
+    /// The controller deferred the node behind another one (E-CONC) since.
+    pub queued_since: Option<Timestamp>,
+    /// When a message other than the deferral followed it: the controller
+    /// took the node up (its one-node-at-a-time slot came free).
+    pub dequeued: Option<Timestamp>,
 }
 
 impl NodeServers {
@@ -81,6 +86,14 @@ impl NodeServers {
         // The controller's own stamp, unless it is later than the console
         // saw the message (the controller's clock is not the API server's).
         let at = msg.at.map_or(at, |m| m.min(at));
+        if matches!(msg.kind, MessageKind::ConcurrencyDeferred { .. }) {
+            self.queued_since.get_or_insert(at);
+            self.dequeued = None;
+            return;
+        }
+        if self.queued_since.is_some() && self.dequeued.is_none() {
+            self.dequeued = Some(at);
+        }
         match &msg.kind {
             MessageKind::MigrationStarted { server } => {
                 let t = self.entry(server);

@@ -248,3 +248,46 @@ fn relist_reports_only_differences() {
     assert!(!sc.history.is_done(WORKER_1));
     assert!(sc.history.finished().any(|f| f.name == WORKER_1));
 }
+
+#[test]
+fn a_node_queued_by_the_openstack_controller_starts_its_turn_when_taken_up() {
+    // Rockoon defers a node while another holds its slot (E-CONC); the time
+    // queued is not the node's turn.
+    let mut snap = Snapshot::default();
+    let mut h = History::new();
+    h.apply(&mut snap, worker(MachineState::Ready), at("09:00"));
+    h.apply(
+        &mut snap,
+        Object::NodeMaintenanceRequest(Arc::new(fixtures::nmr(NODE_W4, "os", at("10:00")))),
+        at("10:00"),
+    );
+    assert_eq!(h.turn_started(WORKER_4), Some(at("10:00")));
+    let lock = |text: &str, hh_mm_ss: &str| {
+        let msg = format!("{} {text}", fixtures::rockoon_stamp(hh_mm_ss));
+        Object::NodeWorkloadLock(Arc::new(fixtures::node_lock(
+            Controller::Openstack,
+            NODE_W4,
+            LockState::Active,
+            Some(&msg),
+        )))
+    };
+    h.apply(
+        &mut snap,
+        lock(
+            &format!("Inactive NodeWorkloadLocks for openstack detected. Deferring processing for node {NODE_W4}"),
+            "10:00:05",
+        ),
+        at("10:00"),
+    );
+    assert_eq!(h.taken_up_after_queue(NODE_W4), None);
+    h.apply(
+        &mut snap,
+        lock(
+            "Starting migration for 0ab4dd8f-ef0d-401d-9d5e-e9e97e077422",
+            "10:30:00",
+        ),
+        at("10:30"),
+    );
+    assert_eq!(h.taken_up_after_queue(NODE_W4), Some(at("10:30")));
+    assert_eq!(h.turn_started(WORKER_4), Some(at("10:30")));
+}

@@ -474,3 +474,33 @@ fn no_state_produces_a_phase_the_flow_has_not_reached() {
 
 #[path = "update_plan_tests.rs"]
 mod update_plan;
+
+/// A master LCM drains without a maintenance request the console can see
+/// (no workload roles, so no lock to hold it): its pending cordon-drain
+/// state is its turn, not "waiting for LCM to start the next".
+#[test]
+fn a_master_being_drained_is_in_its_turn() {
+    let mut snap = locks_released();
+    let p = phase(&snap, &History::new());
+    assert_eq!(p.phase, Phase::Masters);
+    assert!(
+        p.reason.contains("waiting for LCM to start the next"),
+        "{}",
+        p.reason
+    );
+    snap.apply(Object::ClusterState(Arc::new(fixtures::cluster_state(
+        ClusterStateType::CordonDrain,
+        MASTER_0,
+        "true",
+        None,
+        0,
+        None,
+    ))));
+    let p = phase(&snap, &History::new());
+    assert_eq!(p.phase, Phase::Masters);
+    assert!(
+        p.reason.starts_with(&format!("master {MASTER_0}")),
+        "{}",
+        p.reason
+    );
+}

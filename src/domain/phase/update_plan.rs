@@ -1,4 +1,4 @@
-//! The update plan drives the phase (issue 8 item 1): the step that runs
+//! The update plan drives the phase: the step that runs
 //! (or that the update waits to commence) bounds the phase the objects show.
 //!
 //! Rules (the mapping of steps to phases is ours \[I\]: the reference lists
@@ -6,8 +6,9 @@
 //! of Mirantis tooling's fixtures and our simulator, `openstack`, `ceph`,
 //! `k8s-controllers`, `k8s-workers`):
 //! - not started: the update was not triggered (commencing the first step
-//!   changes the Cluster release, reference §1.3 \[C\]): idle, whatever the
-//!   objects say;
+//!   changes the Cluster release, reference §1.3 \[C\]): idle — unless a
+//!   ClusterMaintenanceRequest exists, which is LCM's own evidence that the
+//!   update runs: then the objects decide;
 //! - paused before step N: no step after the finished ones runs, so the phase
 //!   goes no further than the last finished step covers;
 //! - a step running (or auto-paused, or failed in it): at least "update
@@ -94,6 +95,19 @@ pub(super) fn drive(snap: &Snapshot, plan: &UpdatePlan, objects: PhaseInfo) -> P
                 ),
                 None => "update plan not started (it has no steps)".to_string(),
             };
+            if snap.cluster_requests().next().is_some() {
+                // A ClusterMaintenanceRequest is LCM's own word that the
+                // update runs: the plan's status may lag behind it, or the
+                // update was triggered another way. The objects decide.
+                return PhaseInfo {
+                    reason: format!(
+                        "{lead}, yet a ClusterMaintenanceRequest exists; {}",
+                        objects.reason
+                    ),
+                    step: Some(lead),
+                    ..objects
+                };
+            }
             capped(objects, Phase::Idle, lead)
         }
         PlanState::PausedBefore { next } => {
