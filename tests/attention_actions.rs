@@ -108,10 +108,10 @@ fn an_action_key_acts_only_on_an_item_that_was_drawn() {
     let mut m = with_view(View::Logs);
     let items = m.derived.attention.clone();
     // The target is not the first item: the cursor was moved to it.
-    assert_eq!(items[0].kind, AttentionKind::ManualMigration, "{items:#?}");
+    assert_eq!(items[0].kind, AttentionKind::MigrationFailing, "{items:#?}");
     let at = items
         .iter()
-        .position(|i| i.kind == AttentionKind::MigrationFailing)
+        .position(|i| i.kind == AttentionKind::ManualMigration)
         .unwrap();
     assert!(at > 0);
     m.attention_selected = Some(item_id(&items[at]));

@@ -309,8 +309,10 @@ fn a_cluster_lock_held_past_its_expected_time_is_named_first_in_the_updates_orde
         "{}",
         items[0].why
     );
+    // The cluster lock's own step (health, APPLIED, release), not the node
+    // lock's advice about servers.
     let step = next_step::for_item(&items[0], &sc.snap).unwrap();
-    assert_eq!(step.cause, "lock-held/openstack");
+    assert_eq!(step.cause, "lock-held/cluster-openstack");
     // And the update is blocked on it.
     let b = blocked(&attention_with(&sc.snap, &sc.history, at("08:31"), &e)).unwrap();
     assert_eq!(b.subject, OPENSTACK_CWL);

@@ -22,12 +22,15 @@ use crossterm::event::{KeyCode, KeyModifiers};
 use harness::*;
 use jiff::SignedDuration;
 use kube::api::DynamicObject;
+use mosk_console::app::actions::plan::acknowledge_offer;
 use mosk_console::app::model::Model;
 use mosk_console::app::msg::Msg;
 use mosk_console::cluster::convert::{convert, is_wanted};
 use mosk_console::cluster::events::ClusterEvent;
 use mosk_console::config::keymap::Keymap;
+use mosk_console::domain::action::ActionId;
 use mosk_console::domain::action::run::RunOutcome;
+use mosk_console::domain::attention::AttentionKind;
 use mosk_console::domain::objects::{ClusterId, Kind};
 use mosk_console::sim::scenario::UpdatePhase;
 
@@ -86,6 +89,7 @@ async fn the_report_of_quick_run_to_the_end_tells_the_whole_update() {
     watch(&mut h).await;
 
     let mut acknowledged: Vec<String> = Vec::new();
+    let mut set_manual: Vec<String> = Vec::new();
     let mut steps = 0;
     while h.world.phase() != UpdatePhase::Done {
         steps += 1;
@@ -95,24 +99,49 @@ async fn the_report_of_quick_run_to_the_end_tells_the_whole_update() {
         let Some(node) = waiting_node(&h.world, &acknowledged) else {
             continue;
         };
+        // What the console offers for that node: acknowledge, or (a live
+        // migration keeps failing) the mode manual first; while a
+        // migration runs, nothing.
+        let offered = acknowledge_offer(&h.model.snapshot, &h.model.history, &node).is_ok();
+        let failing = !set_manual.contains(&node)
+            && h.model.derived.attention.iter().any(|i| {
+                i.kind == AttentionKind::MigrationFailing
+                    && i.action == Some(ActionId::SetMigrationMode)
+                    && i.node.as_deref() == Some(node.as_str())
+            });
+        if !offered && !failing {
+            continue;
+        }
         // On the Machines view, filter down to the waiting node's row and
-        // acknowledge its migration.
+        // act on it.
         h.press('2');
         h.press('/');
         typed(&mut h, &node);
         h.key(KeyCode::Enter, KeyModifiers::NONE);
-        h.press('a');
-        h.press('y');
+        if offered {
+            h.press('a');
+            h.press('y');
+        } else {
+            h.press('m');
+            h.press('j'); // manual
+            h.key(KeyCode::Enter, KeyModifiers::NONE);
+            h.press('y');
+        }
         assert_eq!(
             h.run_to_end(false).await,
             RunOutcome::Completed { dry_run: false },
-            "acknowledging {node}"
+            "acting on {node}"
         );
         h.close();
         h.key(KeyCode::Esc, KeyModifiers::NONE);
         h.press('1');
-        assert_eq!(h.annotation(&node, MODE).as_deref(), Some("skip"));
-        acknowledged.push(node);
+        if offered {
+            assert_eq!(h.annotation(&node, MODE).as_deref(), Some("skip"));
+            acknowledged.push(node);
+        } else {
+            assert_eq!(h.annotation(&node, MODE).as_deref(), Some("manual"));
+            set_manual.push(node);
+        }
     }
     // A few minutes more: the TF operator restarts the outdated vRouter
     // pods after the update (25.1), and the console sees the update over.
@@ -221,13 +250,16 @@ async fn the_report_of_quick_run_to_the_end_tells_the_whole_update() {
 
     // The actions, each with its outcome.
     let actions = rows(&report, "## Actions");
-    assert_eq!(actions.len(), acknowledged.len(), "{report}");
+    assert_eq!(
+        actions.len(),
+        acknowledged.len() + set_manual.len(),
+        "{report}"
+    );
     for node in &acknowledged {
         let row = actions
             .iter()
-            .find(|r| r.contains(&format!("Node/{node}")))
-            .unwrap_or_else(|| panic!("no action on {node}:\n{report}"));
-        assert!(row.contains("Acknowledge migration"), "{row}");
+            .find(|r| r.contains(&format!("Node/{node}")) && r.contains("Acknowledge migration"))
+            .unwrap_or_else(|| panic!("no acknowledgement of {node}:\n{report}"));
         assert!(row.contains("skip"), "{row}");
         assert!(row.contains("| succeeded"), "{row}");
     }

@@ -182,9 +182,11 @@ fn grouped_scenario_model() -> Model {
 fn the_overview_eta_comes_from_the_update_groups() {
     // Index 2 (rack-1 x3 and rack-2 x1 together) 25m, then index 3 25m;
     // worker-8 is disabled (see `progress` tests for the arithmetic).
+    // Blocked since 09:52: compute-2's live migration first started then
+    // and keeps failing.
     let text = overview_text(&grouped_scenario_model());
     assert!(
-        text.contains("ETA: blocked 28m00s, then 50m00s (from 4 machines, by group)"),
+        text.contains("ETA: blocked 38m00s, then 50m00s (from 4 machines, by group)"),
         "{text}"
     );
     // 13 machines, worker-8 disabled: left out of the count.
@@ -210,7 +212,7 @@ fn the_overview_eta_comes_from_the_update_plan_when_it_has_estimates() {
     })));
     let text = overview_text(&m);
     assert!(
-        text.contains("ETA: blocked 28m00s, then 1h40m (plan estimates x1.3)"),
+        text.contains("ETA: blocked 38m00s, then 1h40m (plan estimates x1.3)"),
         "{text}"
     );
 }

@@ -106,8 +106,10 @@ impl ServerProgress {
             } => {
                 let mut s = if *starts > 1 {
                     format!("live migration started {starts} times, each came back")
-                } else if *errors > 0 {
-                    format!("live migration could not start ({errors} errors)")
+                } else if *errors == 1 {
+                    "live migration could not start".to_string()
+                } else if *errors > 1 {
+                    format!("live migration could not start ({errors} tries)")
                 } else {
                     "status ACTIVE: the controller's last run spent its attempts on it".to_string()
                 };

@@ -427,10 +427,49 @@ fn console_state(h: &Harness) -> mosk_console::domain::plan::PlanState {
     mosk_console::app::tables::update_plan::plan_state(&h.model, p)
 }
 
-/// Acknowledges manual migration on every node whose OpenStack lock says
-/// servers are still present, through the keys.
+/// Acknowledges manual migration on every node the console offers it for,
+/// through the keys; where a live migration keeps failing, sets the mode to
+/// manual first (what the console offers there instead).
 async fn acknowledge_waiting_nodes(h: &mut Harness) {
     use mosk_console::app::actions::plan::acknowledge_offer;
+    use mosk_console::domain::action::ActionId;
+    use mosk_console::domain::attention::AttentionKind;
+    // The queue as settled now (a refresh alone does not settle it).
+    h.tick_and_settle().await;
+    let failing: Vec<String> = h
+        .model
+        .derived
+        .attention
+        .iter()
+        .filter(|i| {
+            i.kind == AttentionKind::MigrationFailing
+                && i.action == Some(ActionId::SetMigrationMode)
+        })
+        .filter_map(|i| i.node.clone())
+        .filter(|n| {
+            h.model.snapshot.nodes().any(|x| {
+                x.name == *n
+                    && x.migration_mode
+                        .as_ref()
+                        .is_none_or(|m| m.as_str() == "live")
+            })
+        })
+        .collect();
+    for node in failing {
+        h.tick_and_settle().await;
+        h.select(&[&node]);
+        h.press('m');
+        h.press('j'); // manual
+        h.key(KeyCode::Enter, KeyModifiers::NONE);
+        h.press('y');
+        let outcome = h.run_to_end(false).await;
+        assert!(
+            matches!(outcome, RunOutcome::Completed { .. }),
+            "{outcome:?}"
+        );
+        h.close();
+        h.model.selected_nodes.clear();
+    }
     let nodes: Vec<String> = h
         .model
         .snapshot

@@ -22,7 +22,7 @@ use mosk_console::config::keymap::Keymap;
 use mosk_console::console::effects::{ConsoleEffects, to_msgs};
 use mosk_console::console::runtime::Effects;
 use mosk_console::domain::action::run::RunOutcome;
-use mosk_console::domain::objects::{ClusterId, Kind, Snapshot};
+use mosk_console::domain::objects::{ClusterId, Kind};
 use mosk_console::sim::rbac::{Rbac, RbacRule};
 use mosk_console::sim::scenario::load::{load_scenario, parse_scenario};
 use mosk_console::sim::world::{SimCluster, SimWorld};
@@ -323,23 +323,29 @@ impl Harness {
         h
     }
 
-    /// What the watchers would show: every watched object, converted.
+    /// What the watchers would show: every watched object, converted, and
+    /// fed through the History as a re-list (what the console sees after a
+    /// watch restart), so rules that read what the console saw over time
+    /// see each refresh.
     pub fn refresh(&mut self) {
-        let mut snap = Snapshot::default();
+        self.model.now = self.world.now();
         for kind in Kind::ALL {
             let store = match kind.cluster() {
                 ClusterId::Mgmt => self.world.mgmt(),
                 ClusterId::Mosk => self.world.mosk(),
             };
-            for v in store.list(kind.plural(), None) {
-                let obj: DynamicObject = serde_json::from_value(v).unwrap();
-                if is_wanted(kind, &obj, None) {
-                    snap.apply(convert(kind, &obj));
-                }
-            }
+            let objects = store
+                .list(kind.plural(), None)
+                .into_iter()
+                .map(|v| serde_json::from_value::<DynamicObject>(v).unwrap())
+                .filter(|obj| is_wanted(kind, obj, None))
+                .map(|obj| convert(kind, &obj))
+                .collect();
+            let now = self.model.now;
+            self.model
+                .history
+                .relist(&mut self.model.snapshot, kind, objects, now);
         }
-        self.model.snapshot = snap;
-        self.model.now = self.world.now();
     }
 
     /// Runs `update` on `msg` and the commands it returns through the effects.

@@ -67,14 +67,31 @@ async fn acknowledging_manual_migrations_lets_quick_run_to_the_end() {
             );
             h.close();
             assert_eq!(h.annotation(&node, MODE).as_deref(), Some("manual"));
-            set_manual.push(node);
+            set_manual.push(node.clone());
         }
         // A migration runs, or the controller has not checked again yet:
         // the world goes on a minute.
         waited += 1;
         assert!(
             waited < 600,
-            "waited too long on {acknowledged:?} {set_manual:?}"
+            "waited too long on {node} ({acknowledged:?} {set_manual:?}): {:#?} {:?}",
+            h.model.derived.attention,
+            h.model
+                .snapshot
+                .node_locks()
+                .filter(|l| l.node_name.as_deref() == Some(node.as_str()))
+                .map(|l| (
+                    l.state.clone(),
+                    l.error_message.clone(),
+                    h.model
+                        .history
+                        .node_servers(&mosk_console::domain::objects::ObjectKey::new(
+                            mosk_console::domain::objects::Kind::NodeWorkloadLock,
+                            "",
+                            &l.name
+                        ))
+                ))
+                .collect::<Vec<_>>()
         );
         h.world.step_until(SignedDuration::from_secs(60), |_| false);
     }

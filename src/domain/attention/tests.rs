@@ -536,3 +536,72 @@ fn a_request_in_deletion_without_a_word_is_stuck_only_after_the_expected_time() 
     assert_eq!(stuck("10:34"), 0);
     assert_eq!(stuck("10:36"), 1);
 }
+
+/// The mid-update cluster with the Ceph cluster lock active and the
+/// OpenStack one seen going inactive at `openstack_released`.
+fn ceph_after_openstack(openstack_released: &str) -> (Snapshot, History) {
+    let mut snap = fixtures::mid_update();
+    let mut h = History::new();
+    let cwl = |name: &str, c: Controller, s: LockState| {
+        Object::ClusterWorkloadLock(Arc::new(fixtures::cluster_lock(name, c, s)))
+    };
+    h.apply(
+        &mut snap,
+        cwl(OPENSTACK_CWL, Controller::Openstack, LockState::Active),
+        at("08:06"),
+    );
+    h.apply(
+        &mut snap,
+        cwl(CEPH_CWL, Controller::Ceph, LockState::Active),
+        at("08:06"),
+    );
+    h.apply(
+        &mut snap,
+        cwl(OPENSTACK_CWL, Controller::Openstack, LockState::Inactive),
+        at(openstack_released),
+    );
+    (snap, h)
+}
+
+#[test]
+fn the_ceph_cluster_lock_is_aged_from_openstacks_release() {
+    // OpenStack took 1h45 of the update; Ceph's own turn began at 09:50.
+    let (snap, h) = ceph_after_openstack("09:50");
+    let held = |now: &str| {
+        attention(&snap, &h, at(now))
+            .into_iter()
+            .filter(|i| i.kind == AttentionKind::LockHeld && i.subject == CEPH_CWL)
+            .collect::<Vec<_>>()
+    };
+    assert!(held("10:30").is_empty(), "{:#?}", held("10:30"));
+    let late = held("11:25");
+    assert_eq!(late.len(), 1);
+    assert_eq!(late[0].since, at("09:50"));
+}
+
+#[test]
+fn no_cluster_lock_is_flagged_while_the_update_plan_waits_for_commence() {
+    let (mut snap, h) = ceph_after_openstack("08:10");
+    assert!(
+        attention(&snap, &h, at("11:00"))
+            .iter()
+            .any(|i| i.kind == AttentionKind::LockHeld && i.subject == CEPH_CWL)
+    );
+    // OpenStack's step done, the `ceph` step not commenced.
+    use crate::domain::fixtures::blockers::{WAITING, completed, update_plan};
+    let plan = update_plan(
+        [
+            completed(at("08:05"), at("08:10")),
+            WAITING,
+            WAITING,
+            WAITING,
+        ],
+        None,
+    );
+    snap.apply(Object::UpdatePlan(Arc::new(plan)));
+    assert!(
+        attention(&snap, &h, at("11:00"))
+            .iter()
+            .all(|i| !(i.kind == AttentionKind::LockHeld && i.subject == CEPH_CWL))
+    );
+}
