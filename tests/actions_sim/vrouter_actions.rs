@@ -16,8 +16,13 @@ const HOUR: SignedDuration = SignedDuration::from_secs(3600);
 /// Three computes, vRouter pods left on the old revision after the update;
 /// `extra` adds overrides.
 fn updated_world(extra: &str) -> Harness {
+    updated_world_with("", extra)
+}
+
+/// [`updated_world`] with top-level settings `top`.
+fn updated_world_with(top: &str, extra: &str) -> Harness {
     let world = custom_world(&format!(
-        "vrouter_manual_restart = true\nrelease = {{ from = \"mosk-8-5-0-22-1\", to = \"mosk-8-6-0-22-2\", controller_from = \"8.5.0+22.1\", controller_to = \"8.6.0+22.2\", agent_from = \"1.20.0\", agent_to = \"1.21.2\" }}\n\
+        "{top}vrouter_manual_restart = true\nrelease = {{ from = \"mosk-8-5-0-22-1\", to = \"mosk-8-6-0-22-2\", controller_from = \"8.5.0+22.1\", controller_to = \"8.6.0+22.2\", agent_from = \"1.20.0\", agent_to = \"1.21.2\" }}\n\
          [[machines]]\nrole = \"control\"\ncount = 1\n\
          [[machines]]\nrole = \"compute\"\ncount = 3\ninstances = 0\n{extra}"
     ));
@@ -390,4 +395,110 @@ async fn the_restart_prompt_follows_the_target_release() {
         assert!(h.world.now().duration_since(t0) < 2 * HOUR, "never done");
     }
     assert_eq!(asked, vec![], "no restart prompt on a 25.1 target");
+}
+
+/// The whole screen at 160x48, as the operator sees it.
+fn screen(h: &Harness) -> String {
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
+    let theme = mosk_console::config::theme::Theme::load("mono").unwrap();
+    t.draw(|f| mosk_console::ui::draw(f, &h.model, &theme))
+        .unwrap();
+    format!("{}", t.backend())
+}
+
+/// A 22.2 world whose vRouter DaemonSet spec is edited outside its template
+/// a minute in, before the TF update gives it a new template.
+const SPEC_EDIT: &str = "vrouter_spec_edit_after = \"1m\"\n";
+
+#[tokio::test(start_paused = true)]
+async fn after_a_spec_edit_outside_the_template_a_restart_completes() {
+    let mut h = updated_world_with(SPEC_EDIT, "");
+    h.tick_and_settle().await;
+    let d = ds(&h);
+    assert_eq!(d["metadata"]["generation"], 3, "edit + new template");
+    assert_eq!(
+        d["metadata"]["annotations"]["deprecated.daemonset.template.generation"],
+        "2"
+    );
+    let node = h.computes()[0].clone();
+    h.select(&[&node]);
+    h.press('R');
+    h.press('y');
+    // The replacement carries template generation 2; the run does not wait
+    // for a generation-3 label no pod ever gets.
+    assert_eq!(
+        h.run_to_end(true).await,
+        RunOutcome::Completed { dry_run: false }
+    );
+    assert_eq!(generation_label(&h.pod_on(&node)), "2");
+    h.close();
+    h.refresh();
+    let ds = &mosk_console::domain::vrouter::daemonsets(&h.model.snapshot)[0];
+    let on_node: Vec<_> = ds
+        .pods
+        .iter()
+        .filter(|p| p.node.as_deref() == Some(node.as_str()))
+        .collect();
+    assert_eq!(on_node.len(), 1);
+    assert_eq!(on_node[0].outdated, Some(false));
+    assert_eq!(ds.outdated_count(), 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_spec_edit_outside_the_template_shows_no_outdated_pod() {
+    // MOSK 25.1: the TF operator replaces every pod itself; the DaemonSet's
+    // generation (3) then stays ahead of its template generation (2).
+    let world = custom_world(&format!(
+        "{SPEC_EDIT}[[machines]]\nrole = \"control\"\ncount = 1\n\
+         [[machines]]\nrole = \"compute\"\ncount = 3\ninstances = 0\n"
+    ));
+    let mut h = Harness::new(world, Options::default());
+    assert!(h.world.step_until(2 * HOUR, |w| {
+        let d = w
+            .mosk()
+            .get("daemonsets", Some("tf"), "tf-vrouter-agent")
+            .unwrap();
+        w.phase() == UpdatePhase::Done
+            && d["status"]["updatedNumberScheduled"] == d["status"]["currentNumberScheduled"]
+            && d["metadata"]["generation"] == 3
+    }));
+    // Past the automatic restart's grace, when a still-outdated pod is flagged.
+    h.world.step(HOUR);
+    h.tick_and_settle().await;
+    let d = ds(&h);
+    assert_eq!(d["status"]["observedGeneration"], 3);
+    assert_eq!(
+        d["metadata"]["annotations"]["deprecated.daemonset.template.generation"],
+        "2"
+    );
+    assert!(
+        h.vrouter_pods().iter().all(|p| generation_label(p) == "2"),
+        "every pod from template generation 2"
+    );
+    assert_eq!(vrouter_items(&h), vec![], "no vRouter attention item");
+    let ds = &mosk_console::domain::vrouter::daemonsets(&h.model.snapshot)[0];
+    assert!(ds.up_to_date() && ds.outdated_count() == 0, "{ds:?}");
+    // The vRouter view: every pod up to date, the verdict says done.
+    h.model.view = mosk_console::app::model::View::Vrouter;
+    h.apply(mosk_console::app::msg::Msg::Resize {
+        width: 160,
+        height: 48,
+    });
+    let s = screen(&h);
+    assert!(
+        s.contains("done: every pod runs the current template"),
+        "{s}"
+    );
+    // No restart is offered.
+    h.key(KeyCode::Char('r'), KeyModifiers::CONTROL);
+    assert!(h.model.modals.dialog().is_none());
+    assert!(
+        h.model
+            .notice
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("no outdated vRouter pod")
+    );
+    assert_eq!(h.changes(), vec![]);
 }

@@ -319,7 +319,7 @@ fn push_restarts(snap: &Snapshot, plan: &mut ActionPlan, pods: Vec<vrouter::PodS
         let current_generation = snap
             .vrouter_daemonsets()
             .find(|d| d.name == daemonset && d.namespace == p.namespace)
-            .and_then(|d| d.generation);
+            .and_then(|d| d.template_generation);
         if let Some(r) = snap
             .node_requests()
             .find(|r| r.node_name == node || r.name == node)

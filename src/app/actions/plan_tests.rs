@@ -249,7 +249,7 @@ fn restart_targets_the_outdated_pod_with_its_uid_and_warns_under_maintenance() {
     );
     assert_eq!(
         s.change.describe(),
-        "delete; replacement runs generation 1 -> 2"
+        "delete; replacement runs template generation 1 -> 2"
     );
     assert!(
         plan.warnings
@@ -287,4 +287,24 @@ fn restart_on_several_nodes_and_restart_all_go_one_at_a_time() {
     assert!(all.warnings.iter().any(|w| w.contains("one at a time")));
     let e = plan_restart_all(&fixtures::idle(), &ctx()).unwrap_err();
     assert!(e.0.contains("no outdated vRouter pod"), "{e}");
+}
+
+#[test]
+fn a_spec_edit_outside_the_template_offers_no_restart() {
+    // metadata.generation 7, template generation 6, every pod from
+    // template 6 with the matching hash, the controller caught up.
+    let mut snap = fixtures::mid_update();
+    for (node, pod) in fixtures::VROUTER_PODS {
+        snap.apply(Object::VrouterPod(Arc::new(fixtures::vrouter_pod(
+            pod, node, 6, true,
+        ))));
+    }
+    let mut ds = fixtures::vrouter_ds(7, 4);
+    ds.template_generation = Some(6);
+    ds.updated = 4;
+    snap.apply(Object::VrouterDaemonSet(Arc::new(ds)));
+    let e = plan_restart_all(&snap, &ctx()).unwrap_err();
+    assert!(e.0.contains("no outdated vRouter pod"), "{e}");
+    let e = plan_restart(&snap, &ctx(), &[NODE_W3.into()]).unwrap_err();
+    assert!(e.0.contains("already runs the current revision"), "{e}");
 }

@@ -1,8 +1,11 @@
-//! Restarting one vRouter pod: delete it with a uid precondition (so a stale
-//! screen can never delete the pod that already replaced it), then watch the
-//! node's pods until the DaemonSet's replacement runs the current template
-//! (`pod-template-generation` label == the DaemonSet's `metadata.generation`)
-//! and is Ready — or the timeout passes.
+//! Restarting one vRouter pod: delete it with a uid precondition (so a
+//! stale screen can never delete the pod that already replaced it), then
+//! watch the node's pods
+//! until the DaemonSet's replacement runs the current template (its
+//! `pod-template-generation` label equals the DaemonSet's
+//! `deprecated.daemonset.template.generation` annotation, Kubernetes'
+//! `IsPodUpdated`; see `domain::vrouter::revision`) and is Ready — or the
+//! timeout passes.
 
 use std::time::Duration;
 
@@ -17,11 +20,8 @@ use kube::runtime::watcher::{self, Event};
 
 use super::errors::{Target, explain};
 use super::{WriteError, Writer};
+use crate::cluster::convert::{TEMPLATE_GENERATION_ANNOTATION, TEMPLATE_GENERATION_LABEL};
 use crate::sanitize::sanitize;
-
-/// The label the DaemonSet controller puts on its pods: the DaemonSet
-/// generation the pod's template came from.
-pub const TEMPLATE_GENERATION_LABEL: &str = "pod-template-generation";
 
 /// The replacement pod that made a restart complete.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,11 +103,20 @@ impl Writer {
                     &Target::other(format!("daemonset {namespace}/{daemonset}")),
                 )
             })?;
-            let want = ds.metadata.generation.ok_or_else(|| {
-                WriteError::Failed(format!(
-                    "daemonset {namespace}/{daemonset} has no metadata.generation"
-                ))
-            })?;
+            // The template generation, not `metadata.generation`: an edit
+            // of the DaemonSet's spec outside its template moves the latter
+            // and no pod ever carries it.
+            let want = ds
+                .metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(TEMPLATE_GENERATION_ANNOTATION))
+                .and_then(|g| g.trim().parse::<i64>().ok())
+                .ok_or_else(|| {
+                    WriteError::Failed(format!(
+                        "daemonset {namespace}/{daemonset} has no {TEMPLATE_GENERATION_ANNOTATION} annotation"
+                    ))
+                })?;
             let cfg = watcher::Config::default().fields(&format!("spec.nodeName={node}"));
             let mut stream = watcher::watcher(pods, cfg).default_backoff().boxed();
             while let Some(ev) = stream.next().await {
@@ -161,11 +170,7 @@ fn check_replacement(
         .as_ref()
         .and_then(|l| l.get(TEMPLATE_GENERATION_LABEL))
         .and_then(|g| g.parse::<i64>().ok());
-    let ready = pod
-        .status
-        .as_ref()
-        .and_then(|s| s.conditions.as_ref())
-        .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
+    let ready = is_ready(pod);
     match generation {
         Some(g) if g == want && ready => Some(Replacement {
             name,
@@ -174,7 +179,7 @@ fn check_replacement(
         }),
         Some(g) if g != want => {
             seen.last = Some(format!(
-                "pod {name} runs generation {g}, the DaemonSet is at {want}"
+                "pod {name} runs template generation {g}, the DaemonSet's is {want}"
             ));
             None
         }
@@ -194,4 +199,11 @@ fn check_replacement(
             None
         }
     }
+}
+
+fn is_ready(pod: &Pod) -> bool {
+    pod.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
 }
