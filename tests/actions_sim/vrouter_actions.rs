@@ -406,6 +406,148 @@ fn screen(h: &Harness) -> String {
     format!("{}", t.backend())
 }
 
+#[tokio::test(start_paused = true)]
+async fn a_second_restart_is_refused_while_the_first_pod_is_not_ready() {
+    // The first restart's replacement never becomes Ready.
+    let mut h =
+        updated_world("[[overrides]]\nrole = \"compute\"\nindex = 0\nvrouter_never_ready = true\n");
+    h.tick_and_settle().await;
+    let nodes = h.computes();
+    h.select(&[&nodes[0]]);
+    h.press('R');
+    h.press('y');
+    let outcome = h.run_to_end(true).await;
+    assert!(matches!(outcome, RunOutcome::Failed { .. }), "{outcome:?}");
+    h.close();
+    h.refresh();
+    let down = h.pod_on(&nodes[0]);
+    assert!(!is_ready(&down));
+    let next = h.pod_on(&nodes[1]);
+
+    h.select(&[&nodes[1]]);
+    h.press('R');
+    assert!(
+        h.model.modals.dialog().is_none(),
+        "no dialog to confirm: {:?}",
+        h.model.modals.dialog()
+    );
+    let why = format!(
+        "refused: {} on {} is not Ready",
+        str_at(&down, "/metadata/name"),
+        nodes[0]
+    );
+    let notice = h.model.notice.as_ref().unwrap().text.clone();
+    assert!(
+        notice.contains(&why) && notice.contains("two vRouters down at once"),
+        "{notice}"
+    );
+    assert!(screen(&h).contains(&why), "{}", screen(&h));
+    // Restart-all is refused the same way.
+    h.key(KeyCode::Char('r'), KeyModifiers::CONTROL);
+    assert!(h.model.modals.dialog().is_none());
+    assert!(h.model.notice.as_ref().unwrap().text.contains(&why));
+
+    // The simulator received the first DELETE only; the second pod runs on.
+    let changes = h.changes();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(changes[0].method, "DELETE");
+    assert_eq!(
+        h.pod_on(&nodes[1])["metadata"]["uid"],
+        next["metadata"]["uid"]
+    );
+    // The audit log holds the first restart only: nothing was attempted.
+    let audit = h.audit();
+    assert_eq!(audit.len(), 2, "{audit:?}");
+    assert!(
+        audit
+            .iter()
+            .all(|r| r.name != str_at(&next, "/metadata/name"))
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_executor_asks_again_before_each_delete_and_stops_the_run() {
+    // Two pods to restart; while the first one's replacement is awaited,
+    // the third node's vRouter goes down (deleted by someone else, its
+    // replacement never Ready).
+    let mut h =
+        updated_world("[[overrides]]\nrole = \"compute\"\nindex = 2\nvrouter_never_ready = true\n");
+    h.tick_and_settle().await;
+    let nodes = h.computes();
+    let third = h.pod_on(&nodes[2]);
+    h.select(&[&nodes[0], &nodes[1]]);
+    h.press('R');
+    h.press('y');
+    // The run goes by node name: its first and second pod.
+    let plan = h.model.actions.running.clone().unwrap().plan;
+    let first = h.pod_on(&plan.steps[0].node);
+    let second = h.pod_on(&plan.steps[1].node);
+    h.pump_until(true, |m| {
+        matches!(
+            m.actions.running.as_ref().unwrap().steps[0],
+            StepStatus::Waiting(_)
+        )
+    })
+    .await;
+    h.world
+        .mosk()
+        .delete(
+            "pods",
+            Some("tf"),
+            str_at(&third, "/metadata/name"),
+            &Value::Null,
+            false,
+        )
+        .unwrap();
+    let outcome = h.run_to_end(true).await;
+    let RunOutcome::Failed { message } = &outcome else {
+        panic!("{outcome:?}")
+    };
+    assert!(
+        message.contains(&format!(" on {}", nodes[2]))
+            && message.contains("two vRouters down at once"),
+        "{message}"
+    );
+    let run = h.model.actions.running.clone().unwrap();
+    assert!(
+        matches!(run.steps[0], StepStatus::Done(_)),
+        "{:?}",
+        run.steps
+    );
+    assert!(
+        matches!(run.steps[1], StepStatus::Failed(_)),
+        "{:?}",
+        run.steps
+    );
+    // One DELETE reached the server: the first pod's.
+    let changes = h.changes();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(
+        changes[0].path,
+        format!(
+            "/api/v1/namespaces/tf/pods/{}",
+            str_at(&first, "/metadata/name")
+        )
+    );
+    assert_eq!(
+        h.pod_on(&plan.steps[1].node)["metadata"]["uid"],
+        second["metadata"]["uid"]
+    );
+    // The audit log says why the second was not sent.
+    let audit = h.audit();
+    let phases: Vec<AuditPhase> = audit.iter().map(|r| r.phase).collect();
+    assert_eq!(phases, [AuditPhase::Intent, AuditPhase::Result].repeat(2));
+    assert_eq!(audit[1].outcome, AuditOutcome::Succeeded);
+    let last = &audit[3];
+    assert_eq!(last.name, str_at(&second, "/metadata/name"));
+    assert_eq!(last.outcome, AuditOutcome::Refused);
+    let m = last.message.as_deref().unwrap();
+    assert!(
+        m.starts_with("not sent: ") && m.contains(&format!(" on {}", nodes[2])),
+        "{m}"
+    );
+}
+
 /// A 22.2 world whose vRouter DaemonSet spec is edited outside its template
 /// a minute in, before the TF update gives it a new template.
 const SPEC_EDIT: &str = "vrouter_spec_edit_after = \"1m\"\n";

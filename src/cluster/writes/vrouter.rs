@@ -1,6 +1,6 @@
-//! Restarting one vRouter pod: delete it with a uid precondition (so a
-//! stale screen can never delete the pod that already replaced it), then
-//! watch the node's pods
+//! Restarting one vRouter pod: ask the server that no other vRouter pod is
+//! down, delete the pod with a uid precondition (so a stale screen can never
+//! delete the pod that already replaced it), then watch the node's pods
 //! until the DaemonSet's replacement runs the current template (its
 //! `pod-template-generation` label equals the DaemonSet's
 //! `deprecated.daemonset.template.generation` annotation, Kubernetes'
@@ -20,7 +20,9 @@ use kube::runtime::watcher::{self, Event};
 
 use super::errors::{Target, explain};
 use super::{WriteError, Writer};
-use crate::cluster::convert::{TEMPLATE_GENERATION_ANNOTATION, TEMPLATE_GENERATION_LABEL};
+use crate::cluster::convert::{
+    TEMPLATE_GENERATION_ANNOTATION, TEMPLATE_GENERATION_LABEL, VROUTER_PREFIX,
+};
 use crate::sanitize::sanitize;
 
 /// The replacement pod that made a restart complete.
@@ -80,6 +82,56 @@ impl Writer {
             .await
             .map(|_| ())
             .map_err(|e| explain(e, &target))
+    }
+
+    /// The vRouter pods of `namespace` other than `except_uid` that are down
+    /// (Terminating, or not Ready), as the server has them now: `<pod> on
+    /// <node> is Terminating|not Ready`. Two vRouters are never down at once,
+    /// so a restart is sent only when this is empty; asked before each
+    /// delete, since the screen's view may be older than the last restart.
+    pub async fn vrouters_down(
+        &self,
+        namespace: &str,
+        except_uid: &str,
+    ) -> Result<Vec<String>, WriteError> {
+        let pods: Api<Pod> = Api::namespaced(
+            self.client(crate::domain::objects::ClusterId::Mosk),
+            namespace,
+        );
+        let list = pods.list(&Default::default()).await.map_err(|e| {
+            explain(
+                e,
+                &Target::other(format!("the vRouter pods of namespace {namespace}")),
+            )
+        })?;
+        Ok(list
+            .items
+            .iter()
+            .filter(|p| {
+                p.metadata
+                    .name
+                    .as_deref()
+                    .is_some_and(|n| n.starts_with(VROUTER_PREFIX))
+                    && p.metadata.uid.as_deref() != Some(except_uid)
+            })
+            .filter_map(|p| {
+                let state = if p.metadata.deletion_timestamp.is_some() {
+                    "Terminating"
+                } else if !is_ready(p) {
+                    "not Ready"
+                } else {
+                    return None;
+                };
+                Some(format!(
+                    "{} on {} is {state}",
+                    sanitize(p.metadata.name.as_deref().unwrap_or_default()),
+                    p.spec
+                        .as_ref()
+                        .and_then(|s| s.node_name.as_deref())
+                        .map_or_else(|| "no node".to_string(), sanitize)
+                ))
+            })
+            .collect())
     }
 
     /// Waits until a pod of `daemonset` other than `old_uid` runs on `node`
