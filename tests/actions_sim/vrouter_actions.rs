@@ -466,6 +466,38 @@ async fn a_second_restart_is_refused_while_the_first_pod_is_not_ready() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_restart_is_refused_while_another_vrouter_pod_is_terminating() {
+    let mut h = updated_world("");
+    h.tick_and_settle().await;
+    let nodes = h.computes();
+    // Someone else deleted the third node's pod: it is Terminating (its
+    // grace period has not run out).
+    let going = h.pod_on(&nodes[2]);
+    h.world
+        .mosk()
+        .delete(
+            "pods",
+            Some("tf"),
+            str_at(&going, "/metadata/name"),
+            &Value::Null,
+            false,
+        )
+        .unwrap();
+    h.refresh();
+    h.select(&[&nodes[0]]);
+    h.press('R');
+    assert!(h.model.modals.dialog().is_none());
+    let why = format!(
+        "refused: {} on {} is Terminating",
+        str_at(&going, "/metadata/name"),
+        nodes[2]
+    );
+    assert!(screen(&h).contains(&why), "{}", screen(&h));
+    assert_eq!(h.changes(), vec![]);
+    assert_eq!(h.audit().len(), 0);
+}
+
+#[tokio::test(start_paused = true)]
 async fn the_executor_asks_again_before_each_delete_and_stops_the_run() {
     // Two pods to restart; while the first one's replacement is awaited,
     // the third node's vRouter goes down (deleted by someone else, its
