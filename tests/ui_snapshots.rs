@@ -10,7 +10,7 @@ use mosk_console::app::modal::Modal;
 use mosk_console::app::model::{Model, Notice, NoticeLevel, TableCursor, View};
 use mosk_console::cluster::events::WatchHealth;
 use mosk_console::domain::fixtures::{self, names::*};
-use mosk_console::domain::objects::{ClusterId, Kind, MachineState};
+use mosk_console::domain::objects::{ClusterId, Kind, MachineState, Object};
 use std::sync::Arc;
 use ui_support::*;
 
@@ -91,6 +91,74 @@ fn maintenance_requests() {
 #[test]
 fn vrouter() {
     snap_both("vrouter", &with_view(View::Vrouter));
+}
+
+/// The vRouter view after a DaemonSet spec edit outside its template:
+/// `metadata.generation` 7, template generation 6, every pod from template
+/// 6 with the matching revision hash. Nothing is outdated (the attention
+/// queue and the restart refusal after such an edit: tests/actions_sim,
+/// `a_spec_edit_outside_the_template_shows_no_outdated_pod`).
+#[test]
+fn vrouter_after_a_spec_edit_outside_the_template() {
+    let mut m = base_model();
+    for (node, pod) in fixtures::VROUTER_PODS {
+        m.snapshot
+            .apply(Object::VrouterPod(Arc::new(fixtures::vrouter_pod(
+                pod, node, 6, true,
+            ))));
+    }
+    let mut ds = fixtures::vrouter_ds(7, 4);
+    ds.template_generation = Some(6);
+    ds.updated = 4;
+    m.snapshot.apply(Object::VrouterDaemonSet(Arc::new(ds)));
+    m.view = View::Vrouter;
+    settled(&mut m);
+    snap_both("vrouter_spec_edit", &m);
+    let text = text_of(render(&m, 160, 48).backend().buffer());
+    assert!(
+        text.contains("done: every pod runs the current template"),
+        "{text}"
+    );
+    assert!(text.contains("rev6 (gen 6)"), "{text}");
+}
+
+/// The pod's watch event came before the DaemonSet's: worker-3's pod is
+/// from template generation 3, the DaemonSet seen is at 2. The screen says
+/// "unknown", and no restart is planned for it.
+#[test]
+fn a_pod_newer_than_the_daemonset_seen_is_unknown_on_screen() {
+    let mut m = base_model();
+    m.snapshot
+        .apply(Object::VrouterPod(Arc::new(fixtures::vrouter_pod(
+            VROUTER_POD_W3,
+            NODE_W3,
+            3,
+            true,
+        ))));
+    m.view = View::Vrouter;
+    settled(&mut m);
+    let text = text_of(render(&m, 160, 48).backend().buffer());
+    let row = text
+        .lines()
+        .find(|l| l.contains(VROUTER_POD_W3))
+        .unwrap_or_else(|| panic!("no row for the pod: {text}"));
+    assert!(row.contains("rev3 (gen 3) unknown"), "{row}");
+    assert!(text.contains("converging: 2 outdated"), "{text}");
+    let order: Vec<String> = mosk_console::domain::vrouter::restart_order(&m.snapshot)
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
+    assert!(!order.contains(&VROUTER_POD_W3.to_string()), "{order:?}");
+    // The machine's detail says why.
+    let mut d = with_view(View::Machines);
+    d.snapshot = m.snapshot.clone();
+    settled(&mut d);
+    open_detail(&mut d, WORKER_3);
+    let text = text_of(render(&d, 200, 90).backend().buffer());
+    assert!(
+        text.contains("revision unknown: the pod is from template generation 3"),
+        "{text}"
+    );
 }
 
 #[test]

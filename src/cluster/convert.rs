@@ -33,9 +33,13 @@ pub use vocabulary::parse;
 pub const VROUTER_PREFIX: &str = "tf-vrouter";
 /// Namespace of the vRouter pods and DaemonSets (mosk-lcm-api §5.2).
 pub const VROUTER_NAMESPACE: &str = "tf";
-/// The label the DaemonSet controller puts on its pods: the DaemonSet generation
-/// the pod was created from.
+/// The label the DaemonSet controller puts on its pods: the DaemonSet's
+/// template generation when the pod was created.
 pub const TEMPLATE_GENERATION_LABEL: &str = "pod-template-generation";
+/// The DaemonSet annotation holding its template generation (apps/v1 keeps
+/// the old `spec.templateGeneration` here; the API server moves it only when
+/// the pod template changes).
+pub const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
 /// The label the DaemonSet controller puts on its pods: the ControllerRevision hash.
 pub const REVISION_HASH_LABEL: &str = "controller-revision-hash";
 /// LCMMachine annotation giving the machine order (mosk-lcm-api §7.1).

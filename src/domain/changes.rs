@@ -122,6 +122,10 @@ pub fn fields(obj: &Object) -> Vec<(&'static str, String)> {
         ],
         Object::VrouterDaemonSet(d) => vec![
             ("metadata.generation", opt(&d.generation)),
+            (
+                "metadata.annotations.deprecated.daemonset.template.generation",
+                opt(&d.template_generation),
+            ),
             ("status.observedGeneration", opt(&d.observed_generation)),
             ("status.desiredNumberScheduled", d.desired.to_string()),
             ("status.currentNumberScheduled", d.current.to_string()),

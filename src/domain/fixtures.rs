@@ -250,6 +250,7 @@ pub fn vrouter_ds(generation: i64, desired: i64) -> VrouterDaemonSet {
         ready: desired,
         observed_generation: Some(generation),
         generation: Some(generation),
+        template_generation: Some(generation),
     }
 }
 

@@ -380,11 +380,13 @@ pub struct VrouterPod {
     pub node_name: Option<String>,
     /// The owning DaemonSet's name.
     pub daemonset: Option<String>,
-    /// The `controller-revision-hash` label (shown; not used to decide "outdated").
+    /// The `controller-revision-hash` label: the hash of the
+    /// ControllerRevision (the template) the pod was created from.
     pub revision: Option<String>,
     /// The `pod-template-generation` label the DaemonSet controller sets on its
-    /// pods: the DaemonSet `metadata.generation` the pod was created from. A pod
-    /// is outdated when this differs from its DaemonSet's generation.
+    /// pods: the DaemonSet's template generation (its
+    /// `deprecated.daemonset.template.generation` annotation, not its
+    /// `metadata.generation`) when the pod was created.
     pub template_generation: Option<i64>,
     /// `status.phase`: Pending, Running, ….
     pub phase: String,
@@ -408,7 +410,13 @@ pub struct VrouterDaemonSet {
     pub updated: i64,
     pub ready: i64,
     pub observed_generation: Option<i64>,
+    /// `metadata.generation`: moves on any spec change (update strategy,
+    /// history limit, template).
     pub generation: Option<i64>,
+    /// The `deprecated.daemonset.template.generation` annotation: moves only
+    /// when the pod template changes; what the pods' `pod-template-generation`
+    /// label is compared with.
+    pub template_generation: Option<i64>,
 }
 
 /// One object, of any watched kind: its kind and a shared pointer to its

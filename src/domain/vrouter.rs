@@ -1,11 +1,13 @@
 //! Tungsten Fabric vRouter pods and DaemonSets.
 //!
 //! The vRouter DaemonSets use `updateStrategy: OnDelete`: a pod keeps its old
-//! template until someone deletes it. A pod is outdated when the
-//! `pod-template-generation` label the DaemonSet controller put on it differs
-//! from its DaemonSet's `metadata.generation` (standard Kubernetes). The
-//! operator restarts outdated pods one node at a time, because each restart
-//! cuts the network of the workloads on that node.
+//! template until someone deletes it. Whether a pod runs its DaemonSet's
+//! current template is Kubernetes' own rule, [`revision`] (a port of the
+//! DaemonSet controller's `IsPodUpdated`); `metadata.generation` is not
+//! compared with anything, because any spec edit (update strategy, history
+//! limit) moves it without touching the template. The operator restarts
+//! outdated pods one node at a time, because each restart cuts the network
+//! of the workloads on that node.
 //!
 //! Since MOSK 22.4 the post-update restart is automated; before that the
 //! operator restarted the pods by hand (reference §5.2, from the 22.2 update
@@ -104,6 +106,102 @@ pub fn restart_policy(snap: &Snapshot) -> RestartPolicy {
     RestartPolicy::for_release(target)
 }
 
+/// Whether a pod runs its DaemonSet's current template, as far as the
+/// console can tell from what it has seen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Revision {
+    Current,
+    Outdated,
+    Unknown(Unknown),
+}
+
+/// Why the console cannot tell whether a pod is outdated. None of these is
+/// offered a restart: a restart cuts the node's network, so it needs proof.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unknown {
+    /// The pod names no DaemonSet, or one the console has not seen.
+    NoDaemonSet,
+    /// The DaemonSet's `status.observedGeneration` is behind its
+    /// `metadata.generation`: its controller has not acted on the latest
+    /// spec yet, so its counts and pods may still change.
+    ControllerBehind {
+        observed: Option<i64>,
+        generation: i64,
+    },
+    /// The pod's template generation is newer than the DaemonSet the console
+    /// has seen: the pod's watch event came before the DaemonSet's.
+    PodNewer { pod: i64, daemonset: i64 },
+    /// The pod has no `pod-template-generation` label, or the DaemonSet no
+    /// `deprecated.daemonset.template.generation` annotation.
+    NoTemplateGeneration,
+}
+
+impl std::fmt::Display for Unknown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unknown::NoDaemonSet => f.write_str("its DaemonSet is not seen"),
+            Unknown::ControllerBehind {
+                observed,
+                generation,
+            } => write!(
+                f,
+                "the DaemonSet controller has not observed generation {generation} yet (observedGeneration {})",
+                observed.map_or_else(|| "unset".to_string(), |o| o.to_string())
+            ),
+            Unknown::PodNewer { pod, daemonset } => write!(
+                f,
+                "the pod is from template generation {pod}, newer than the DaemonSet seen ({daemonset})"
+            ),
+            Unknown::NoTemplateGeneration => f.write_str("no template generation to compare"),
+        }
+    }
+}
+
+/// Kubernetes' rule for "this pod runs its DaemonSet's current template":
+/// `IsPodUpdated` in kubernetes/kubernetes
+/// `pkg/controller/daemon/util/daemonset_util.go` (read at commit
+/// 05c351a9037bd79bf88c56171a951c3097b658da): the pod's
+/// `controller-revision-hash` label equals the hash of the DaemonSet's
+/// newest ControllerRevision, or its `pod-template-generation` label equals
+/// the DaemonSet's `deprecated.daemonset.template.generation` annotation.
+///
+/// The console watches no ControllerRevisions (docs/ARCHITECTURE.md says
+/// why), so the hash half is taken from the controller itself: its
+/// `status.updatedNumberScheduled` counts the pods `IsPodUpdated` accepts,
+/// hash included; when that count reaches `currentNumberScheduled` every
+/// scheduled pod is current whatever its generation label says (a rollback
+/// to an earlier template reuses that template's revision, so the old pods'
+/// hash is the newest again while their label stays old).
+///
+/// Before comparing, what the console has seen must be in order: a
+/// DaemonSet whose controller has not observed its latest generation, or a
+/// pod newer than the DaemonSet (watch events of two kinds arrive in no
+/// fixed order), gives [`Revision::Unknown`], never "outdated".
+pub fn revision(ds: Option<&VrouterDaemonSet>, pod: &VrouterPod) -> Revision {
+    let Some(ds) = ds else {
+        return Revision::Unknown(Unknown::NoDaemonSet);
+    };
+    if let Some(generation) = ds.generation
+        && ds.observed_generation.is_none_or(|o| o < generation)
+    {
+        return Revision::Unknown(Unknown::ControllerBehind {
+            observed: ds.observed_generation,
+            generation,
+        });
+    }
+    match (pod.template_generation, ds.template_generation) {
+        (Some(p), Some(d)) if p > d => Revision::Unknown(Unknown::PodNewer {
+            pod: p,
+            daemonset: d,
+        }),
+        (Some(p), Some(d)) if p == d => Revision::Current,
+        // The controller counts every scheduled pod updated: the hash half.
+        _ if ds.current > 0 && ds.updated >= ds.current => Revision::Current,
+        (Some(_), Some(_)) => Revision::Outdated,
+        _ => Revision::Unknown(Unknown::NoTemplateGeneration),
+    }
+}
+
 /// One vRouter pod and whether it runs its DaemonSet's current template.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PodStatus {
@@ -112,10 +210,11 @@ pub struct PodStatus {
     pub uid: String,
     pub node: Option<String>,
     pub daemonset: Option<String>,
-    /// `Some(true)` when the pod's template generation differs from the
-    /// DaemonSet's generation; `None` when either is unknown (no owner, label
-    /// missing, DaemonSet not seen).
+    /// [`revision`]: `Some(true)` outdated, `Some(false)` current, `None`
+    /// unknown (why: [`PodStatus::unknown`]).
     pub outdated: Option<bool>,
+    /// Why `outdated` is `None`.
+    pub unknown: Option<Unknown>,
     pub ready: bool,
     pub phase: String,
     pub deleting: bool,
@@ -126,6 +225,10 @@ impl PodStatus {
     pub fn is_outdated(&self) -> bool {
         self.outdated == Some(true)
     }
+    /// Terminating, or not Ready: the node's vRouter is down (or going).
+    pub fn is_down(&self) -> bool {
+        self.deleting || !self.ready
+    }
 }
 
 /// One vRouter DaemonSet: the counters `kubectl get ds` shows, plus its pods.
@@ -134,6 +237,8 @@ pub struct DaemonSetStatus {
     pub name: String,
     pub namespace: String,
     pub generation: Option<i64>,
+    /// The `deprecated.daemonset.template.generation` annotation.
+    pub template_generation: Option<i64>,
     pub desired: i64,
     /// CURRENT (`status.currentNumberScheduled`).
     pub current: i64,
@@ -155,6 +260,12 @@ impl DaemonSetStatus {
     pub fn outdated_count(&self) -> usize {
         self.pods.iter().filter(|p| p.is_outdated()).count()
     }
+    /// Pods whose revision cannot be told, and why (the first reason).
+    pub fn unknown(&self) -> (usize, Option<&Unknown>) {
+        let mut why = self.pods.iter().filter_map(|p| p.unknown.as_ref());
+        let first = why.next();
+        (first.map_or(0, |_| 1 + why.count()), first)
+    }
 }
 
 /// Status of one pod against the DaemonSets in `snap`.
@@ -167,9 +278,10 @@ pub fn pod_status(snap: &Snapshot, pod: &VrouterPod) -> PodStatus {
 }
 
 pub fn pod_status_with(ds: Option<&VrouterDaemonSet>, pod: &VrouterPod) -> PodStatus {
-    let outdated = match (ds.and_then(|d| d.generation), pod.template_generation) {
-        (Some(want), Some(have)) => Some(want != have),
-        _ => None,
+    let (outdated, unknown) = match revision(ds, pod) {
+        Revision::Current => (Some(false), None),
+        Revision::Outdated => (Some(true), None),
+        Revision::Unknown(why) => (None, Some(why)),
     };
     PodStatus {
         name: pod.name.clone(),
@@ -178,6 +290,7 @@ pub fn pod_status_with(ds: Option<&VrouterDaemonSet>, pod: &VrouterPod) -> PodSt
         node: pod.node_name.clone(),
         daemonset: pod.daemonset.clone(),
         outdated,
+        unknown,
         ready: pod.ready,
         phase: pod.phase.clone(),
         deleting: pod.deleting,
@@ -199,11 +312,14 @@ pub fn daemonsets(snap: &Snapshot) -> Vec<DaemonSetStatus> {
                 name: ds.name.clone(),
                 namespace: ds.namespace.clone(),
                 generation: ds.generation,
+                template_generation: ds.template_generation,
                 desired: ds.desired,
                 current: ds.current,
                 updated: ds.updated,
                 ready: ds.ready,
-                observed: ds.generation.is_none() || ds.observed_generation == ds.generation,
+                observed: ds
+                    .generation
+                    .is_none_or(|g| ds.observed_generation.is_some_and(|o| o >= g)),
                 pods,
             }
         })
@@ -374,5 +490,114 @@ mod tests {
         assert!(daemonsets(&snap)[0].up_to_date());
         assert!(restart_order(&snap).is_empty());
         assert_eq!(pods_on_node(&snap, names::NODE_W3).len(), 1);
+    }
+
+    /// Every pod on template generation `t` (hash `rev<t>`), the DaemonSet
+    /// at `generation` with template generation `t`, its controller caught up.
+    fn after_spec_edit(generation: i64, t: i64) -> Snapshot {
+        let mut snap = fixtures::mid_update();
+        for (node, pod) in fixtures::VROUTER_PODS {
+            snap.apply(Object::VrouterPod(Arc::new(fixtures::vrouter_pod(
+                pod, node, t, true,
+            ))));
+        }
+        let mut ds = fixtures::vrouter_ds(generation, 4);
+        ds.template_generation = Some(t);
+        ds.updated = 4;
+        snap.apply(Object::VrouterDaemonSet(Arc::new(ds)));
+        snap
+    }
+
+    #[test]
+    fn a_spec_edit_outside_the_template_outdates_no_pod() {
+        // metadata.generation 7 (a history-limit edit), template generation
+        // 6, every pod from template 6 with the matching revision hash.
+        let snap = after_spec_edit(7, 6);
+        let ds = &daemonsets(&snap)[0];
+        assert_eq!(ds.generation, Some(7));
+        assert_eq!(ds.template_generation, Some(6));
+        assert!(
+            ds.pods.iter().all(|p| p.outdated == Some(false)),
+            "{:?}",
+            ds.pods
+        );
+        assert!(ds.up_to_date());
+        assert!(restart_order(&snap).is_empty());
+    }
+
+    #[test]
+    fn the_label_is_compared_with_the_template_generation_not_the_generation() {
+        // Without the controller's count to vouch for them, pods from an
+        // older template are outdated, and only they.
+        let mut snap = after_spec_edit(7, 6);
+        let mut ds = fixtures::vrouter_ds(7, 4);
+        ds.template_generation = Some(6);
+        ds.updated = 3;
+        snap.apply(Object::VrouterDaemonSet(Arc::new(ds)));
+        let old = fixtures::vrouter_pod(names::VROUTER_POD_W3, names::NODE_W3, 5, true);
+        snap.apply(Object::VrouterPod(Arc::new(old)));
+        let order: Vec<_> = restart_order(&snap).into_iter().map(|p| p.name).collect();
+        assert_eq!(order, vec![names::VROUTER_POD_W3.to_string()]);
+    }
+
+    #[test]
+    fn a_pod_the_controller_counts_updated_is_current_whatever_its_label() {
+        // A rollback to an earlier template: the old pods' hash is the newest
+        // revision's again, their label stays old; the controller's
+        // UP-TO-DATE (which compares the hash) counts them all.
+        let mut snap = after_spec_edit(9, 8);
+        for (node, pod) in fixtures::VROUTER_PODS {
+            snap.apply(Object::VrouterPod(Arc::new(fixtures::vrouter_pod(
+                pod, node, 6, true,
+            ))));
+        }
+        assert!(restart_order(&snap).is_empty());
+        assert!(daemonsets(&snap)[0].up_to_date());
+    }
+
+    #[test]
+    fn a_pod_newer_than_the_daemonset_seen_is_unknown() {
+        // The pod's watch event came first: it carries template generation
+        // 3, the DaemonSet seen is still at 2.
+        let mut snap = fixtures::mid_update();
+        let newer = fixtures::vrouter_pod(names::VROUTER_POD_W3, names::NODE_W3, 3, true);
+        snap.apply(Object::VrouterPod(Arc::new(newer.clone())));
+        let st = pod_status(&snap, &newer);
+        assert_eq!(st.outdated, None);
+        assert_eq!(
+            st.unknown,
+            Some(Unknown::PodNewer {
+                pod: 3,
+                daemonset: 2
+            })
+        );
+        assert!(
+            !restart_order(&snap)
+                .iter()
+                .any(|p| p.name == names::VROUTER_POD_W3)
+        );
+    }
+
+    #[test]
+    fn a_daemonset_its_controller_has_not_observed_makes_every_pod_unknown() {
+        let mut snap = fixtures::mid_update();
+        let mut ds = fixtures::vrouter_ds(3, 4);
+        ds.template_generation = Some(2);
+        ds.observed_generation = Some(2);
+        snap.apply(Object::VrouterDaemonSet(Arc::new(ds)));
+        let d = &daemonsets(&snap)[0];
+        assert!(!d.observed);
+        assert_eq!(d.outdated_count(), 0);
+        assert_eq!(
+            d.unknown(),
+            (
+                4,
+                Some(&Unknown::ControllerBehind {
+                    observed: Some(2),
+                    generation: 3
+                })
+            )
+        );
+        assert!(restart_order(&snap).is_empty());
     }
 }

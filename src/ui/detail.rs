@@ -292,10 +292,11 @@ pub(crate) fn detail_lines<'a>(
         out.push(Line::styled("  no vRouter pod on this node", theme.muted));
     }
     for p in &r.vrouter {
-        let (text, style) = match p.outdated {
-            Some(true) => ("outdated (restart to update)", theme.warn),
-            Some(false) => ("up to date", theme.ok),
-            None => ("revision unknown", theme.muted),
+        let (text, style) = match (p.outdated, &p.unknown) {
+            (Some(true), _) => ("outdated (restart to update)".to_string(), theme.warn),
+            (Some(false), _) => ("up to date".to_string(), theme.ok),
+            (None, Some(why)) => (format!("revision unknown: {why}"), theme.muted),
+            (None, None) => ("revision unknown".to_string(), theme.muted),
         };
         out.push(Line::from(vec![
             Span::raw(format!("  {} ", p.name)),

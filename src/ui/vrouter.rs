@@ -18,12 +18,21 @@ use crate::ui::{fresh_pane, table};
 /// only when the target release restarts vRouter pods by hand (before MOSK
 /// 22.4); says so when it cannot tell.
 fn verdict(ds: &DaemonSetStatus, policy: &RestartPolicy) -> String {
+    let (unknown, why) = ds.unknown();
+    if !ds.observed || (ds.outdated_count() == 0 && unknown > 0) {
+        let why = why.map_or_else(|| "its controller is behind".to_string(), |w| w.to_string());
+        return format!("unknown: {unknown} pod(s) cannot be told current or outdated: {why}");
+    }
     if ds.up_to_date() {
         return "done: every pod runs the current template".into();
     }
-    let n = ds
-        .outdated_count()
-        .max((ds.current - ds.updated).max(0) as usize);
+    let n = ds.outdated_count();
+    if n == 0 {
+        return format!(
+            "converging: the controller counts UP-TO-DATE {} of CURRENT {}; every pod seen runs the current template",
+            ds.updated, ds.current
+        );
+    }
     match policy {
         RestartPolicy::Manual(v) => {
             format!("converging: {n} outdated; MOSK {v}: restart them one node at a time")
@@ -104,7 +113,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
                 );
             }
             _ => {
-                let style = if ds.up_to_date() {
+                let style = if ds.up_to_date() && ds.observed && ds.unknown().0 == 0 {
                     theme.ok
                 } else {
                     theme.warn

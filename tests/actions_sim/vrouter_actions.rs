@@ -16,8 +16,13 @@ const HOUR: SignedDuration = SignedDuration::from_secs(3600);
 /// Three computes, vRouter pods left on the old revision after the update;
 /// `extra` adds overrides.
 fn updated_world(extra: &str) -> Harness {
+    updated_world_with("", extra)
+}
+
+/// [`updated_world`] with top-level settings `top`.
+fn updated_world_with(top: &str, extra: &str) -> Harness {
     let world = custom_world(&format!(
-        "vrouter_manual_restart = true\nrelease = {{ from = \"mosk-8-5-0-22-1\", to = \"mosk-8-6-0-22-2\", controller_from = \"8.5.0+22.1\", controller_to = \"8.6.0+22.2\", agent_from = \"1.20.0\", agent_to = \"1.21.2\" }}\n\
+        "{top}vrouter_manual_restart = true\nrelease = {{ from = \"mosk-8-5-0-22-1\", to = \"mosk-8-6-0-22-2\", controller_from = \"8.5.0+22.1\", controller_to = \"8.6.0+22.2\", agent_from = \"1.20.0\", agent_to = \"1.21.2\" }}\n\
          [[machines]]\nrole = \"control\"\ncount = 1\n\
          [[machines]]\nrole = \"compute\"\ncount = 3\ninstances = 0\n{extra}"
     ));
@@ -390,4 +395,284 @@ async fn the_restart_prompt_follows_the_target_release() {
         assert!(h.world.now().duration_since(t0) < 2 * HOUR, "never done");
     }
     assert_eq!(asked, vec![], "no restart prompt on a 25.1 target");
+}
+
+/// The whole screen at 160x48, as the operator sees it.
+fn screen(h: &Harness) -> String {
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
+    let theme = mosk_console::config::theme::Theme::load("mono").unwrap();
+    t.draw(|f| mosk_console::ui::draw(f, &h.model, &theme))
+        .unwrap();
+    format!("{}", t.backend())
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_second_restart_is_refused_while_the_first_pod_is_not_ready() {
+    // The first restart's replacement never becomes Ready.
+    let mut h =
+        updated_world("[[overrides]]\nrole = \"compute\"\nindex = 0\nvrouter_never_ready = true\n");
+    h.tick_and_settle().await;
+    let nodes = h.computes();
+    h.select(&[&nodes[0]]);
+    h.press('R');
+    h.press('y');
+    let outcome = h.run_to_end(true).await;
+    assert!(matches!(outcome, RunOutcome::Failed { .. }), "{outcome:?}");
+    h.close();
+    h.refresh();
+    let down = h.pod_on(&nodes[0]);
+    assert!(!is_ready(&down));
+    let next = h.pod_on(&nodes[1]);
+
+    h.select(&[&nodes[1]]);
+    h.press('R');
+    assert!(
+        h.model.modals.dialog().is_none(),
+        "no dialog to confirm: {:?}",
+        h.model.modals.dialog()
+    );
+    let why = format!(
+        "refused: {} on {} is not Ready",
+        str_at(&down, "/metadata/name"),
+        nodes[0]
+    );
+    let notice = h.model.notice.as_ref().unwrap().text.clone();
+    assert!(
+        notice.contains(&why) && notice.contains("two vRouters down at once"),
+        "{notice}"
+    );
+    assert!(screen(&h).contains(&why), "{}", screen(&h));
+    // Restart-all is refused the same way.
+    h.key(KeyCode::Char('r'), KeyModifiers::CONTROL);
+    assert!(h.model.modals.dialog().is_none());
+    assert!(h.model.notice.as_ref().unwrap().text.contains(&why));
+
+    // The simulator received the first DELETE only; the second pod runs on.
+    let changes = h.changes();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(changes[0].method, "DELETE");
+    assert_eq!(
+        h.pod_on(&nodes[1])["metadata"]["uid"],
+        next["metadata"]["uid"]
+    );
+    // The audit log holds the first restart only: nothing was attempted.
+    let audit = h.audit();
+    assert_eq!(audit.len(), 2, "{audit:?}");
+    assert!(
+        audit
+            .iter()
+            .all(|r| r.name != str_at(&next, "/metadata/name"))
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_restart_is_refused_while_another_vrouter_pod_is_terminating() {
+    let mut h = updated_world("");
+    h.tick_and_settle().await;
+    let nodes = h.computes();
+    // Someone else deleted the third node's pod: it is Terminating (its
+    // grace period has not run out).
+    let going = h.pod_on(&nodes[2]);
+    h.world
+        .mosk()
+        .delete(
+            "pods",
+            Some("tf"),
+            str_at(&going, "/metadata/name"),
+            &Value::Null,
+            false,
+        )
+        .unwrap();
+    h.refresh();
+    h.select(&[&nodes[0]]);
+    h.press('R');
+    assert!(h.model.modals.dialog().is_none());
+    let why = format!(
+        "refused: {} on {} is Terminating",
+        str_at(&going, "/metadata/name"),
+        nodes[2]
+    );
+    assert!(screen(&h).contains(&why), "{}", screen(&h));
+    assert_eq!(h.changes(), vec![]);
+    assert_eq!(h.audit().len(), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_executor_asks_again_before_each_delete_and_stops_the_run() {
+    // Two pods to restart; while the first one's replacement is awaited,
+    // the third node's vRouter goes down (deleted by someone else, its
+    // replacement never Ready).
+    let mut h =
+        updated_world("[[overrides]]\nrole = \"compute\"\nindex = 2\nvrouter_never_ready = true\n");
+    h.tick_and_settle().await;
+    let nodes = h.computes();
+    let third = h.pod_on(&nodes[2]);
+    h.select(&[&nodes[0], &nodes[1]]);
+    h.press('R');
+    h.press('y');
+    // The run goes by node name: its first and second pod.
+    let plan = h.model.actions.running.clone().unwrap().plan;
+    let first = h.pod_on(&plan.steps[0].node);
+    let second = h.pod_on(&plan.steps[1].node);
+    h.pump_until(true, |m| {
+        matches!(
+            m.actions.running.as_ref().unwrap().steps[0],
+            StepStatus::Waiting(_)
+        )
+    })
+    .await;
+    h.world
+        .mosk()
+        .delete(
+            "pods",
+            Some("tf"),
+            str_at(&third, "/metadata/name"),
+            &Value::Null,
+            false,
+        )
+        .unwrap();
+    let outcome = h.run_to_end(true).await;
+    let RunOutcome::Failed { message } = &outcome else {
+        panic!("{outcome:?}")
+    };
+    assert!(
+        message.contains(&format!(" on {}", nodes[2]))
+            && message.contains("two vRouters down at once"),
+        "{message}"
+    );
+    let run = h.model.actions.running.clone().unwrap();
+    assert!(
+        matches!(run.steps[0], StepStatus::Done(_)),
+        "{:?}",
+        run.steps
+    );
+    assert!(
+        matches!(run.steps[1], StepStatus::Failed(_)),
+        "{:?}",
+        run.steps
+    );
+    // One DELETE reached the server: the first pod's.
+    let changes = h.changes();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(
+        changes[0].path,
+        format!(
+            "/api/v1/namespaces/tf/pods/{}",
+            str_at(&first, "/metadata/name")
+        )
+    );
+    assert_eq!(
+        h.pod_on(&plan.steps[1].node)["metadata"]["uid"],
+        second["metadata"]["uid"]
+    );
+    // The audit log says why the second was not sent.
+    let audit = h.audit();
+    let phases: Vec<AuditPhase> = audit.iter().map(|r| r.phase).collect();
+    assert_eq!(phases, [AuditPhase::Intent, AuditPhase::Result].repeat(2));
+    assert_eq!(audit[1].outcome, AuditOutcome::Succeeded);
+    let last = &audit[3];
+    assert_eq!(last.name, str_at(&second, "/metadata/name"));
+    assert_eq!(last.outcome, AuditOutcome::Refused);
+    let m = last.message.as_deref().unwrap();
+    assert!(
+        m.starts_with("not sent: ") && m.contains(&format!(" on {}", nodes[2])),
+        "{m}"
+    );
+}
+
+/// A 22.2 world whose vRouter DaemonSet spec is edited outside its template
+/// a minute in, before the TF update gives it a new template.
+const SPEC_EDIT: &str = "vrouter_spec_edit_after = \"1m\"\n";
+
+#[tokio::test(start_paused = true)]
+async fn after_a_spec_edit_outside_the_template_a_restart_completes() {
+    let mut h = updated_world_with(SPEC_EDIT, "");
+    h.tick_and_settle().await;
+    let d = ds(&h);
+    assert_eq!(d["metadata"]["generation"], 3, "edit + new template");
+    assert_eq!(
+        d["metadata"]["annotations"]["deprecated.daemonset.template.generation"],
+        "2"
+    );
+    let node = h.computes()[0].clone();
+    h.select(&[&node]);
+    h.press('R');
+    h.press('y');
+    // The replacement carries template generation 2; the run does not wait
+    // for a generation-3 label no pod ever gets.
+    assert_eq!(
+        h.run_to_end(true).await,
+        RunOutcome::Completed { dry_run: false }
+    );
+    assert_eq!(generation_label(&h.pod_on(&node)), "2");
+    h.close();
+    h.refresh();
+    let ds = &mosk_console::domain::vrouter::daemonsets(&h.model.snapshot)[0];
+    let on_node: Vec<_> = ds
+        .pods
+        .iter()
+        .filter(|p| p.node.as_deref() == Some(node.as_str()))
+        .collect();
+    assert_eq!(on_node.len(), 1);
+    assert_eq!(on_node[0].outdated, Some(false));
+    assert_eq!(ds.outdated_count(), 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_spec_edit_outside_the_template_shows_no_outdated_pod() {
+    // MOSK 25.1: the TF operator replaces every pod itself; the DaemonSet's
+    // generation (3) then stays ahead of its template generation (2).
+    let world = custom_world(&format!(
+        "{SPEC_EDIT}[[machines]]\nrole = \"control\"\ncount = 1\n\
+         [[machines]]\nrole = \"compute\"\ncount = 3\ninstances = 0\n"
+    ));
+    let mut h = Harness::new(world, Options::default());
+    assert!(h.world.step_until(2 * HOUR, |w| {
+        let d = w
+            .mosk()
+            .get("daemonsets", Some("tf"), "tf-vrouter-agent")
+            .unwrap();
+        w.phase() == UpdatePhase::Done
+            && d["status"]["updatedNumberScheduled"] == d["status"]["currentNumberScheduled"]
+            && d["metadata"]["generation"] == 3
+    }));
+    // Past the automatic restart's grace, when a still-outdated pod is flagged.
+    h.world.step(HOUR);
+    h.tick_and_settle().await;
+    let d = ds(&h);
+    assert_eq!(d["status"]["observedGeneration"], 3);
+    assert_eq!(
+        d["metadata"]["annotations"]["deprecated.daemonset.template.generation"],
+        "2"
+    );
+    assert!(
+        h.vrouter_pods().iter().all(|p| generation_label(p) == "2"),
+        "every pod from template generation 2"
+    );
+    assert_eq!(vrouter_items(&h), vec![], "no vRouter attention item");
+    let ds = &mosk_console::domain::vrouter::daemonsets(&h.model.snapshot)[0];
+    assert!(ds.up_to_date() && ds.outdated_count() == 0, "{ds:?}");
+    // The vRouter view: every pod up to date, the verdict says done.
+    h.model.view = mosk_console::app::model::View::Vrouter;
+    h.apply(mosk_console::app::msg::Msg::Resize {
+        width: 160,
+        height: 48,
+    });
+    let s = screen(&h);
+    assert!(
+        s.contains("done: every pod runs the current template"),
+        "{s}"
+    );
+    // No restart is offered.
+    h.key(KeyCode::Char('r'), KeyModifiers::CONTROL);
+    assert!(h.model.modals.dialog().is_none());
+    assert!(
+        h.model
+            .notice
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("no outdated vRouter pod")
+    );
+    assert_eq!(h.changes(), vec![]);
 }

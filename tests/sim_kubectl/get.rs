@@ -166,3 +166,69 @@ async fn oldest_and_newest_dispatched_kubectl_accept_the_server() {
         );
     }
 }
+
+/// `kubectl -n tf get ds` after the vRouter DaemonSet's spec was edited
+/// outside its template (the `vrouter_spec_edit_after` knob) and the update
+/// replaced every pod: the generation (3) is ahead of the template
+/// generation (2), and UP-TO-DATE still equals CURRENT, as the console says.
+#[tokio::test]
+async fn get_ds_after_a_spec_edit_outside_the_template() {
+    let Some(k) = kubectl_path() else { return };
+    let spec = mosk_console::sim::scenario::parse_scenario(
+        "name = \"t\"\nvrouter_spec_edit_after = \"1m\"\n\
+         [[machines]]\nrole = \"control\"\ncount = 1\n\
+         [[machines]]\nrole = \"compute\"\ncount = 3\ninstances = 0\n",
+        "t.toml",
+    )
+    .unwrap();
+    let w = mosk_console::sim::world::SimWorld::new(spec, 1);
+    assert!(w.step_until(jiff::SignedDuration::from_hours(2), |w| {
+        let d = w
+            .mosk()
+            .get("daemonsets", Some("tf"), "tf-vrouter-agent")
+            .unwrap();
+        w.phase() == mosk_console::sim::scenario::UpdatePhase::Done
+            && d["metadata"]["generation"] == 3
+            && d["status"]["updatedNumberScheduled"] == 3
+    }));
+    let s = Served::start(Registry::mosk(), Rbac::allow_all("operator"), k).await;
+    let mut ds = w
+        .mosk()
+        .get("daemonsets", Some("tf"), "tf-vrouter-agent")
+        .unwrap();
+    let status = ds["status"].clone();
+    for f in ["uid", "resourceVersion", "creationTimestamp"] {
+        ds["metadata"].as_object_mut().unwrap().remove(f);
+    }
+    let limit = ds["spec"]["revisionHistoryLimit"].as_i64().unwrap();
+    // A created object starts at generation 1: two spec edits bring the
+    // copy to the world's generation 3, with the world's spec and status.
+    ds["spec"]["revisionHistoryLimit"] = (limit - 2).into();
+    s.store.create("daemonsets", ds).unwrap();
+    for l in [limit - 1, limit] {
+        s.store
+            .update("daemonsets", Some("tf"), "tf-vrouter-agent", |o| {
+                o["spec"]["revisionHistoryLimit"] = l.into();
+                o["status"] = status.clone();
+            })
+            .unwrap();
+    }
+    let out = s.run(&["-n", "tf", "get", "ds"]).await;
+    assert_eq!(
+        squeeze(out.lines().nth(1).unwrap()),
+        "tf-vrouter-agent 3 3 3 3 3 tfvrouter=enabled 0s",
+        "{out}"
+    );
+    let g = s
+        .run(&[
+            "-n",
+            "tf",
+            "get",
+            "ds",
+            "tf-vrouter-agent",
+            "-o",
+            "jsonpath={.metadata.generation} {.metadata.annotations.deprecated\\.daemonset\\.template\\.generation} {.status.observedGeneration}",
+        ])
+        .await;
+    assert_eq!(g.trim(), "3 2 3");
+}

@@ -13,6 +13,13 @@ use super::*;
 fn check_ds_consistent(w: &SimWorld) -> Value {
     let ds = get(w, true, "daemonsets", Some("tf"), "tf-vrouter-agent").unwrap();
     let generation = ds["metadata"]["generation"].as_i64().unwrap();
+    // Pods carry the template generation, not `metadata.generation`.
+    let template: i64 = str_at(
+        &ds,
+        "/metadata/annotations/deprecated.daemonset.template.generation",
+    )
+    .parse()
+    .unwrap();
     let pods: Vec<Value> = w
         .mosk()
         .list("pods", Some("tf"))
@@ -31,7 +38,7 @@ fn check_ds_consistent(w: &SimWorld) -> Value {
     let updated = pods
         .iter()
         .filter(|p| {
-            p["metadata"]["labels"]["pod-template-generation"] == generation.to_string().as_str()
+            p["metadata"]["labels"]["pod-template-generation"] == template.to_string().as_str()
         })
         .count();
     let st = &ds["status"];
@@ -198,4 +205,52 @@ fn a_25_1_target_restarts_vrouter_pods_automatically_one_at_a_time() {
     for p in w.mosk().list("pods", Some("tf")) {
         assert_eq!(p["metadata"]["labels"]["pod-template-generation"], "2");
     }
+}
+
+#[test]
+fn a_spec_edit_outside_the_template_moves_only_the_generation() {
+    // The knob the `controllers` scenario uses: 5 s in, before the update
+    // starts (10 s), `revisionHistoryLimit` goes up by one.
+    let w = custom(&format!(
+        "name = \"t\"\nvrouter_spec_edit_after = \"5s\"\nvrouter_manual_restart = true\nrelease = {{ from = \"mosk-8-5-0-22-1\", to = \"mosk-8-6-0-22-2\", controller_from = \"8.5.0+22.1\", controller_to = \"8.6.0+22.2\", agent_from = \"1.20.0\", agent_to = \"1.21.2\" }}\n{SHORT_DURATIONS}\n\
+         [[machines]]\nrole = \"control\"\ncount = 1\n\
+         [[machines]]\nrole = \"compute\"\ncount = 2\n"
+    ));
+    let before = check_ds_consistent(&w);
+    let pods_before: Vec<Value> = w.mosk().list("pods", Some("tf"));
+    let hash = |p: &Value| str_at(p, "/metadata/labels/controller-revision-hash").to_string();
+    w.step(SignedDuration::from_secs(6));
+    let after = check_ds_consistent(&w);
+    assert_eq!(before["metadata"]["generation"], 1);
+    assert_eq!(after["metadata"]["generation"], 2, "the spec edit moves it");
+    assert_eq!(after["status"]["observedGeneration"], 2);
+    assert_eq!(
+        after["spec"]["revisionHistoryLimit"],
+        before["spec"]["revisionHistoryLimit"].as_i64().unwrap() + 1
+    );
+    assert_eq!(after["spec"]["template"], before["spec"]["template"]);
+    assert_eq!(
+        after["metadata"]["annotations"]["deprecated.daemonset.template.generation"], "1",
+        "the template generation does not move"
+    );
+    assert_eq!(
+        after["status"]["updatedNumberScheduled"], after["status"]["currentNumberScheduled"],
+        "no pod is outdated by it"
+    );
+    let pods_after: Vec<Value> = w.mosk().list("pods", Some("tf"));
+    assert_eq!(
+        pods_after.iter().map(hash).collect::<Vec<_>>(),
+        pods_before.iter().map(hash).collect::<Vec<_>>(),
+        "same pods, same revision"
+    );
+
+    // The TF update then changes the template: both move, by one each.
+    drive_to_done(&w, 4 * HOUR);
+    let done = check_ds_consistent(&w);
+    assert_eq!(done["metadata"]["generation"], 3);
+    assert_eq!(
+        done["metadata"]["annotations"]["deprecated.daemonset.template.generation"],
+        "2"
+    );
+    assert_eq!(done["status"]["updatedNumberScheduled"], 0, "OnDelete");
 }

@@ -284,6 +284,7 @@ pub fn plan_restart(
             plan.notes.join("; ")
         )));
     }
+    refuse_while_another_down(snap, &plan)?;
     Ok(plan)
 }
 
@@ -296,8 +297,55 @@ pub fn plan_restart_all(snap: &Snapshot, ctx: &PlanContext) -> Result<ActionPlan
             "no outdated vRouter pod: every pod runs its DaemonSet's current revision".into(),
         ));
     }
+    refuse_while_another_down(snap, &plan)?;
     Ok(plan)
 }
+
+/// Two vRouters are never down at once: a restart is refused while any
+/// vRouter pod other than the first one it deletes is Terminating or not
+/// Ready (the previous restart, the automatic restart since MOSK 22.4, or a
+/// broken node), since the workloads of both nodes would be cut off
+/// together. The executor asks the server the same before each delete
+/// (`cluster::writes::vrouter`), so later pods of a run are checked when
+/// their turn comes.
+fn refuse_while_another_down(snap: &Snapshot, plan: &ActionPlan) -> Result<(), PlanError> {
+    let Some(first) = plan.steps.first() else {
+        return Ok(());
+    };
+    let mut down: Vec<_> = snap
+        .vrouter_pods()
+        .filter(|p| p.uid != first.target.uid)
+        .map(|p| vrouter::pod_status(snap, p))
+        .filter(vrouter::PodStatus::is_down)
+        .collect();
+    down.sort_by(|a, b| (&a.node, &a.name).cmp(&(&b.node, &b.name)));
+    if down.is_empty() {
+        return Ok(());
+    }
+    let named: Vec<String> = down
+        .iter()
+        .map(|p| {
+            format!(
+                "{} on {} is {}",
+                p.name,
+                p.node.as_deref().unwrap_or("no node"),
+                if p.deleting {
+                    "Terminating"
+                } else {
+                    "not Ready"
+                }
+            )
+        })
+        .collect();
+    Err(PlanError(format!(
+        "refused: {}; restarting {} now would leave two vRouters down at once: wait until it is Ready, then retry",
+        named.join(", "),
+        first.target.name
+    )))
+}
+
+/// The restart dialog's advice (the update guide's, see [`push_restarts`]).
+pub const MIGRATE_FIRST: &str = "migrate the workloads first where a network cut is not acceptable";
 
 fn push_restarts(snap: &Snapshot, plan: &mut ActionPlan, pods: Vec<vrouter::PodStatus>) {
     for p in pods {
@@ -306,7 +354,7 @@ fn push_restarts(snap: &Snapshot, plan: &mut ActionPlan, pods: Vec<vrouter::PodS
         let current_generation = snap
             .vrouter_daemonsets()
             .find(|d| d.name == daemonset && d.namespace == p.namespace)
-            .and_then(|d| d.generation);
+            .and_then(|d| d.template_generation);
         if let Some(r) = snap
             .node_requests()
             .find(|r| r.node_name == node || r.name == node)
@@ -342,16 +390,20 @@ fn push_restarts(snap: &Snapshot, plan: &mut ActionPlan, pods: Vec<vrouter::PodS
             acknowledge: Vec::new(),
         });
     }
+    // The update guide's words for the manual restart (seeds/000, "Update a
+    // MOSK cluster to 22.2 or earlier", restart the vRouter pods): the
+    // restart "causes networking downtime for workloads on the affected
+    // node. If it is not applicable for some workloads, migrate them before
+    // restarting the vRouter pods."
     if plan.steps.len() > 1 {
         plan.warnings.push(format!(
-            "{} pods restart one at a time; each restart cuts the network of the workloads on its node",
+            "{} pods restart one at a time; each restart cuts the network of the workloads on its node: {MIGRATE_FIRST}",
             plan.steps.len()
         ));
     } else if plan.steps.len() == 1 {
-        plan.warnings.push(
-            "the restart cuts the network of the workloads on the node until the new pod is Ready"
-                .into(),
-        );
+        plan.warnings.push(format!(
+            "the restart cuts the network of the workloads on the node until the new pod is Ready: {MIGRATE_FIRST}"
+        ));
     }
 }
 

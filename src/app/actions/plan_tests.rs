@@ -253,7 +253,7 @@ fn restart_targets_the_outdated_pod_with_its_uid_and_warns_under_maintenance() {
     );
     assert_eq!(
         s.change.describe(),
-        "delete; replacement runs generation 1 -> 2"
+        "delete; replacement runs template generation 1 -> 2"
     );
     assert!(
         plan.warnings
@@ -291,4 +291,83 @@ fn restart_on_several_nodes_and_restart_all_go_one_at_a_time() {
     assert!(all.warnings.iter().any(|w| w.contains("one at a time")));
     let e = plan_restart_all(&fixtures::idle(), &ctx()).unwrap_err();
     assert!(e.0.contains("no outdated vRouter pod"), "{e}");
+}
+
+#[test]
+fn a_restart_is_refused_while_another_vrouter_is_down() {
+    // worker-1's pod (current) is not Ready: restarting worker-3's would
+    // leave two nodes without a vRouter.
+    let mut snap = fixtures::mid_update();
+    snap.apply(Object::VrouterPod(Arc::new(fixtures::vrouter_pod(
+        VROUTER_POD_W1,
+        NODE_W1,
+        2,
+        false,
+    ))));
+    let e = plan_restart(&snap, &ctx(), &[NODE_W3.into()]).unwrap_err();
+    assert_eq!(
+        e.0,
+        format!(
+            "refused: {VROUTER_POD_W1} on {NODE_W1} is not Ready; restarting {VROUTER_POD_W3} now would leave two vRouters down at once: wait until it is Ready, then retry"
+        )
+    );
+    assert!(plan_restart_all(&snap, &ctx()).is_err());
+
+    // worker-2's pod Terminating (the previous restart): refused too.
+    let mut snap = fixtures::mid_update();
+    let mut w2 = fixtures::vrouter_pod(VROUTER_POD_W2, NODE_W2, 1, true);
+    w2.deleting = true;
+    snap.apply(Object::VrouterPod(Arc::new(w2)));
+    let e = plan_restart(&snap, &ctx(), &[NODE_W3.into()]).unwrap_err();
+    assert!(
+        e.0.contains(&format!("{VROUTER_POD_W2} on {NODE_W2} is Terminating")),
+        "{e}"
+    );
+
+    // The pod that is down is the one to restart: nothing else is down.
+    let mut snap = fixtures::mid_update();
+    snap.apply(Object::VrouterPod(Arc::new(fixtures::vrouter_pod(
+        VROUTER_POD_W3,
+        NODE_W3,
+        1,
+        false,
+    ))));
+    let plan = plan_restart(&snap, &ctx(), &[NODE_W3.into()]).unwrap();
+    assert_eq!(plan.steps[0].target.name, VROUTER_POD_W3);
+}
+
+#[test]
+fn the_restart_dialog_says_to_migrate_the_workloads_first() {
+    let snap = fixtures::mid_update();
+    for plan in [
+        plan_restart(&snap, &ctx(), &[NODE_W3.into()]).unwrap(),
+        plan_restart_all(&snap, &ctx()).unwrap(),
+    ] {
+        assert!(
+            plan.warnings.iter().any(|w| w
+                .ends_with("migrate the workloads first where a network cut is not acceptable")),
+            "{:?}",
+            plan.warnings
+        );
+    }
+}
+
+#[test]
+fn a_spec_edit_outside_the_template_offers_no_restart() {
+    // metadata.generation 7, template generation 6, every pod from
+    // template 6 with the matching hash, the controller caught up.
+    let mut snap = fixtures::mid_update();
+    for (node, pod) in fixtures::VROUTER_PODS {
+        snap.apply(Object::VrouterPod(Arc::new(fixtures::vrouter_pod(
+            pod, node, 6, true,
+        ))));
+    }
+    let mut ds = fixtures::vrouter_ds(7, 4);
+    ds.template_generation = Some(6);
+    ds.updated = 4;
+    snap.apply(Object::VrouterDaemonSet(Arc::new(ds)));
+    let e = plan_restart_all(&snap, &ctx()).unwrap_err();
+    assert!(e.0.contains("no outdated vRouter pod"), "{e}");
+    let e = plan_restart(&snap, &ctx(), &[NODE_W3.into()]).unwrap_err();
+    assert!(e.0.contains("already runs the current revision"), "{e}");
 }

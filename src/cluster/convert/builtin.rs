@@ -88,5 +88,9 @@ pub(super) fn vrouter_daemonset(obj: &DynamicObject) -> Result<VrouterDaemonSet,
         ready: i64::from(status.number_ready),
         observed_generation: status.observed_generation,
         generation: d.metadata.generation,
+        // Not a number: the template generation is unknown (as the
+        // DaemonSet controller's own `GetTemplateGeneration` treats it).
+        template_generation: annotation(&d.metadata, TEMPLATE_GENERATION_ANNOTATION)
+            .and_then(|v| v.trim().parse().ok()),
     })
 }

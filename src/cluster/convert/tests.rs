@@ -205,7 +205,8 @@ fn vrouter_pod_reads_generation_revision_owner_and_readiness() {
 #[test]
 fn vrouter_daemonset_reads_counts() {
     let o = dynobj(json!({
-        "metadata": {"name": "tf-vrouter-agent", "namespace": "tf", "generation": 3},
+        "metadata": {"name": "tf-vrouter-agent", "namespace": "tf", "generation": 3,
+                     "annotations": {"deprecated.daemonset.template.generation": "2"}},
         "spec": {"selector": {}, "template": {}, "updateStrategy": {"type": "OnDelete"}},
         "status": {"desiredNumberScheduled": 5, "currentNumberScheduled": 5,
                    "updatedNumberScheduled": 2, "numberReady": 4, "numberMisscheduled": 0,
@@ -220,6 +221,8 @@ fn vrouter_daemonset_reads_counts() {
     assert_eq!((d.desired, d.current, d.updated, d.ready), (5, 5, 2, 4));
     assert_eq!(d.update_strategy.as_deref(), Some("OnDelete"));
     assert_eq!(d.generation, Some(3));
+    // The template generation is the annotation, apart from the generation.
+    assert_eq!(d.template_generation, Some(2));
 }
 
 #[test]

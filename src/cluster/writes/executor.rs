@@ -467,6 +467,17 @@ async fn execute_step(
             node, daemonset, ..
         } => {
             let t = &step.target;
+            // Asked again before each delete: the plan was checked against
+            // the screen, and an earlier pod of this run, the automatic
+            // restart or a failing node may have taken a vRouter down since.
+            let down = w.vrouters_down(&t.namespace, &t.uid).await?;
+            if !down.is_empty() {
+                return Err(WriteError::Refused(format!(
+                    "not sent: {}; deleting {} now would leave two vRouters down at once: the remaining restarts stop here",
+                    down.join(", "),
+                    t.name
+                )));
+            }
             w.delete_pod(&t.namespace, &t.name, &t.uid).await?;
             if dry {
                 return Ok("dry run: the server accepted the delete; the pod keeps running".into());

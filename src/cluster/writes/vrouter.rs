@@ -1,8 +1,11 @@
-//! Restarting one vRouter pod: delete it with a uid precondition (so a stale
-//! screen can never delete the pod that already replaced it), then watch the
-//! node's pods until the DaemonSet's replacement runs the current template
-//! (`pod-template-generation` label == the DaemonSet's `metadata.generation`)
-//! and is Ready — or the timeout passes.
+//! Restarting one vRouter pod: ask the server that no other vRouter pod is
+//! down, delete the pod with a uid precondition (so a stale screen can never
+//! delete the pod that already replaced it), then watch the node's pods
+//! until the DaemonSet's replacement runs the current template (its
+//! `pod-template-generation` label equals the DaemonSet's
+//! `deprecated.daemonset.template.generation` annotation, Kubernetes'
+//! `IsPodUpdated`; see `domain::vrouter::revision`) and is Ready — or the
+//! timeout passes.
 
 use std::time::Duration;
 
@@ -17,11 +20,10 @@ use kube::runtime::watcher::{self, Event};
 
 use super::errors::{Target, explain};
 use super::{WriteError, Writer};
+use crate::cluster::convert::{
+    TEMPLATE_GENERATION_ANNOTATION, TEMPLATE_GENERATION_LABEL, VROUTER_PREFIX,
+};
 use crate::sanitize::sanitize;
-
-/// The label the DaemonSet controller puts on its pods: the DaemonSet
-/// generation the pod's template came from.
-pub const TEMPLATE_GENERATION_LABEL: &str = "pod-template-generation";
 
 /// The replacement pod that made a restart complete.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,6 +84,56 @@ impl Writer {
             .map_err(|e| explain(e, &target))
     }
 
+    /// The vRouter pods of `namespace` other than `except_uid` that are down
+    /// (Terminating, or not Ready), as the server has them now: `<pod> on
+    /// <node> is Terminating|not Ready`. Two vRouters are never down at once,
+    /// so a restart is sent only when this is empty; asked before each
+    /// delete, since the screen's view may be older than the last restart.
+    pub async fn vrouters_down(
+        &self,
+        namespace: &str,
+        except_uid: &str,
+    ) -> Result<Vec<String>, WriteError> {
+        let pods: Api<Pod> = Api::namespaced(
+            self.client(crate::domain::objects::ClusterId::Mosk),
+            namespace,
+        );
+        let list = pods.list(&Default::default()).await.map_err(|e| {
+            explain(
+                e,
+                &Target::other(format!("the vRouter pods of namespace {namespace}")),
+            )
+        })?;
+        Ok(list
+            .items
+            .iter()
+            .filter(|p| {
+                p.metadata
+                    .name
+                    .as_deref()
+                    .is_some_and(|n| n.starts_with(VROUTER_PREFIX))
+                    && p.metadata.uid.as_deref() != Some(except_uid)
+            })
+            .filter_map(|p| {
+                let state = if p.metadata.deletion_timestamp.is_some() {
+                    "Terminating"
+                } else if !is_ready(p) {
+                    "not Ready"
+                } else {
+                    return None;
+                };
+                Some(format!(
+                    "{} on {} is {state}",
+                    sanitize(p.metadata.name.as_deref().unwrap_or_default()),
+                    p.spec
+                        .as_ref()
+                        .and_then(|s| s.node_name.as_deref())
+                        .map_or_else(|| "no node".to_string(), sanitize)
+                ))
+            })
+            .collect())
+    }
+
     /// Waits until a pod of `daemonset` other than `old_uid` runs on `node`
     /// from the DaemonSet's current generation and is Ready.
     pub async fn wait_for_replacement(
@@ -103,11 +155,20 @@ impl Writer {
                     &Target::other(format!("daemonset {namespace}/{daemonset}")),
                 )
             })?;
-            let want = ds.metadata.generation.ok_or_else(|| {
-                WriteError::Failed(format!(
-                    "daemonset {namespace}/{daemonset} has no metadata.generation"
-                ))
-            })?;
+            // The template generation, not `metadata.generation`: an edit
+            // of the DaemonSet's spec outside its template moves the latter
+            // and no pod ever carries it.
+            let want = ds
+                .metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(TEMPLATE_GENERATION_ANNOTATION))
+                .and_then(|g| g.trim().parse::<i64>().ok())
+                .ok_or_else(|| {
+                    WriteError::Failed(format!(
+                        "daemonset {namespace}/{daemonset} has no {TEMPLATE_GENERATION_ANNOTATION} annotation"
+                    ))
+                })?;
             let cfg = watcher::Config::default().fields(&format!("spec.nodeName={node}"));
             let mut stream = watcher::watcher(pods, cfg).default_backoff().boxed();
             while let Some(ev) = stream.next().await {
@@ -161,11 +222,7 @@ fn check_replacement(
         .as_ref()
         .and_then(|l| l.get(TEMPLATE_GENERATION_LABEL))
         .and_then(|g| g.parse::<i64>().ok());
-    let ready = pod
-        .status
-        .as_ref()
-        .and_then(|s| s.conditions.as_ref())
-        .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
+    let ready = is_ready(pod);
     match generation {
         Some(g) if g == want && ready => Some(Replacement {
             name,
@@ -174,7 +231,7 @@ fn check_replacement(
         }),
         Some(g) if g != want => {
             seen.last = Some(format!(
-                "pod {name} runs generation {g}, the DaemonSet is at {want}"
+                "pod {name} runs template generation {g}, the DaemonSet's is {want}"
             ));
             None
         }
@@ -194,4 +251,11 @@ fn check_replacement(
             None
         }
     }
+}
+
+fn is_ready(pod: &Pod) -> bool {
+    pod.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
 }

@@ -64,9 +64,12 @@ pub enum Change {
     RestartPod {
         node: String,
         daemonset: String,
-        /// The DaemonSet generation the pod was created from.
+        /// The template generation the pod was created from (its
+        /// `pod-template-generation` label).
         running_generation: Option<i64>,
-        /// The DaemonSet's generation now: what the replacement must run.
+        /// The DaemonSet's template generation now (its
+        /// `deprecated.daemonset.template.generation` annotation): what the
+        /// replacement must run.
         current_generation: Option<i64>,
     },
     /// Set `commence: true` on a step of a ClusterUpdatePlan (JSON patch
@@ -88,7 +91,7 @@ impl Change {
                 current_generation,
                 ..
             } => format!(
-                "delete; replacement runs generation {} -> {}",
+                "delete; replacement runs template generation {} -> {}",
                 gen_text(*running_generation),
                 gen_text(*current_generation)
             ),

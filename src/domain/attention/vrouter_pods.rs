@@ -20,12 +20,13 @@ pub(super) fn vrouter_outdated(
     }
     let policy = vrouter::restart_policy(snap);
     for ds in vrouter::daemonsets(snap) {
-        if ds.up_to_date() {
+        // Only pods shown to be outdated ask for a restart: a DaemonSet its
+        // controller has not caught up with, or pods whose revision cannot
+        // be told, are not a reason to cut a node's network.
+        if ds.up_to_date() || !ds.observed || ds.outdated_count() == 0 {
             continue;
         }
-        let old = ds
-            .outdated_count()
-            .max((ds.current - ds.updated).max(0) as usize);
+        let old = ds.outdated_count();
         let key = ObjectKey {
             kind: Kind::VrouterDaemonSet,
             namespace: ds.namespace.clone(),

@@ -363,6 +363,12 @@ pub struct ScenarioSpec {
     /// Pre-22.4 behaviour: vRouter pods stay on the old revision until deleted by hand.
     #[serde(default)]
     pub vrouter_manual_restart: bool,
+    /// This long after the simulation starts, someone edits the vRouter
+    /// DaemonSet's spec outside its pod template (`revisionHistoryLimit`
+    /// goes up by one): `metadata.generation` moves, the template generation,
+    /// the revision hash and the pods do not, and no pod becomes outdated.
+    #[serde(default)]
+    pub vrouter_spec_edit_after: Option<Dur>,
     #[serde(default)]
     pub release: Releases,
     #[serde(default)]

@@ -1,14 +1,30 @@
 //! The vRouter DaemonSet controller (Kubernetes' DaemonSet controller with
 //! `updateStrategy: OnDelete`) and the TF operator's part in it.
 //!
-//! In finalization the TF update gives the DaemonSet a new template
-//! (generation and revision). With `vrouter_manual_restart` (before MOSK
-//! 22.4) old pods stay until someone deletes them; otherwise the TF operator
-//! deletes them one node at a time, waiting for each replacement to be
-//! Ready. A deleted pod is replaced on the same node once it is gone:
-//! Pending, then Running and Ready after `vrouter_pod_start` (or never Ready
-//! when the scenario says so). The DaemonSet status counts are recomputed
-//! from the pods every step.
+//! In finalization the TF update gives the DaemonSet a new template. With
+//! `vrouter_manual_restart` (before MOSK 22.4) old pods stay until someone
+//! deletes them; otherwise the TF operator deletes them one node at a time,
+//! waiting for each replacement to be Ready. A deleted pod is replaced on
+//! the same node once it is gone: Pending, then Running and Ready after
+//! `vrouter_pod_start` (or never Ready when the scenario says so).
+//!
+//! Three numbers, as Kubernetes keeps them apart:
+//! - `metadata.generation` moves on any spec change (the store bumps it);
+//! - the template generation (annotation
+//!   `deprecated.daemonset.template.generation`, the pods'
+//!   `pod-template-generation` label) moves only when the template changes:
+//!   kubernetes/kubernetes `pkg/registry/apps/daemonset/strategy.go`,
+//!   `daemonSetStrategy.PrepareForUpdate` (read at 152b09ac550d);
+//! - the `controller-revision-hash` label names the ControllerRevision of
+//!   the template a pod was made from, one per template.
+//!
+//! The status is recomputed from the pods every step, as
+//! `updateDaemonSetStatus` in `pkg/controller/daemon/daemon_controller.go`
+//! (read at d826f92a2f90) does: a pod counts as updated by `IsPodUpdated`
+//! (`pkg/controller/daemon/util/daemonset_util.go`, read at 05c351a9037b):
+//! its hash is the newest revision's, or its template generation label is
+//! the DaemonSet's; `observedGeneration` is the generation acted on.
+//! `vrouter_spec_edit_after` edits the spec outside the template.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -19,13 +35,17 @@ use super::engine::{Ctx, check};
 use super::objects::{self, PodPhase, TF_NS, VROUTER_DS};
 use super::topology::k8s_suffix;
 
+/// The DaemonSet annotation holding its template generation.
+const TEMPLATE_GENERATION: &str = "deprecated.daemonset.template.generation";
+
 /// How often a never-Ready vRouter container restarts (CrashLoopBackOff).
 const CRASH_EVERY: SignedDuration = SignedDuration::from_secs(30);
 
 #[derive(Debug, Clone)]
 struct Pod {
     name: String,
-    generation: i64,
+    /// The template generation it was made from (its `pod-template-generation`).
+    template_generation: i64,
     created: Timestamp,
     /// When the containers become Ready (`None`: never).
     ready_at: Option<Timestamp>,
@@ -41,9 +61,16 @@ struct Pod {
 #[derive(Debug)]
 pub struct Vrouter {
     ds_uid: String,
+    /// The DaemonSet's `metadata.generation` (any spec change).
     generation: i64,
-    /// `controller-revision-hash` per generation (index = generation - 1).
+    /// The template generation (template changes only): the annotation and
+    /// the label of the pods made from it.
+    template_generation: i64,
+    /// `controller-revision-hash` per template generation (index = template
+    /// generation - 1).
     revisions: Vec<String>,
+    /// When the spec edit outside the template is due, until it is made.
+    spec_edit_at: Option<Timestamp>,
     /// Per machine index with a vRouter: its current pod.
     pods: BTreeMap<usize, Pod>,
     updated: bool,
@@ -69,7 +96,9 @@ impl Vrouter {
         let mut v = Vrouter {
             ds_uid,
             generation: 1,
+            template_generation: 1,
             revisions: vec![k8s_suffix(ctx.rng, 10)],
+            spec_edit_at: ctx.spec.vrouter_spec_edit_after.map(|d| ctx.after(d)),
             pods: BTreeMap::new(),
             updated: false,
             auto_queue: VecDeque::new(),
@@ -89,22 +118,22 @@ impl Vrouter {
         v
     }
 
-    fn revision(&self, generation: i64) -> &str {
-        &self.revisions[(generation - 1) as usize]
+    fn revision(&self, template_generation: i64) -> &str {
+        &self.revisions[(template_generation - 1) as usize]
     }
 
-    /// A new pod for machine `i` at the current generation. `running_since`
+    /// A new pod for machine `i` from the current template. `running_since`
     /// makes it Running and Ready from the start (initial pods).
     fn create_pod(&mut self, ctx: &mut Ctx, i: usize, running_since: Option<Timestamp>) {
         let m = &ctx.machines[i];
         let name = format!("{VROUTER_DS}-{}", k8s_suffix(ctx.rng, 5));
-        let revision = self.revision(self.generation).to_string();
+        let revision = self.revision(self.template_generation).to_string();
         let obj = objects::vrouter_pod(
             &name,
             &m.node,
             &m.ip,
             &revision,
-            self.generation,
+            self.template_generation,
             &self.ds_uid,
             ctx.now,
         );
@@ -118,7 +147,7 @@ impl Vrouter {
             i,
             Pod {
                 name,
-                generation: self.generation,
+                template_generation: self.template_generation,
                 created: running_since.unwrap_or(ctx.now),
                 ready_at,
                 terminating: false,
@@ -133,6 +162,10 @@ impl Vrouter {
     pub fn step(&mut self, ctx: &mut Ctx, pods_changed: bool) {
         if ctx.facts.tf_update_requested && !self.updated {
             self.roll_template(ctx);
+        }
+        if self.spec_edit_at.is_some_and(|t| ctx.now >= t) {
+            self.spec_edit_at = None;
+            self.edit_spec(ctx);
         }
         if pods_changed {
             self.observe_pods(ctx);
@@ -149,34 +182,57 @@ impl Vrouter {
         self.ds_status(ctx);
     }
 
-    /// The TF update: a new template, hence a new generation and revision.
+    /// The TF update: a new template, hence a new generation, template
+    /// generation and revision. The API server moves both generations in
+    /// the same write (`PrepareForUpdate`).
     fn roll_template(&mut self, ctx: &mut Ctx) {
         self.updated = true;
-        let image = objects::vrouter_image(self.generation + 1);
+        let template_generation = self.template_generation + 1;
+        let image = objects::vrouter_image(template_generation);
+        let t = template_generation.to_string();
         let new = check(
             ctx.mosk.update("daemonsets", Some(TF_NS), VROUTER_DS, |o| {
                 o["spec"]["template"]["spec"]["containers"][0]["image"] = image.clone().into();
+                o["metadata"]["annotations"][TEMPLATE_GENERATION] = t.into();
             }),
             "update vRouter DaemonSet",
         );
-        let generation = new
-            .as_ref()
-            .and_then(|d| d.pointer("/metadata/generation").and_then(Value::as_i64))
-            .unwrap_or(self.generation + 1);
-        while (self.revisions.len() as i64) < generation {
+        self.observe_generation(new.as_ref());
+        self.template_generation = template_generation;
+        while (self.revisions.len() as i64) < template_generation {
             self.revisions.push(k8s_suffix(ctx.rng, 10));
         }
-        self.generation = generation;
-        let g = generation.to_string();
-        check(
-            ctx.mosk.update("daemonsets", Some(TF_NS), VROUTER_DS, |o| {
-                o["metadata"]["annotations"]["deprecated.daemonset.template.generation"] = g.into();
-            }),
-            "annotate vRouter DaemonSet",
-        );
-        ctx.note(format!("tf: vRouter DaemonSet at generation {generation}"));
+        ctx.note(format!(
+            "tf: vRouter DaemonSet at generation {}, template generation {template_generation}",
+            self.generation
+        ));
         if !ctx.spec.vrouter_manual_restart {
             self.auto_queue = self.pods.keys().copied().collect();
+        }
+    }
+
+    /// A spec edit outside the template (`revisionHistoryLimit` + 1): only
+    /// `metadata.generation` moves; no pod is outdated by it.
+    fn edit_spec(&mut self, ctx: &mut Ctx) {
+        let new = check(
+            ctx.mosk.update("daemonsets", Some(TF_NS), VROUTER_DS, |o| {
+                let limit = o["spec"]["revisionHistoryLimit"].as_i64().unwrap_or(10);
+                o["spec"]["revisionHistoryLimit"] = (limit + 1).into();
+            }),
+            "edit vRouter DaemonSet spec",
+        );
+        self.observe_generation(new.as_ref());
+        ctx.note(format!(
+            "tf: vRouter DaemonSet spec edited outside its template: generation {}, template generation {}",
+            self.generation, self.template_generation
+        ));
+    }
+
+    /// The DaemonSet's `metadata.generation` as the store wrote it.
+    fn observe_generation(&mut self, ds: Option<&Value>) {
+        if let Some(g) = ds.and_then(|d| d.pointer("/metadata/generation").and_then(Value::as_i64))
+        {
+            self.generation = g;
         }
     }
 
@@ -218,7 +274,7 @@ impl Vrouter {
     fn auto_restart(&mut self, ctx: &mut Ctx) {
         if let Some(i) = self.auto_current {
             let done = self.pods.get(&i).is_some_and(|p| {
-                p.generation == self.generation
+                p.template_generation == self.template_generation
                     && !p.terminating
                     && p.written == Some((PodPhase::Running { ready: true }, p.reboots))
             });
@@ -231,7 +287,7 @@ impl Vrouter {
             let Some(pod) = self.pods.get(&i) else {
                 continue;
             };
-            if pod.generation == self.generation || pod.terminating {
+            if pod.template_generation == self.template_generation || pod.terminating {
                 continue;
             }
             check(
@@ -280,7 +336,7 @@ impl Vrouter {
             return;
         }
         pod.written = Some((phase, restarts));
-        let image = objects::vrouter_image(pod.generation);
+        let image = objects::vrouter_image(pod.template_generation);
         let name = pod.name.clone();
         check(
             ctx.mosk.update("pods", Some(TF_NS), &name, |o| {
@@ -294,9 +350,11 @@ impl Vrouter {
         let desired = ctx.machines.iter().filter(|m| m.has_vrouter()).count();
         let live: Vec<&Pod> = self.pods.values().filter(|p| !p.terminating).collect();
         let current = live.len();
+        // `IsPodUpdated`: one revision per template here, so the hash and the
+        // template generation agree.
         let updated = live
             .iter()
-            .filter(|p| p.generation == self.generation)
+            .filter(|p| p.template_generation == self.template_generation)
             .count();
         let ready = live
             .iter()
@@ -328,11 +386,13 @@ impl Vrouter {
 
     /// Name and `pod-template-generation` of the pod on machine `i`, for tests.
     pub fn pod_on(&self, i: usize) -> Option<(String, i64)> {
-        self.pods.get(&i).map(|p| (p.name.clone(), p.generation))
+        self.pods
+            .get(&i)
+            .map(|p| (p.name.clone(), p.template_generation))
     }
 
     /// The revision hash of the DaemonSet's current template.
     pub fn current_revision(&self) -> &str {
-        self.revision(self.generation)
+        self.revision(self.template_generation)
     }
 }
