@@ -234,7 +234,9 @@ fn confirm_plan(model: &mut Model, mut confirm: ConfirmDialog) -> Vec<Command> {
         return Vec::new();
     }
     // What the dialog showed must still be true: else nothing is sent.
-    let changed = precondition::changed_since_shown(&model.snapshot, &confirm.plan);
+    let changed = precondition::changed_since_shown(&model.snapshot, &confirm.plan, |node| {
+        plan::acknowledge_offer(&model.snapshot, node)
+    });
     if !changed.is_empty() {
         let why = format!(
             "not sent: changed since this dialog opened: {}; close it (Esc) and look again",

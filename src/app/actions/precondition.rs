@@ -7,6 +7,7 @@
 //! the server (`crate::cluster::writes::node`), which also covers a change
 //! the watch has not delivered yet.
 
+use crate::domain::action::ActionId;
 use crate::domain::action::plan::{ActionPlan, Change};
 use crate::domain::objects::{MigrationMode, Snapshot};
 
@@ -17,9 +18,37 @@ fn shown(v: Option<&str>) -> String {
 /// What no longer reads as the dialog showed, one text per change (empty:
 /// the plan may be sent). Only node annotation writes are checked here; the
 /// commence patch tests its step on the server, a pod delete its uid.
-pub fn changed_since_shown(snap: &Snapshot, plan: &ActionPlan) -> Vec<String> {
+///
+/// `offer` answers whether acknowledge is offered for a node now and for
+/// which servers (the acknowledge rule's own answer, whatever it reads): an
+/// acknowledgement whose node no longer waits for the operator, or waits
+/// with other servers, is not sent (a `skip` set after the migration ended
+/// would stay on the node for the next maintenance).
+pub fn changed_since_shown(
+    snap: &Snapshot,
+    plan: &ActionPlan,
+    offer: impl Fn(&str) -> Result<Vec<String>, String>,
+) -> Vec<String> {
     let mut out = Vec::new();
     for step in &plan.steps {
+        if plan.action == ActionId::AcknowledgeMigration {
+            match offer(&step.node) {
+                Err(why) => out.push(format!("acknowledge is no longer offered: {why}")),
+                Ok(mut servers) => {
+                    let mut shown = step.servers.clone();
+                    servers.sort();
+                    shown.sort();
+                    if servers != shown {
+                        out.push(format!(
+                            "node {}: the servers still on it are now [{}] (the dialog showed [{}])",
+                            step.node,
+                            servers.join(", "),
+                            shown.join(", ")
+                        ));
+                    }
+                }
+            }
+        }
         let Change::Annotations { annotations } = &step.change else {
             continue;
         };
@@ -74,6 +103,10 @@ mod tests {
         plan_set_mode(snap, &ctx, &[NODE_W3.into()], &MigrationMode::Skip, Some(3)).unwrap()
     }
 
+    fn no_offer(_: &str) -> Result<Vec<String>, String> {
+        Err("not asked for set-migration-mode".into())
+    }
+
     fn with_w3(snap: &mut Snapshot, f: impl FnOnce(&mut crate::domain::objects::Node)) {
         let mut n = snap.nodes().find(|n| n.name == NODE_W3).unwrap().clone();
         f(&mut n);
@@ -84,13 +117,13 @@ mod tests {
     fn a_plan_is_sent_only_while_its_node_reads_as_the_dialog_showed() {
         let mut snap = fixtures::mid_update();
         let p = plan(&snap);
-        assert!(changed_since_shown(&snap, &p).is_empty());
+        assert!(changed_since_shown(&snap, &p, no_offer).is_empty());
         with_w3(&mut snap, |n| {
             n.migration_mode = Some(MigrationMode::Live);
             n.migration_attempts = Some("7".into());
         });
         assert_eq!(
-            changed_since_shown(&snap, &p),
+            changed_since_shown(&snap, &p, no_offer),
             [
                 format!(
                     "node {NODE_W3}: instance_migration_mode is \"live\" now (the dialog showed \"manual\")"
@@ -102,10 +135,53 @@ mod tests {
         );
         with_w3(&mut snap, |n| n.uid = "uid-new".into());
         assert_eq!(
-            changed_since_shown(&snap, &p),
+            changed_since_shown(&snap, &p, no_offer),
             [format!(
                 "node {NODE_W3} was deleted and created again (uid uid-{NODE_W3} is now uid-new)"
             )]
+        );
+    }
+
+    #[test]
+    fn an_acknowledgement_is_sent_only_while_the_lock_still_waits_with_the_servers_shown() {
+        use crate::app::actions::plan::{acknowledge_offer, plan_acknowledge};
+        use crate::domain::objects::{Controller, LockState};
+        let mut snap = fixtures::mid_update();
+        let ctx = PlanContext {
+            mosk_context: "c".into(),
+            dry_run: false,
+        };
+        let p = plan_acknowledge(&snap, &ctx, &[NODE_W2.into()]).unwrap();
+        let offer = |s: &Snapshot| {
+            let s = s.clone();
+            move |n: &str| acknowledge_offer(&s, n)
+        };
+        assert!(changed_since_shown(&snap, &p, offer(&snap)).is_empty());
+        // One server left meanwhile: the list the dialog showed is wrong.
+        let one_left =
+            fixtures::worker2_lock_message().replace(&format!(", '{SERVER_B}': 'ACTIVE'"), "");
+        let mut lock = fixtures::node_lock(
+            Controller::Openstack,
+            NODE_W2,
+            LockState::Active,
+            Some(&one_left),
+        );
+        snap.apply(Object::NodeWorkloadLock(Arc::new(lock.clone())));
+        assert_eq!(
+            changed_since_shown(&snap, &p, offer(&snap)),
+            [format!(
+                "node {NODE_W2}: the servers still on it are now [{SERVER_A}] (the dialog showed [{SERVER_A}, {SERVER_B}])"
+            )]
+        );
+        // The migration ended: the lock no longer waits for the operator.
+        lock.state = LockState::Inactive;
+        snap.apply(Object::NodeWorkloadLock(Arc::new(lock)));
+        let changed = changed_since_shown(&snap, &p, offer(&snap));
+        assert_eq!(changed.len(), 1, "{changed:?}");
+        assert!(
+            changed[0].starts_with("acknowledge is no longer offered: ")
+                && changed[0].contains("already inactive"),
+            "{changed:?}"
         );
     }
 }
