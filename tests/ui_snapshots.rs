@@ -8,7 +8,11 @@ mod ui_support;
 use jiff::SignedDuration;
 use mosk_console::app::modal::Modal;
 use mosk_console::app::model::{Model, Notice, NoticeLevel, TableCursor, View};
+use mosk_console::app::msg::Msg;
+use mosk_console::app::update::update;
+use mosk_console::audit::AuditRecord;
 use mosk_console::cluster::events::WatchHealth;
+use mosk_console::cluster::writes::WriteEvent;
 use mosk_console::domain::fixtures::{self, names::*};
 use mosk_console::domain::objects::{ClusterId, Kind, MachineState, Object};
 use std::sync::Arc;
@@ -176,6 +180,77 @@ fn audit() {
     snap_both("audit", &with_view(View::Audit));
 }
 
+/// One audit record of this session (optional fields left out default).
+fn audit_record(plan: u64, phase: &str, fields: serde_json::Value) -> AuditRecord {
+    let mut v = serde_json::json!({
+        "time": ago(600 - 60 * plan as i64).to_string(), "session": "s", "plan": plan,
+        "phase": phase, "user": "jane", "user_source": "SelfSubjectReview",
+        "context": "child-admin@child-cl", "kind": "Node", "uid": "u",
+        "change": {}, "dry_run": false, "outcome": "pending",
+    });
+    for (k, x) in fields.as_object().unwrap() {
+        v[k] = x.clone();
+    }
+    serde_json::from_value(v).unwrap()
+}
+
+#[test]
+fn audit_with_records() {
+    use serde_json::json;
+    let mut m = with_view(View::Audit);
+    let mode = "instance_migration_mode: manual -> skip";
+    let records = [
+        audit_record(
+            1,
+            "intent",
+            json!({"action": "set-migration-mode", "name": NODE_W1,
+            "change_text": "instance_migration_mode: live -> manual"}),
+        ),
+        audit_record(
+            1,
+            "result",
+            json!({"action": "set-migration-mode", "name": NODE_W1,
+            "change_text": "instance_migration_mode: live -> manual", "outcome": "succeeded",
+            "message": "instance_migration_mode is manual"}),
+        ),
+        audit_record(
+            2,
+            "intent",
+            json!({"action": "acknowledge-migration", "name": NODE_W3,
+            "change_text": mode}),
+        ),
+        audit_record(
+            2,
+            "result",
+            json!({"action": "acknowledge-migration", "name": NODE_W3,
+            "change_text": mode, "outcome": "refused",
+            "message": format!("node {NODE_W3} changed since it was drawn: instance_migration_mode is \"live\" now (the dialog showed \"manual\"); nothing was changed")}),
+        ),
+        audit_record(
+            3,
+            "intent",
+            json!({"action": "restart-vrouter", "kind": "Pod",
+            "namespace": "tf", "name": VROUTER_POD_W1, "dry_run": true,
+            "change_text": "delete; replacement runs generation 1 -> 2"}),
+        ),
+    ];
+    for rec in records {
+        update(&mut m, Msg::Action(WriteEvent::Audit(Box::new(rec))));
+    }
+    settled(&mut m);
+    snap_both("audit_with_records", &m);
+    let text = text_of(render(&m, 160, 48).backend().buffer());
+    for needle in [
+        "succeeded: instance_migration_mode is m",
+        "refused: node",
+        "dry-run pending",
+        "Acknowledge migration",
+        "instance_migration_mode: manual -> skip",
+    ] {
+        assert!(text.contains(needle), "{needle}: {text}");
+    }
+}
+
 #[test]
 fn help_overlay() {
     let mut m = with_view(View::Machines);
@@ -318,12 +393,16 @@ fn stale_overview_and_tables() {
 #[test]
 fn loading_overview() {
     let mut m = base_model();
+    // Not listed yet: their watches are still starting (no health yet).
     for k in [Kind::Node, Kind::NodeWorkloadLock, Kind::VrouterPod] {
         m.freshness.remove(&k);
+        m.health.remove(&k);
     }
     snap_both("loading_overview", &m);
     let text = text_of(render(&m, 80, 24).backend().buffer());
     assert!(text.contains("loading: 13 of 16 lists"), "{text}");
+    // The status bar agrees: three watches have not started, not "16/16 ok".
+    assert!(text.contains("watches 13/16 ok, 3 starting"), "{text}");
     for claim in ["machines done", "phase", "Attention (", "ETA"] {
         assert!(!text.contains(claim), "{claim}: {text}");
     }

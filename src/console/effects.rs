@@ -1,8 +1,9 @@
 //! The effects of the console's commands: action commands go to the
 //! [`ActionExecutor`] (the one write path), and its [`WriteEvent`]s come
 //! back as `Msg::Action`. When the audit log cannot be opened, no action can
-//! run: every permission is answered "unavailable" with the reason, and a
-//! plan that still arrives is refused unsent.
+//! run: the model is told so at once ([`WriteEvent::ActionsOff`], its own
+//! verdict, never an RBAC denial), a permission question gets the same
+//! answer, and a plan that still arrives is refused unsent.
 //!
 //! The session report (`Command::WriteReport`) is written here too, into the
 //! state directory the audit log uses ([`write_report`]); the result comes
@@ -22,7 +23,6 @@ use crate::cluster::writes::exit::ExitReport;
 use crate::cluster::writes::{WriteEvent, WriteMode, WriteSink};
 use crate::console::ConsoleOptions;
 use crate::console::runtime::Effects;
-use crate::domain::action::access::AccessVerdict;
 use crate::domain::action::run::RunOutcome;
 
 /// The executor's reports as the console's messages. A closed channel (the
@@ -74,6 +74,7 @@ impl ConsoleEffects {
             && mode != WriteMode::ReadOnly
         {
             tracing::warn!("{e}");
+            let _ = tx.send(Msg::Action(WriteEvent::ActionsOff(e.clone())));
         }
         ConsoleEffects {
             actions,
@@ -150,14 +151,9 @@ impl Effects for ConsoleEffects {
         };
         let send = to_msgs(self.tx.clone());
         match command {
-            Command::CheckAccess(keys) => {
-                for key in keys {
-                    send(WriteEvent::Access {
-                        key,
-                        verdict: AccessVerdict::Denied(why.clone()),
-                    });
-                }
-            }
+            // Not an RBAC answer: the questions stay unasked, the model
+            // hears again why actions are off.
+            Command::CheckAccess(_) => send(WriteEvent::ActionsOff(why)),
             Command::Execute(plan) => send(WriteEvent::Finished {
                 plan_id: plan.id,
                 outcome: RunOutcome::Refused { message: why },

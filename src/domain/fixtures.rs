@@ -197,6 +197,19 @@ pub fn node_lock(
     }
 }
 
+/// An active TungstenFabric lock on `node` whose message reads like the
+/// OpenStack lock's "servers are still present" (worker-2's text): a rule
+/// that reads a lock's message without checking its controller takes it
+/// for OpenStack's.
+pub fn tf_lock_saying_servers_present(node: &str) -> WorkloadLock {
+    node_lock(
+        tf_controller(),
+        node,
+        LockState::Active,
+        Some(&worker2_lock_message()),
+    )
+}
+
 pub fn cluster_lock(name: &str, controller: Controller, state: LockState) -> WorkloadLock {
     WorkloadLock {
         name: name.into(),

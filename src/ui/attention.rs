@@ -29,6 +29,9 @@ pub(crate) fn action_hint(item: &AttentionItem, model: &Model) -> Option<String>
             if model.session.read_only {
                 return Some(format!("{}: read-only", id.hint()));
             }
+            if model.actions.off.is_some() {
+                return Some(format!("{}: actions off", id.hint()));
+            }
             (KeyAction::Act(id), id.hint())
         }
         (None, AttentionKind::Reminder(_)) => {

@@ -31,6 +31,10 @@ fn badges<'a>(model: &'a Model, theme: &Theme) -> Vec<Span<'a>> {
         out.push(Span::styled(" READ-ONLY ", theme.read_only_badge));
         out.push(Span::raw(" "));
     }
+    if model.actions.off.is_some() && !model.session.read_only {
+        out.push(Span::styled(" ACTIONS OFF ", theme.read_only_badge));
+        out.push(Span::raw(" "));
+    }
     if model.session.dry_run {
         out.push(Span::styled(" DRY-RUN ", theme.dry_run_badge));
         out.push(Span::raw(" "));

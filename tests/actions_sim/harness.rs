@@ -40,6 +40,10 @@ pub struct Seen {
     pub query: String,
     /// Intent records in the audit file when the request arrived.
     pub intents_on_disk: usize,
+    /// The body of a write, as text (empty for GET).
+    pub body: String,
+    /// Its `Content-Type`.
+    pub content_type: String,
 }
 
 impl Seen {
@@ -78,7 +82,18 @@ pub struct Options {
     /// The MOSK API server applies each change at once but answers it only
     /// after this long (a slow or stuck answer on the wire).
     pub answer_delay: Option<Duration>,
+    /// The audit log is a pipe (a reader holds it open): it opens, but no
+    /// record can be written (`fsync` of a pipe fails), as when the disk
+    /// under the log fails after the console started.
+    pub audit_unwritable: bool,
+    /// Called with the node's name after the MOSK API server answered a GET
+    /// of one node, before the client sees the answer (someone else writes
+    /// between the console's read and its write).
+    pub after_node_get: Option<NodeGetHook>,
 }
+
+/// See [`Options::after_node_get`]: called with the node's name.
+pub type NodeGetHook = Arc<dyn Fn(String) -> futures::future::BoxFuture<'static, ()> + Send + Sync>;
 
 /// A SelfSubjectAccessReview the server cannot answer, or answers oddly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +118,8 @@ impl Default for Options {
             self_subject_review: true,
             review_fault: None,
             answer_delay: None,
+            audit_unwritable: false,
+            after_node_get: None,
         }
     }
 }
@@ -132,7 +149,12 @@ fn recorded(router: axum::Router, log: Arc<Mutex<Vec<Seen>>>, audit: PathBuf) ->
     router.layer(axum::middleware::from_fn(
         move |req: axum::extract::Request, next: axum::middleware::Next| {
             let log = log.clone();
-            let intents_on_disk = audit::read(&audit)
+            // Only a regular file is read (a test may put a pipe there,
+            // which a read would wait on forever).
+            let intents_on_disk = std::fs::metadata(&audit)
+                .is_ok_and(|m| m.is_file())
+                .then(|| audit::read(&audit).ok())
+                .flatten()
                 .map(|recs| {
                     recs.iter()
                         .filter(|r| r.phase == AuditPhase::Intent)
@@ -140,12 +162,25 @@ fn recorded(router: axum::Router, log: Arc<Mutex<Vec<Seen>>>, audit: PathBuf) ->
                 })
                 .unwrap_or(0);
             async move {
+                let (parts, body) = req.into_parts();
+                let bytes = axum::body::to_bytes(body, 1 << 20)
+                    .await
+                    .unwrap_or_default();
+                let content_type = parts
+                    .headers
+                    .get("content-type")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or_default()
+                    .to_string();
                 log.lock().unwrap().push(Seen {
-                    method: req.method().to_string(),
-                    path: req.uri().path().to_string(),
-                    query: req.uri().query().unwrap_or_default().to_string(),
+                    method: parts.method.to_string(),
+                    path: parts.uri.path().to_string(),
+                    query: parts.uri.query().unwrap_or_default().to_string(),
                     intents_on_disk,
+                    body: String::from_utf8_lossy(&bytes).into_owned(),
+                    content_type,
                 });
+                let req = axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes));
                 next.run(req).await
             }
         },
@@ -207,6 +242,26 @@ fn with_review_fault(router: axum::Router, fault: ReviewFault) -> axum::Router {
                     tokio::time::sleep(Duration::from_secs(24 * 3600)).await;
                     next.run(req).await
                 }
+            }
+        },
+    ))
+}
+
+/// Runs `hook` after a GET of one node is answered.
+fn with_node_get_hook(router: axum::Router, hook: NodeGetHook) -> axum::Router {
+    router.layer(axum::middleware::from_fn(
+        move |req: axum::extract::Request, next: axum::middleware::Next| {
+            let hook = hook.clone();
+            async move {
+                let node = (req.method() == "GET")
+                    .then(|| req.uri().path().strip_prefix("/api/v1/nodes/"))
+                    .flatten()
+                    .map(str::to_string);
+                let resp = next.run(req).await;
+                if let Some(n) = node {
+                    hook(n).await;
+                }
+                resp
             }
         },
     ))
@@ -274,8 +329,29 @@ impl Harness {
             Some(d) => with_answer_delay(mosk_router, d, arrived.clone()),
             None => mosk_router,
         };
+        let mosk_router = match opts.after_node_get.clone() {
+            Some(h) => with_node_get_hook(mosk_router, h),
+            None => mosk_router,
+        };
         let dir = tempfile::tempdir().unwrap();
         let audit_path = dir.path().join("state/audit.jsonl");
+        if opts.audit_unwritable {
+            std::fs::create_dir_all(audit_path.parent().unwrap()).unwrap();
+            let made = std::process::Command::new("mkfifo")
+                .arg(&audit_path)
+                .status()
+                .expect("mkfifo (coreutils) is needed to make an audit log that cannot be written");
+            assert!(made.success(), "mkfifo failed");
+            // The reader: opening the pipe for writing waits for one. It
+            // reads until the console's end closes the pipe.
+            let p = audit_path.clone();
+            std::thread::spawn(move || {
+                use std::io::Read;
+                let mut f = std::fs::File::open(p).unwrap();
+                let mut sink = Vec::new();
+                let _ = f.read_to_end(&mut sink);
+            });
+        }
         let requests = Arc::new(Mutex::new(Vec::new()));
         let mosk = Client::new(
             recorded(mosk_router, requests.clone(), audit_path.clone()),

@@ -10,6 +10,7 @@ mod exit;
 mod harness;
 mod modes;
 mod node_actions;
+mod safety;
 mod scenario;
 mod unverified;
 mod vrouter_actions;

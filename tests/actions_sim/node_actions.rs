@@ -126,7 +126,7 @@ async fn set_mode_on_several_nodes() {
 }
 
 /// Steps the world until every node in `nodes` has an OpenStack lock saying servers are still present.
-fn wait_for_servers_present(h: &Harness, nodes: &[String]) -> bool {
+pub fn wait_for_servers_present(h: &Harness, nodes: &[String]) -> bool {
     h.world
         .step_until(jiff::SignedDuration::from_secs(4 * 3600), |w| {
             nodes.iter().all(|n| {

@@ -9,6 +9,7 @@ use crate::app::actions::dialog::{
     WhichSet,
 };
 use crate::app::actions::plan::{self, PlanContext};
+use crate::app::actions::precondition;
 use crate::app::actions::{access_key, assign_id, availability, check_access};
 use crate::app::model::{Model, NoticeLevel};
 use crate::app::msg::Command;
@@ -229,6 +230,24 @@ fn confirm_plan(model: &mut Model, mut confirm: ConfirmDialog) -> Vec<Command> {
     let action = confirm.plan.action;
     if model.actions.busy() {
         confirm.error = Some("an action is already running; wait for it to finish".into());
+        model.modals.open_dialog(Dialog::Confirm(confirm));
+        return Vec::new();
+    }
+    // What the dialog showed must still be true: else nothing is sent.
+    let changed = precondition::changed_since_shown(&model.snapshot, &confirm.plan, |node| {
+        plan::acknowledge_offer(&model.snapshot, &model.history, node)
+    });
+    if !changed.is_empty() {
+        let why = format!(
+            "not sent: changed since this dialog opened: {}; close it (Esc) and look again",
+            changed.join("; ")
+        );
+        notify(
+            model,
+            NoticeLevel::Warning,
+            format!("{}: {why}", confirm.plan.action.label()),
+        );
+        confirm.error = Some(why);
         model.modals.open_dialog(Dialog::Confirm(confirm));
         return Vec::new();
     }

@@ -15,6 +15,7 @@ pub mod commence;
 pub mod dialog;
 pub mod keys;
 pub mod plan;
+pub mod precondition;
 
 use jiff::Timestamp;
 
@@ -49,6 +50,10 @@ pub struct ActionsState {
     pub running: Option<RunningAction>,
     /// The last plan id handed out.
     pub last_plan_id: u64,
+    /// Why no action can run in this session (the audit log cannot be
+    /// opened); `None`: actions are on. Its own verdict, checked before the
+    /// user's RBAC, so a refusal never blames the wrong cause.
+    pub off: Option<String>,
 }
 
 impl ActionsState {
@@ -64,6 +69,9 @@ pub fn availability(model: &Model, action: ActionId) -> Availability {
         return Availability::Unavailable(
             "read-only mode (--read-only): no write can be sent".into(),
         );
+    }
+    if let Some(why) = &model.actions.off {
+        return Availability::Unavailable(why.clone());
     }
     model
         .actions
@@ -324,7 +332,7 @@ pub fn quit(model: &mut Model) -> Vec<Command> {
 
 /// Asks the server about every permission that has no fresh answer.
 pub fn check_access(model: &mut Model) -> Vec<Command> {
-    if model.session.read_only {
+    if model.session.read_only || model.actions.off.is_some() {
         return Vec::new();
     }
     let now = model.now;
@@ -350,6 +358,13 @@ pub fn on_event(model: &mut Model, ev: WriteEvent) -> Vec<Command> {
         WriteEvent::Access { key, verdict } => {
             let now = model.now;
             model.actions.access.record(key, verdict, now);
+        }
+        WriteEvent::ActionsOff(why) => {
+            if model.actions.off.is_none() {
+                notify(model, NoticeLevel::Error, why.clone());
+            }
+            model.actions.access.pending.clear();
+            model.actions.off = Some(why);
         }
         WriteEvent::Audit(rec) => {
             model.actions.audit.push(*rec);

@@ -202,8 +202,14 @@ fn acknowledge_is_not_offered_when_the_lock_is_inactive_or_says_something_else()
     ))));
     let e = acknowledge_offer(&snap, &History::new(), NODE_W2).unwrap_err();
     assert!(e.contains("does not say servers are still present"), "{e}");
-    // A TF lock's message never counts.
-    assert!(acknowledge_offer(&snap, &History::new(), NODE_W4).is_err());
+    // A TF lock's message never counts, even one that reads like OpenStack's
+    // (on a node with no OpenStack lock, so only the TF lock could answer).
+    let tf_only = "kaas-node-tf-only";
+    snap.apply(Object::NodeWorkloadLock(Arc::new(
+        fixtures::tf_lock_saying_servers_present(tf_only),
+    )));
+    let e = acknowledge_offer(&snap, &History::new(), tf_only).unwrap_err();
+    assert!(e.contains("no OpenStack node lock"), "{e}");
 }
 
 #[test]

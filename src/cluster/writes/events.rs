@@ -26,6 +26,9 @@ pub enum WriteEvent {
     },
     /// The plan ended.
     Finished { plan_id: u64, outcome: RunOutcome },
+    /// No action can run in this session, and why (the audit log cannot be
+    /// opened). Not a permission answer: the user's RBAC is not in question.
+    ActionsOff(String),
 }
 
 /// Where the executor's reports go. Called from the executor's tasks; must

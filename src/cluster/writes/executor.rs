@@ -30,6 +30,10 @@ use crate::domain::objects::ClusterId;
 /// How long a vRouter restart waits for the replacement pod by default.
 pub const DEFAULT_REPLACEMENT_TIMEOUT: Duration = Duration::from_secs(300);
 
+/// Why a plan that arrives while another runs is refused.
+pub const SECOND_PLAN_REFUSED: &str =
+    "another action is running: one action at a time; nothing was sent";
+
 /// What the executor needs; the binary builds it from the connected clusters.
 pub struct ExecutorConfig {
     pub mgmt: kube::Client,
@@ -131,7 +135,27 @@ impl ActionExecutor {
 impl ActionExecutor {
     /// Runs a confirmed plan (one at a time). Must be called inside a tokio
     /// runtime (the console's runtime loop is).
+    ///
+    /// A plan that arrives while another still runs is refused unsent: two
+    /// plans at once could take two vRouters (two nodes' networks) down
+    /// together, and the running plan's cancel token would be lost. The UI
+    /// refuses a second action too; this does not rely on it.
     pub fn execute(&mut self, plan: ActionPlan) {
+        if self.running() {
+            tracing::warn!(
+                plan = plan.id,
+                action = plan.action.name(),
+                "a second plan arrived while one runs: refused, nothing sent"
+            );
+            not_sent_rest(&self.shared, &plan, 0, "another action is running");
+            self.shared.send(WriteEvent::Finished {
+                plan_id: plan.id,
+                outcome: RunOutcome::Refused {
+                    message: SECOND_PLAN_REFUSED.into(),
+                },
+            });
+            return;
+        }
         let token = CancellationToken::new();
         self.cancel = Some(token.clone());
         let shared = self.shared.clone();
@@ -432,7 +456,7 @@ async fn execute_step(
     match &step.change {
         Change::Annotations { annotations } => {
             let got = w
-                .patch_node_annotations(&step.target.name, annotations)
+                .patch_node_annotations(&step.target.name, &step.target.uid, annotations)
                 .await?;
             let now: Vec<String> = annotations
                 .iter()

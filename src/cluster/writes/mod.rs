@@ -1,5 +1,6 @@
 //! The ONE write path to the clusters. Every request that changes anything
-//! (a merge patch of Node annotations, the delete of a vRouter pod) and every
+//! (a JSON patch of Node annotations that tests what the dialog showed,
+//! [`node`]; the delete of a vRouter pod) and every
 //! review request (SelfSubjectAccessReview, SelfSubjectReview, which are
 //! POSTs too) goes through [`Writer`]; [`WriteMode::ReadOnly`] is enforced in
 //! [`Writer::guard`], before any request is built, so with `--read-only` no
@@ -11,18 +12,12 @@ pub mod errors;
 pub mod events;
 pub mod executor;
 pub mod exit;
+pub mod node;
 pub mod review;
 pub mod update_plan;
 pub mod vrouter;
 
-use k8s_openapi::api::core::v1::Node;
-use kube::Api;
-use kube::api::{Patch, PatchParams};
-use serde_json::{Map, Value, json};
-
-use crate::domain::action::plan::AnnotationChange;
 use crate::domain::objects::ClusterId;
-use crate::sanitize::sanitize;
 
 pub use errors::WriteError;
 pub use events::{WriteEvent, WriteSink};
@@ -86,38 +81,5 @@ impl Writer {
             ClusterId::Mgmt => self.mgmt.clone(),
             ClusterId::Mosk => self.mosk.clone(),
         }
-    }
-
-    /// A JSON merge patch of the Node's annotations (`null` removes one),
-    /// as `kubectl annotate` sends it. Returns the annotations' values the
-    /// server answered with (sanitized), in the order of `changes`.
-    pub async fn patch_node_annotations(
-        &self,
-        node: &str,
-        changes: &[AnnotationChange],
-    ) -> Result<Vec<Option<String>>, WriteError> {
-        self.guard()?;
-        let mut annotations = Map::new();
-        for c in changes {
-            annotations.insert(
-                c.key.clone(),
-                c.new.clone().map_or(Value::Null, Value::String),
-            );
-        }
-        let patch = json!({ "metadata": { "annotations": annotations } });
-        let mut params = PatchParams::default();
-        if self.mode.dry_run() {
-            params = params.dry_run();
-        }
-        let api: Api<Node> = Api::all(self.mosk.clone());
-        let node_obj = api
-            .patch(node, &params, &Patch::Merge(&patch))
-            .await
-            .map_err(|e| errors::explain(e, &errors::Target::node(node)))?;
-        let got = node_obj.metadata.annotations.unwrap_or_default();
-        Ok(changes
-            .iter()
-            .map(|c| got.get(&c.key).map(|v| sanitize(v)))
-            .collect())
     }
 }

@@ -57,7 +57,8 @@ impl AnnotationChange {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Change {
-    /// A JSON merge patch of `metadata.annotations`.
+    /// A change of `metadata.annotations`, sent as a JSON patch that tests
+    /// the node's uid and each old value (`cluster::writes::node`).
     Annotations { annotations: Vec<AnnotationChange> },
     /// Delete the pod (uid precondition), then wait for its DaemonSet to
     /// create the replacement on the same node from the current template.
