@@ -457,18 +457,11 @@ async fn acknowledge_waiting_nodes(h: &mut Harness) {
         .collect();
     for node in failing {
         h.tick_and_settle().await;
-        h.select(&[&node]);
-        h.press('m');
-        h.press('j'); // manual
-        h.key(KeyCode::Enter, KeyModifiers::NONE);
-        h.press('y');
-        let outcome = h.run_to_end(false).await;
+        let outcome = h.set_manual(&node).await;
         assert!(
             matches!(outcome, RunOutcome::Completed { .. }),
             "{outcome:?}"
         );
-        h.close();
-        h.model.selected_nodes.clear();
     }
     let nodes: Vec<String> = h
         .model
@@ -480,16 +473,11 @@ async fn acknowledge_waiting_nodes(h: &mut Harness) {
         .collect();
     for node in nodes {
         h.tick_and_settle().await;
-        h.select(&[&node]);
-        h.press('a');
-        h.press('y');
-        let outcome = h.run_to_end(false).await;
+        let outcome = h.acknowledge(&node).await;
         assert!(
             matches!(outcome, RunOutcome::Completed { .. }),
             "{outcome:?}"
         );
-        h.close();
-        h.model.selected_nodes.clear();
     }
 }
 

@@ -580,6 +580,32 @@ impl Harness {
     }
 
     /// Selects exactly these nodes (as `space` on their rows would).
+    /// Sets `node`'s migration mode to manual through the keys (`m`, the
+    /// picker's next entry after live, Enter, `y`) and runs it to the end.
+    pub async fn set_manual(&mut self, node: &str) -> RunOutcome {
+        self.select(&[node]);
+        self.press('m');
+        self.press('j'); // manual
+        self.key(KeyCode::Enter, KeyModifiers::NONE);
+        self.press('y');
+        let outcome = self.run_to_end(false).await;
+        self.close();
+        self.model.selected_nodes.clear();
+        outcome
+    }
+
+    /// Acknowledges `node`'s migration through the keys (`a`, `y`) and runs
+    /// it to the end.
+    pub async fn acknowledge(&mut self, node: &str) -> RunOutcome {
+        self.select(&[node]);
+        self.press('a');
+        self.press('y');
+        let outcome = self.run_to_end(false).await;
+        self.close();
+        self.model.selected_nodes.clear();
+        outcome
+    }
+
     pub fn select(&mut self, nodes: &[&str]) {
         self.model.selected_nodes = nodes.iter().map(|n| n.to_string()).collect();
     }

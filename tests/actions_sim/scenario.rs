@@ -2,7 +2,6 @@
 //! migration through the console (setting manual first where a live
 //! migration keeps failing), runs to the end.
 
-use crossterm::event::{KeyCode, KeyModifiers};
 use jiff::SignedDuration;
 use mosk_console::app::actions::plan::acknowledge_offer;
 use mosk_console::domain::action::ActionId;
@@ -38,14 +37,10 @@ async fn acknowledging_manual_migrations_lets_quick_run_to_the_end() {
         let Some(node) = waiting else { break };
         h.tick_and_settle().await;
         if acknowledge_offer(&h.model.snapshot, &h.model.history, &node).is_ok() {
-            h.select(&[&node]);
-            h.press('a');
-            h.press('y');
             assert_eq!(
-                h.run_to_end(false).await,
+                h.acknowledge(&node).await,
                 RunOutcome::Completed { dry_run: false }
             );
-            h.close();
             assert_eq!(h.annotation(&node, MODE).as_deref(), Some("skip"));
             acknowledged.push(node);
             continue;
@@ -56,16 +51,10 @@ async fn acknowledging_manual_migrations_lets_quick_run_to_the_end() {
                 && i.node.as_deref() == Some(node.as_str())
         });
         if failing && !set_manual.contains(&node) {
-            h.select(&[&node]);
-            h.press('m');
-            h.press('j'); // manual
-            h.key(KeyCode::Enter, KeyModifiers::NONE);
-            h.press('y');
             assert_eq!(
-                h.run_to_end(false).await,
+                h.set_manual(&node).await,
                 RunOutcome::Completed { dry_run: false }
             );
-            h.close();
             assert_eq!(h.annotation(&node, MODE).as_deref(), Some("manual"));
             set_manual.push(node.clone());
         }
