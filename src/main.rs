@@ -87,6 +87,7 @@ fn serve_options(demo: &DemoArgs, args: &ServeArgs) -> ServeOptions {
         start: None,
         faults: (*args.faults).clone(),
         log_rate: args.log_rate,
+        force: args.force,
     }
 }
 
@@ -100,6 +101,14 @@ async fn run_demo(demo: &DemoArgs, target: &TargetArgs, ui: &UiArgs) -> Result<(
         .prefix("mosk-console-demo-")
         .tempdir()
         .map_err(|e| format!("cannot create a temporary directory for the demo kubeconfig: {e}"))?;
+    // The demo's audit log and reports are its own, never the real ones:
+    // `<state dir>/demo/` (kept after the demo), else the temporary directory.
+    if opts.audit_log.is_none() {
+        let demo_dir = mosk_console::logging::state_dir()
+            .map(|d| d.join("demo"))
+            .unwrap_or_else(|| dir.path().to_path_buf());
+        opts.audit_log = Some(demo_dir.join(mosk_console::audit::DEFAULT_FILE));
+    }
     let kubeconfig = dir.path().join("kubeconfig");
     let sim = serve::start(ServeOptions {
         scenario: demo.scenario.clone(),

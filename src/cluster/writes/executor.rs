@@ -281,6 +281,7 @@ fn record(
         permission_note: run.permission_note.clone(),
         outcome,
         message,
+        simulated: shared.audit.is_simulated(),
     }
 }
 
