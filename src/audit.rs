@@ -4,7 +4,7 @@
 //! mid-action still leaves a trace. The file is created with mode 0600 in the
 //! XDG state directory, or where `--audit-log PATH` says.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -123,6 +123,10 @@ pub struct AuditRecord {
     /// The server's message or what went wrong.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// Written by `demo`: the write went to the built-in simulator, not to
+    /// a real cluster. Absent (false) in real records.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub simulated: bool,
 }
 
 /// An audit log open for appending.
@@ -130,6 +134,8 @@ pub struct AuditRecord {
 pub struct AuditLog {
     path: PathBuf,
     session: String,
+    /// Every record is marked `simulated` (the demo's log).
+    simulated: bool,
     file: Mutex<File>,
 }
 
@@ -154,31 +160,31 @@ impl AuditLog {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             create_private_dir(dir)?;
         }
-        let mut opts = OpenOptions::new();
-        opts.create(true).append(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            opts.mode(0o600);
-        }
-        let file = opts.open(&path).map_err(|e| {
-            std::io::Error::new(e.kind(), format!("audit log {}: {e}", path.display()))
-        })?;
-        // An existing file keeps its mode on open: make it private too.
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-        }
+        // No symlink followed, a regular file of one's own in a private
+        // directory, made 0600 (crate::files).
+        let file = crate::files::open_append(&path)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("audit log {e}")))?;
         Ok(AuditLog {
             path,
             session: uuid::Uuid::new_v4().to_string(),
+            simulated: false,
             file: Mutex::new(file),
         })
     }
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Marks every record written through this log as simulated (`demo`).
+    pub fn simulated(mut self) -> AuditLog {
+        self.simulated = true;
+        self
+    }
+
+    /// Whether the records are marked simulated.
+    pub fn is_simulated(&self) -> bool {
+        self.simulated
     }
 
     /// This session's id, written in every record.
@@ -261,6 +267,7 @@ mod tests {
             permission_note: Some("permission not verified: the server will decide".into()),
             outcome,
             message: None,
+            simulated: false,
         }
     }
 
@@ -317,6 +324,32 @@ mod tests {
         AuditLog::open(Some(&path)).unwrap();
         let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
+    }
+
+    /// `--audit-log` pointing at a symlink planted in a shared directory:
+    /// refused, the target neither written nor chmod'ed, and the error names
+    /// the path and the reason (actions are then off with it).
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_audit_log_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("victim");
+        std::fs::write(&target, "").unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let link = dir.path().join("audit.jsonl");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let e = AuditLog::open(Some(&link)).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!(
+                "audit log {}: refused: it is a symbolic link",
+                link.display()
+            )),
+            "{e}"
+        );
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "");
+        let mode = std::fs::metadata(&target).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o644);
     }
 
     #[test]

@@ -158,9 +158,13 @@ pub struct ServeArgs {
     /// Port of the MOSK cluster's API (0: any free port).
     #[arg(long, value_name = "P", default_value_t = 0)]
     pub mosk_port: u16,
-    /// Where to write the kubeconfig (contexts sim-mgmt and sim-mosk).
+    /// Where to write the kubeconfig (contexts sim-mgmt and sim-mosk). An
+    /// existing file the simulator did not write is refused.
     #[arg(long, value_name = "PATH")]
     pub kubeconfig_out: PathBuf,
+    /// Replace `--kubeconfig-out` even if the simulator did not write it.
+    #[arg(long)]
+    pub force: bool,
     /// Faults to inject, comma-separated; times are simulated time since start.
     #[arg(long, value_name = "SPEC", default_value = "",
           value_parser = crate::sim::faults::spec::FaultPlan::parse_boxed,

@@ -11,6 +11,7 @@ pub mod cluster;
 pub mod config;
 pub mod console;
 pub mod domain;
+pub mod files;
 pub mod logging;
 pub mod sanitize;
 pub mod sim;

@@ -1,6 +1,7 @@
 //! mosk-console: parse the command line, set up error reports and tracing,
 //! run a subcommand.
 
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -24,7 +25,10 @@ fn main() -> ExitCode {
         return fail(problem);
     }
     if let Err(e) = color_eyre::install() {
-        eprintln!("mosk-console: cannot install error reporting: {e}");
+        let _ = writeln!(
+            std::io::stderr(),
+            "mosk-console: cannot install error reporting: {e}"
+        );
     }
     let (_trace_file, _trace_guard) = mosk_console::logging::init();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -35,6 +39,8 @@ fn main() -> ExitCode {
         Err(e) => return fail(format!("cannot start the async runtime: {e}")),
     };
     match runtime.block_on(run(cli)) {
+        // Every outcome known: the operator quit, a signal came or the
+        // terminal went away (README "Exit codes"); the report says what was done.
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => fail(message),
     }
@@ -43,7 +49,6 @@ fn main() -> ExitCode {
 /// Prints a one-paragraph error (never with the terminal in raw mode: every
 /// path that entered it has left it by now) and exits non-zero.
 fn fail(message: String) -> ExitCode {
-    use std::io::Write;
     // Not eprintln!: after a hang-up stderr is gone, and the exit code must stay 2.
     let _ = writeln!(std::io::stderr(), "mosk-console: {message}");
     ExitCode::from(2)
@@ -82,6 +87,7 @@ fn serve_options(demo: &DemoArgs, args: &ServeArgs) -> ServeOptions {
         start: None,
         faults: (*args.faults).clone(),
         log_rate: args.log_rate,
+        force: args.force,
     }
 }
 
@@ -95,6 +101,14 @@ async fn run_demo(demo: &DemoArgs, target: &TargetArgs, ui: &UiArgs) -> Result<(
         .prefix("mosk-console-demo-")
         .tempdir()
         .map_err(|e| format!("cannot create a temporary directory for the demo kubeconfig: {e}"))?;
+    // The demo's audit log and reports are its own, never the real ones:
+    // `<state dir>/demo/` (kept after the demo), else the temporary directory.
+    if opts.audit_log.is_none() {
+        let demo_dir = mosk_console::logging::state_dir()
+            .map(|d| d.join("demo"))
+            .unwrap_or_else(|| dir.path().to_path_buf());
+        opts.audit_log = Some(demo_dir.join(mosk_console::audit::DEFAULT_FILE));
+    }
     let kubeconfig = dir.path().join("kubeconfig");
     let sim = serve::start(ServeOptions {
         scenario: demo.scenario.clone(),

@@ -4,8 +4,15 @@
 //!
 //! Only the interactive binary uses this module: `EventStream` panics without
 //! a TTY, so tests drive the loop through the message channel instead.
+//!
+//! **The terminal going away** (an SSH drop: SIGHUP, then `EIO` on every read
+//! and write of the tty) is remembered once, process-wide ([`gone`]): from
+//! then on nothing is drawn and no key read, and nothing here prints (a
+//! `print!` to a dead tty panics); what is left to say goes to the trace log
+//! and to stderr only where a write error is ignored.
 
 use std::io::{self, Stdout};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossterm::event::{
     DisableBracketedPaste, EnableBracketedPaste, Event, EventStream, KeyEventKind,
@@ -20,6 +27,28 @@ use tokio_util::sync::CancellationToken;
 use crate::app::msg::Msg;
 
 pub type Tui = Terminal<CrosstermBackend<Stdout>>;
+
+static GONE: AtomicBool = AtomicBool::new(false);
+
+/// Whether the terminal went away (hang-up, or the tty failing with `EIO`/`ENXIO`).
+pub fn gone() -> bool {
+    GONE.load(Ordering::SeqCst)
+}
+
+/// Records that the terminal went away: nothing is drawn from now on.
+pub fn mark_gone(why: &str) {
+    if !GONE.swap(true, Ordering::SeqCst) {
+        tracing::warn!("the terminal went away ({why}): no more drawing or keys");
+    }
+}
+
+/// Whether `e`, from a read or write of the tty, means the terminal is gone:
+/// `EIO` (the pty's other end closed), `ENXIO` (no such device any more),
+/// or a broken pipe.
+pub fn is_gone_error(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::BrokenPipe
+        || matches!(e.raw_os_error(), Some(code) if code == libc::EIO || code == libc::ENXIO)
+}
 
 /// Why this process cannot draw the console, checked before anything
 /// writes to the terminal: `TERM=dumb`, or stdin or stdout not a terminal
@@ -55,14 +84,23 @@ pub fn unusable_with(
     Some(format!("{missing}: {HINT}"))
 }
 
-/// Enters raw mode and the alternate screen. ratatui's `init` installs a
-/// panic hook that restores the terminal before the panic report prints.
-/// If any step fails, what was already switched on is switched off again, so
-/// the error prints on a normal terminal.
+/// Enters raw mode and the alternate screen, with a panic hook that
+/// restores the terminal before the panic report prints. If any step fails,
+/// what was already switched on is switched off again, so the error prints
+/// on a normal terminal. Not `ratatui::try_init`: its hook restores with an
+/// `eprintln!`, which panics again inside the hook (an abort, exit 134) when
+/// the terminal is gone.
 pub fn enter() -> io::Result<Tui> {
-    let entered = ratatui::try_init()
-        .inspect(|_| exit_after_panic())
-        .and_then(|terminal| execute!(io::stdout(), EnableBracketedPaste).map(|()| terminal));
+    exit_after_panic();
+    let entered = crossterm::terminal::enable_raw_mode()
+        .and_then(|()| {
+            execute!(
+                io::stdout(),
+                crossterm::terminal::EnterAlternateScreen,
+                EnableBracketedPaste
+            )
+        })
+        .and_then(|()| Terminal::new(CrosstermBackend::new(io::stdout())));
     if entered.is_err() {
         leave();
     }
@@ -73,17 +111,25 @@ pub fn enter() -> io::Result<Tui> {
 /// the report printed: a console that lost a task would otherwise keep
 /// drawing on a normal-mode screen.
 fn exit_after_panic() {
-    let restore_and_report = std::panic::take_hook();
+    let report = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        restore_and_report(info);
+        leave();
+        if gone() {
+            // The report hook prints to stderr, and a print to a dead tty
+            // panics inside the hook (an abort): the trace log gets it.
+            tracing::error!("panic after the terminal went away: {info}");
+        } else {
+            report(info);
+        }
         std::process::exit(101);
     }));
 }
 
-/// Leaves raw mode and the alternate screen. Safe to call more than once.
+/// Leaves raw mode and the alternate screen. Safe to call more than once,
+/// and after the terminal is gone (every error is ignored, nothing printed).
 pub fn leave() {
     let _ = execute!(io::stdout(), DisableBracketedPaste);
-    ratatui::restore();
+    let _ = ratatui::try_restore();
 }
 
 /// Reads terminal events into `tx` until cancelled or the terminal goes away
@@ -102,7 +148,13 @@ pub fn spawn_input(tx: UnboundedSender<Msg>, cancel: CancellationToken) {
                 Some(Ok(Event::Resize(width, height))) => Msg::Resize { width, height },
                 Some(Ok(_)) => continue,
                 // The terminal is gone (hang-up) or broken: quit.
-                Some(Err(_)) | None => {
+                Some(Err(e)) => {
+                    mark_gone(&format!("reading keys: {e}"));
+                    let _ = tx.send(quit_msg());
+                    break;
+                }
+                None => {
+                    mark_gone("the key stream ended");
                     let _ = tx.send(quit_msg());
                     break;
                 }
@@ -136,7 +188,7 @@ pub fn spawn_signals(tx: UnboundedSender<Msg>) {
         tokio::spawn(async move {
             tokio::select! {
                 _ = term.recv() => {}
-                _ = hup.recv() => {}
+                _ = hup.recv() => mark_gone("SIGHUP"),
                 _ = int.recv() => {}
             }
             let _ = tx.send(quit_msg());

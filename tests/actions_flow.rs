@@ -357,6 +357,7 @@ fn the_audit_view_rows_pair_intent_and_result() {
         permission_note: Some("permission not verified: the server will decide".into()),
         outcome,
         message: message.map(str::to_string),
+        simulated: false,
     };
     update(
         &mut m,

@@ -91,3 +91,69 @@ fn sigterm_and_sighup_quit_and_restore_the_terminal() {
         assert!(!screen.hide_cursor(), "SIG{signal}: cursor still hidden");
     }
 }
+
+/// `demo` keeps its own files: its audit log and report go to the state
+/// directory's `demo/` folder, never into the real audit log, and every
+/// record, the report and the Audit view say they are simulated.
+#[test]
+fn demo_writes_its_own_audit_log_and_report_marked_simulated() {
+    let state = tempfile::tempdir().unwrap();
+    let mut c = Console::start(
+        &["demo", "--scenario", "quick", "--speed", "60"],
+        state.path(),
+    );
+    c.wait_for("the manual migration waiting", |s| {
+        s.contains("[a: acknowledge migration]")
+    });
+    c.send("a");
+    c.wait_for("the confirmation, allowed", |s| {
+        s.contains("[> Cancel <]") && s.contains("permission: allowed")
+    });
+    c.send("y");
+    c.wait_for("the acknowledge done", |s| s.contains("1 of 1 done"));
+    c.send("\r");
+    c.wait_for("the progress closed", |s| !s.contains("1 of 1 done"));
+    c.send("9");
+    c.wait_for("the Audit view, marked simulated", |s| {
+        s.contains("Audit: SIMULATED (demo)") && s.contains("Acknowledge migration")
+    });
+    c.send("q");
+    let status = c.finish();
+    assert!(status.success(), "{status:?}; screen:\n{}", c.screen());
+
+    let real = state.path().join("state/mosk-console");
+    assert!(
+        !real.join("audit.jsonl").exists(),
+        "the real audit log is untouched"
+    );
+    let demo = real.join("demo");
+    let text = std::fs::read_to_string(demo.join("audit.jsonl")).unwrap();
+    let records: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 2, "{text}");
+    assert!(records.iter().all(|r| r["simulated"] == true), "{text}");
+    let reports: Vec<std::path::PathBuf> = std::fs::read_dir(&demo)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    assert_eq!(reports.len(), 1, "{reports:?}");
+    let name = reports[0]
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    assert!(name.starts_with("report-demo-"), "{name}");
+    let report = std::fs::read_to_string(&reports[0]).unwrap();
+    assert!(report.contains("**SIMULATED:**"), "{report}");
+    assert!(
+        !std::fs::read_dir(&real).unwrap().any(|e| e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with("report-")),
+        "no report among the real ones"
+    );
+}

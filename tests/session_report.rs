@@ -331,7 +331,7 @@ fn quitting_after_an_attention_item_writes_the_report_and_names_it() {
             p.file_name()
                 .unwrap()
                 .to_string_lossy()
-                .starts_with("report-child-cl-")
+                .starts_with("report-demo-child-cl-")
         })
         .collect();
     assert_eq!(reports.len(), 1, "{reports:?}");

@@ -210,6 +210,7 @@ fn model_for(view: View) -> Model {
                     permission_note: None,
                     outcome,
                     message: None,
+                    simulated: false,
                 };
                 update(&mut m, Msg::Action(WriteEvent::Audit(Box::new(rec))));
             }

@@ -49,9 +49,15 @@ pub fn report(model: &Model) -> Report {
         })
         .take(60)
         .collect();
+    // A demo's report never takes the name of a real one.
+    let demo = if model.session.demo.is_some() {
+        "demo-"
+    } else {
+        ""
+    };
     Report {
         file_name: format!(
-            "report-{cluster}-{}.md",
+            "report-{demo}{cluster}-{}.md",
             model.now.strftime("%Y%m%dT%H%M%SZ")
         ),
         markdown: render(model),
@@ -128,6 +134,13 @@ fn header(model: &Model, out: &mut String) {
         "# MOSK cluster update: session report for {}\n",
         md(&s.cluster_name)
     );
+    if let Some(scenario) = &s.demo {
+        let _ = writeln!(
+            out,
+            "**SIMULATED:** this session ran on the built-in simulated clusters (`demo`, scenario {}); nothing was sent to a real cluster.\n",
+            md(scenario)
+        );
+    }
     let mode = if s.read_only {
         "read-only"
     } else if s.dry_run {

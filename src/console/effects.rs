@@ -55,7 +55,12 @@ impl ConsoleEffects {
         let audit = if mode == WriteMode::ReadOnly {
             Err("read-only mode (--read-only): no write can be sent".to_string())
         } else {
-            AuditLog::open(opts.audit_log.as_deref()).map_err(|e| {
+            AuditLog::open(opts.audit_log.as_deref())
+                .map(|log| match opts.session.demo {
+                    Some(_) => log.simulated(),
+                    None => log,
+                })
+                .map_err(|e| {
                 format!(
                     "the audit log cannot be opened, so actions are off: {e} (use --audit-log PATH)"
                 )
@@ -190,14 +195,8 @@ pub fn write_report(dir: &Path, report: &Report) -> Result<PathBuf, String> {
             format!("{stem}-{n}.{ext}")
         };
         let path = dir.join(name);
-        let mut opts = std::fs::OpenOptions::new();
-        opts.write(true).create_new(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            opts.mode(0o600);
-        }
-        match opts.open(&path) {
+        // No symlink followed, a private directory (crate::files).
+        match crate::files::create_new(&path) {
             Ok(mut f) => {
                 f.write_all(report.markdown.as_bytes())
                     .and_then(|_| f.sync_data())
@@ -205,7 +204,7 @@ pub fn write_report(dir: &Path, report: &Report) -> Result<PathBuf, String> {
                 return Ok(path);
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(fail(e, &path)),
+            Err(e) => return Err(e.to_string()),
         }
     }
     Err(format!(

@@ -80,6 +80,10 @@ pub async fn run(clusters: Clusters, opts: ConsoleOptions) -> std::io::Result<Ex
     .await;
     cancel.cancel();
     crate::terminal::leave();
+    // Not ratatui's drop: it shows the cursor and, when that fails (the
+    // terminal is gone), `eprintln!`s, which panics on a dead tty.
+    let _ = terminal.show_cursor();
+    std::mem::forget(terminal);
     match &result {
         Ok(stats) => tracing::info!(?stats, "console stopped"),
         Err(e) => tracing::warn!("the console stopped: {e}"),
@@ -129,15 +133,23 @@ fn session_report_at_quit(
         return;
     }
     match effects.write_report(&crate::app::report::report(model)) {
-        Ok(path) => println!("mosk-console: session report written to {}", path.display()),
+        Ok(path) => {
+            let line = format!("session report written to {}", path.display());
+            tracing::info!("{line}");
+            use std::io::Write;
+            // Not println!: it panics when the terminal is gone.
+            let _ = writeln!(std::io::stdout(), "mosk-console: {line}");
+        }
         Err(e) => say(&format!("the session report was not written: {e}")),
     }
 }
 
-/// One line on stderr (the terminal is restored by now). A write error is
-/// ignored: after a hang-up there is no terminal to tell.
+/// One line for the operator: in the trace log, and on stderr (the terminal
+/// is restored by now). A write error is ignored: after a hang-up there is
+/// no terminal to tell, and `eprintln!` would panic.
 fn say(line: &str) {
     use std::io::Write;
+    tracing::info!("{line}");
     let _ = writeln!(std::io::stderr(), "mosk-console: {line}");
 }
 

@@ -56,11 +56,31 @@ where
     let mut dirty = true;
     let mut last_draw: Option<Instant> = None;
     loop {
-        if dirty && last_draw.is_none_or(|t| t.elapsed() >= FRAME_BUDGET) {
+        if dirty
+            && !crate::terminal::gone()
+            && last_draw.is_none_or(|t| t.elapsed() >= FRAME_BUDGET)
+        {
             let mut report = Default::default();
-            terminal
+            let drawn = terminal
                 .draw(|f| report = crate::ui::draw_reported(f, model, theme))
-                .map_err(Into::into)?;
+                .map(|_| ())
+                .map_err(Into::into);
+            if let Err(e) = drawn {
+                if !crate::terminal::is_gone_error(&e) {
+                    return Err(e);
+                }
+                // An SSH drop: quit as a hang-up does (the write in flight
+                // is waited for after the loop), drawing nothing more.
+                crate::terminal::mark_gone(&format!("drawing: {e}"));
+                apply(
+                    model,
+                    started.elapsed(),
+                    vec![hang_up()],
+                    effects,
+                    &mut stats,
+                );
+                break;
+            }
             // What was on screen, for the keys that come next (not a change to redraw).
             update(model, Msg::Drawn(report));
             stats.frames += 1;
@@ -96,6 +116,12 @@ where
         }
     }
     Ok(stats)
+}
+
+/// What a hang-up sends: Ctrl-C, which quits without asking.
+fn hang_up() -> Msg {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    Msg::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL))
 }
 
 /// Applies `batch` after the operator's time `real` (not counted as a message).

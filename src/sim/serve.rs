@@ -66,6 +66,9 @@ pub struct ServeOptions {
     /// lcm-controller background lines per simulated minute (`--log-rate`);
     /// `None`: the scenario's own (~8).
     pub log_rate: Option<f64>,
+    /// Replace `kubeconfig_out` even when it exists and is not a kubeconfig
+    /// the simulator wrote (`--force`).
+    pub force: bool,
 }
 
 impl Default for ServeOptions {
@@ -80,6 +83,7 @@ impl Default for ServeOptions {
             start: None,
             faults: FaultPlan::default(),
             log_rate: None,
+            force: false,
         }
     }
 }
@@ -191,6 +195,12 @@ pub async fn start(opts: ServeOptions) -> Result<RunningSim, ServeError> {
         && !(r.is_finite() && r > 0.0 && r <= MAX_LOG_RATE)
     {
         return Err(ServeError::LogRate(r));
+    }
+    if !opts.force {
+        check_kubeconfig_out(&opts.kubeconfig_out).map_err(|source| ServeError::Kubeconfig {
+            path: opts.kubeconfig_out.clone(),
+            source,
+        })?;
     }
     let mut spec = load_scenario(&opts.scenario).map_err(ServeError::Scenario)?;
     // Whole seconds: HTTP dates and kubectl ages have no fractions.
@@ -331,7 +341,39 @@ fn catch_up(
     }
 }
 
-/// Writes a kubeconfig for both clusters, readable by its owner only.
+/// The first line of every kubeconfig the simulator writes: how it knows a
+/// file it may replace (a YAML comment, so kubectl and kube-rs ignore it).
+pub const KUBECONFIG_MARK: &str = "# Written by `mosk-console sim serve` for its simulated clusters; it replaces this file on its next start.";
+
+/// Refuses an existing `path` that is not a kubeconfig the simulator wrote
+/// (`~/.kube/config`, a symlink, anything else): the simulator renames its
+/// file over the target, and what was there would be lost.
+pub fn check_kubeconfig_out(path: &Path) -> std::io::Result<()> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    let ours = meta.file_type().is_file()
+        && std::fs::read_to_string(path).is_ok_and(|t| t.lines().next() == Some(KUBECONFIG_MARK));
+    if ours {
+        return Ok(());
+    }
+    let what = if meta.file_type().is_symlink() {
+        "it is a symbolic link"
+    } else if meta.file_type().is_file() {
+        "it exists and the simulator did not write it"
+    } else {
+        "it exists and is not a regular file"
+    };
+    Err(std::io::Error::new(
+        std::io::ErrorKind::AlreadyExists,
+        format!("{what}: refusing to replace it (choose another path, or pass --force)"),
+    ))
+}
+
+/// Writes a kubeconfig for both clusters, readable by its owner only,
+/// marked as the simulator's ([`KUBECONFIG_MARK`]).
 /// Hand-written YAML: the structure is fixed and every value is ours.
 pub fn write_kubeconfig(
     path: &Path,
@@ -340,7 +382,8 @@ pub fn write_kubeconfig(
     namespace: &str,
 ) -> std::io::Result<()> {
     let text = format!(
-        "apiVersion: v1
+        "{KUBECONFIG_MARK}
+apiVersion: v1
 kind: Config
 clusters:
 - name: sim-mgmt
@@ -516,6 +559,59 @@ mod tests {
         assert!(err.contains(&format!("127.0.0.1:{port}")), "{err}");
         sim.shutdown().await;
         assert!(std::net::TcpListener::bind(("127.0.0.1", port)).is_ok());
+    }
+
+    /// `--kubeconfig-out ~/.kube/config` must not rename over the operator's
+    /// own kubeconfig (nor over a symlink); a file the simulator wrote is
+    /// replaced, and `--force` replaces anything.
+    #[tokio::test]
+    async fn kubeconfig_out_refuses_a_file_the_simulator_did_not_write_unless_forced() {
+        let dir = tempfile::tempdir().unwrap();
+        let theirs = dir.path().join("config");
+        let original = "apiVersion: v1\nkind: Config\ncurrent-context: prod\n";
+        std::fs::write(&theirs, original).unwrap();
+        let opts = |force: bool| ServeOptions {
+            kubeconfig_out: theirs.clone(),
+            force,
+            ..ServeOptions::default()
+        };
+        let err = start(opts(false)).await.unwrap_err().to_string();
+        assert!(
+            err.contains(&theirs.display().to_string())
+                && err.contains("the simulator did not write it")
+                && err.contains("--force"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_to_string(&theirs).unwrap(), original);
+
+        #[cfg(unix)]
+        {
+            let link = dir.path().join("link");
+            std::os::unix::fs::symlink(&theirs, &link).unwrap();
+            let err = start(ServeOptions {
+                kubeconfig_out: link.clone(),
+                ..ServeOptions::default()
+            })
+            .await
+            .unwrap_err()
+            .to_string();
+            assert!(err.contains("symbolic link"), "{err}");
+            assert_eq!(std::fs::read_to_string(&theirs).unwrap(), original);
+        }
+
+        // Forced: replaced, and marked as the simulator's.
+        let sim = start(opts(true)).await.unwrap();
+        sim.shutdown().await;
+        let text = std::fs::read_to_string(&theirs).unwrap();
+        assert!(text.starts_with(KUBECONFIG_MARK), "{text}");
+        // The simulator's own file is replaced without --force.
+        let sim = start(opts(false)).await.unwrap();
+        assert!(
+            std::fs::read_to_string(&theirs)
+                .unwrap()
+                .contains(&sim.mosk_url)
+        );
+        sim.shutdown().await;
     }
 
     #[tokio::test]

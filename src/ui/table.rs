@@ -287,7 +287,12 @@ pub(crate) fn window_offset(selected: Option<usize>, height: usize) -> usize {
 
 /// Draws the table `update` settled for `view`, with the view's cursor.
 pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, view: View, theme: &Theme) {
-    draw_titled(frame, area, model, view, view.title(), theme);
+    // The demo's actions reached only the simulator: the Audit view says so.
+    let title = match view {
+        View::Audit if model.session.demo.is_some() => "Audit: SIMULATED (demo)",
+        _ => view.title(),
+    };
+    draw_titled(frame, area, model, view, title, theme);
 }
 
 pub(crate) fn draw_titled(

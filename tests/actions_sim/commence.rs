@@ -546,3 +546,109 @@ async fn the_plan_scenario_runs_to_the_end_when_each_step_is_commenced() {
     assert!(s.contains("update plan: done"), "{s}");
     assert!(!s.contains("c: commence"), "nothing left to commence:\n{s}");
 }
+
+/// The audit log names, per write, the user of the cluster the write goes
+/// to: the management cluster's for a commence, the MOSK cluster's for an
+/// acknowledge, even when one session does both (and whichever comes first).
+#[tokio::test(start_paused = true)]
+async fn commence_and_acknowledge_record_each_clusters_own_user() {
+    let world = SimWorld::new(load_scenario("plan").unwrap(), 7);
+    let mut h = Harness::new(
+        world,
+        Options {
+            self_subject_review: false,
+            ..Options::default()
+        },
+    );
+    let mosk = without_self_subject_review(h.world.mosk_router());
+    let mgmt = without_self_subject_review(h.world.mgmt_router());
+    let exec = ActionExecutor::new(ExecutorConfig {
+        mgmt: Client::new(mgmt, "default"),
+        mosk: Client::new(mosk, "default"),
+        mgmt_context: "sim-mgmt".into(),
+        mosk_context: "sim-mosk".into(),
+        mgmt_user: Some("mgmt-admin".into()),
+        mosk_user: Some("mosk-operator".into()),
+        audit: Arc::new(AuditLog::open(Some(&h.audit_path)).unwrap()),
+        mode: WriteMode::Live,
+        project: h.model.session.namespace.clone(),
+        events: to_msgs(h.tx.clone()),
+        replacement_timeout: std::time::Duration::from_secs(5),
+    });
+    h.exec = ConsoleEffects::with_executor(exec, h.tx.clone());
+    h.model.view = View::UpdatePlan;
+    h.tick_and_settle().await;
+    // The management cluster first: its identity must not become the MOSK one's.
+    h.press('c');
+    assert!(matches!(h.model.modals.dialog(), Some(Dialog::Confirm(_))));
+    h.press('y');
+    let outcome = h.run_to_end(false).await;
+    assert!(
+        matches!(outcome, RunOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    h.close();
+    // Play on until a node waits for its manual migration to be acknowledged.
+    let mut acknowledged = false;
+    for _ in 0..2000 {
+        h.world.step(jiff::SignedDuration::from_secs(30));
+        h.refresh();
+        if console_state(&h) != mosk_console::domain::plan::PlanState::Done
+            && !matches!(
+                console_state(&h),
+                mosk_console::domain::plan::PlanState::Running { .. }
+            )
+        {
+            h.tick_and_settle().await;
+            h.press('c');
+            if let Some(Dialog::Confirm(c)) = h.model.modals.dialog() {
+                match c.typed_name.as_ref().map(|t| t.expected.clone()) {
+                    Some(name) => {
+                        for ch in name.chars() {
+                            h.press(ch);
+                        }
+                        h.key(KeyCode::Enter, KeyModifiers::NONE);
+                    }
+                    None => h.press('y'),
+                }
+                h.run_to_end(false).await;
+                h.close();
+            }
+            continue;
+        }
+        if h.model.snapshot.nodes().any(|n| {
+            mosk_console::app::actions::plan::acknowledge_offer(&h.model.snapshot, &n.name).is_ok()
+        }) {
+            acknowledge_waiting_nodes(&mut h).await;
+            acknowledged = true;
+            break;
+        }
+    }
+    assert!(acknowledged, "a node came to wait for its acknowledgement");
+    let audit = h.audit();
+    let commence: Vec<_> = audit
+        .iter()
+        .filter(|r| r.action == "commence-step")
+        .collect();
+    let ack: Vec<_> = audit
+        .iter()
+        .filter(|r| r.action == "acknowledge-migration")
+        .collect();
+    assert!(!commence.is_empty() && !ack.is_empty(), "{audit:#?}");
+    for r in &commence {
+        assert_eq!(
+            (r.user.as_str(), r.context.as_str()),
+            ("mgmt-admin", "sim-mgmt"),
+            "{r:?}"
+        );
+        assert_eq!(r.user_source, "kubeconfig");
+    }
+    for r in &ack {
+        assert_eq!(
+            (r.user.as_str(), r.context.as_str()),
+            ("mosk-operator", "sim-mosk"),
+            "{r:?}"
+        );
+        assert_eq!(r.user_source, "kubeconfig");
+    }
+}

@@ -188,7 +188,7 @@ fn recorded(router: axum::Router, log: Arc<Mutex<Vec<Seen>>>, audit: PathBuf) ->
 }
 
 /// A server without the SelfSubjectReview API (Kubernetes before 1.28).
-fn without_self_subject_review(router: axum::Router) -> axum::Router {
+pub fn without_self_subject_review(router: axum::Router) -> axum::Router {
     router.layer(axum::middleware::from_fn(
         |req: axum::extract::Request, next: axum::middleware::Next| async move {
             if req.uri().path().ends_with("/selfsubjectreviews") {

@@ -4,7 +4,9 @@
 #![allow(dead_code)]
 
 use std::io::{Read, Write};
-use std::sync::mpsc;
+use std::os::fd::FromRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
@@ -21,6 +23,21 @@ pub struct Console {
     writer: Box<dyn Write + Send>,
     master: Box<dyn portable_pty::MasterPty + Send>,
     pub child: Box<dyn portable_pty::Child + Send + Sync>,
+    /// Stops the reader thread, which holds its own copy of the master's
+    /// descriptor (the pty hangs up only when every copy is closed).
+    stop: Arc<AtomicBool>,
+    reader: std::thread::JoinHandle<()>,
+}
+
+/// A copy of the master's descriptor, closed when dropped. Not
+/// portable-pty's writer: dropping that one types newline and EOF into the
+/// console first.
+fn dup_master(master: &dyn portable_pty::MasterPty) -> std::fs::File {
+    let fd = master.as_raw_fd().expect("the pty master's descriptor");
+    // SAFETY: dup returns a new descriptor that only this File owns.
+    let copy = unsafe { libc::dup(fd) };
+    assert!(copy >= 0, "dup the pty master");
+    unsafe { std::fs::File::from_raw_fd(copy) }
 }
 
 /// How the console is started besides its arguments.
@@ -70,12 +87,24 @@ impl Console {
         }
         let child = pty.slave.spawn_command(cmd).expect("spawn mosk-console");
         drop(pty.slave);
-        let mut reader = pty.master.try_clone_reader().unwrap();
-        let writer = pty.master.take_writer().unwrap();
+        let mut reader = dup_master(pty.master.as_ref());
+        let writer = dup_master(pty.master.as_ref());
         let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = stop.clone();
+        let reader = std::thread::spawn(move || {
+            use std::os::fd::AsRawFd;
             let mut buf = [0u8; 8192];
-            loop {
+            while !stopped.load(Ordering::SeqCst) {
+                let mut pfd = libc::pollfd {
+                    fd: reader.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                // SAFETY: one valid pollfd. A bounded wait, so `stop` is seen.
+                if unsafe { libc::poll(&mut pfd, 1, 50) } <= 0 {
+                    continue;
+                }
                 match reader.read(&mut buf) {
                     Ok(0) | Err(_) => break,
                     Ok(n) => {
@@ -90,10 +119,12 @@ impl Console {
             parser: vt100::Parser::new(opts.rows, opts.cols, 0),
             raw: Vec::new(),
             rx,
-            writer,
+            writer: Box::new(writer),
             // Kept for as long as the console runs (and to resize it).
             master: pty.master,
             child,
+            stop,
+            reader,
         }
     }
 
@@ -163,5 +194,24 @@ impl Console {
             self.feed(&bytes);
         }
         status
+    }
+
+    /// Closes the terminal as an SSH drop does: every descriptor of the
+    /// pty's master is closed, so the console gets SIGHUP and `EIO` on its
+    /// tty. Returns the exit status, waiting at most `within`.
+    pub fn hang_up(self, within: Duration) -> portable_pty::ExitStatus {
+        self.stop.store(true, Ordering::SeqCst);
+        self.reader.join().expect("the pty reader thread");
+        drop(self.writer);
+        drop(self.master);
+        let mut child = self.child;
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(child.wait());
+        });
+        match rx.recv_timeout(within) {
+            Ok(status) => status.expect("wait for mosk-console"),
+            Err(_) => panic!("mosk-console did not exit within {within:?} of the hang-up"),
+        }
     }
 }

@@ -61,6 +61,7 @@ fn hostile_audit_record(phase: AuditPhase, outcome: AuditOutcome) -> AuditRecord
         permission_note: None,
         outcome,
         message: Some(HOSTILE.into()),
+        simulated: false,
     }
 }
 

@@ -88,7 +88,10 @@ pub(super) struct Shared {
     project: String,
     mosk_user: Option<String>,
     mgmt_user: Option<String>,
-    identity: OnceCell<(String, String)>,
+    /// Who writes, asked once per cluster: the two clusters have their own
+    /// kubeconfig users and may answer SelfSubjectReview with different names.
+    mgmt_identity: OnceCell<(String, String)>,
+    mosk_identity: OnceCell<(String, String)>,
     replacement_timeout: Duration,
     /// Per plan: the request sent whose result record is not written yet.
     pub(super) in_flight: Mutex<BTreeMap<u64, InFlight>>,
@@ -116,7 +119,8 @@ impl ActionExecutor {
                 project: cfg.project,
                 mosk_user: cfg.mosk_user,
                 mgmt_user: cfg.mgmt_user,
-                identity: OnceCell::new(),
+                mgmt_identity: OnceCell::new(),
+                mosk_identity: OnceCell::new(),
                 replacement_timeout: cfg.replacement_timeout,
                 in_flight: Mutex::new(BTreeMap::new()),
                 quitting: AtomicBool::new(false),
@@ -223,26 +227,30 @@ impl Shared {
         verdict
     }
 
-    /// (user, source): from SelfSubjectReview on the MOSK cluster, else the kubeconfig user.
+    /// (user, source) on `cluster`, the one the write goes to: from its
+    /// SelfSubjectReview, else its kubeconfig user.
     async fn identity(&self, cluster: ClusterId) -> (String, String) {
-        self.identity
-            .get_or_init(|| async {
-                match self.writer.whoami(cluster).await {
-                    Some(u) => (u, "SelfSubjectReview".to_string()),
-                    None => {
-                        let user = match cluster {
-                            ClusterId::Mosk => self.mosk_user.clone(),
-                            ClusterId::Mgmt => self.mgmt_user.clone(),
-                        };
-                        (
-                            user.unwrap_or_else(|| "unknown".into()),
-                            "kubeconfig".to_string(),
-                        )
-                    }
+        let cell = match cluster {
+            ClusterId::Mgmt => &self.mgmt_identity,
+            ClusterId::Mosk => &self.mosk_identity,
+        };
+        cell.get_or_init(|| async {
+            match self.writer.whoami(cluster).await {
+                Some(u) => (u, "SelfSubjectReview".to_string()),
+                None => {
+                    let user = match cluster {
+                        ClusterId::Mosk => self.mosk_user.clone(),
+                        ClusterId::Mgmt => self.mgmt_user.clone(),
+                    };
+                    (
+                        user.unwrap_or_else(|| "unknown".into()),
+                        "kubeconfig".to_string(),
+                    )
                 }
-            })
-            .await
-            .clone()
+            }
+        })
+        .await
+        .clone()
     }
 
     pub(super) async fn write_audit(&self, rec: AuditRecord) -> Result<(), String> {
@@ -297,6 +305,7 @@ fn record(
         permission_note: run.permission_note.clone(),
         outcome,
         message,
+        simulated: shared.audit.is_simulated(),
     }
 }
 
