@@ -617,7 +617,12 @@ async fn commence_and_acknowledge_record_each_clusters_own_user() {
             continue;
         }
         if h.model.snapshot.nodes().any(|n| {
-            mosk_console::app::actions::plan::acknowledge_offer(&h.model.snapshot, &n.name).is_ok()
+            mosk_console::app::actions::plan::acknowledge_offer(
+                &h.model.snapshot,
+                &h.model.history,
+                &n.name,
+            )
+            .is_ok()
         }) {
             acknowledge_waiting_nodes(&mut h).await;
             acknowledged = true;
