@@ -32,7 +32,7 @@ use super::spec::{Controller, MessageFormat, Role};
 use super::text::{
     ANN_INNER_STATE, ANN_MIGRATION_ATTEMPTS, ANN_MIGRATION_MODE, COMPUTE_SERVICES_TIMEOUT,
     CWL_CONTROLLER_NOT_UPDATED, E_HEALTH, ROCKOON_FINALIZER, concurrency, cwl_not_applied,
-    left_new, left_old, mig_err, mig_start, mig_wait,
+    left_new, left_old, mig_err, mig_start, mig_wait, rockoon_message,
 };
 
 /// `_do_servers_migration`'s sleeps: 5 s after a start plus 5 s at the end
@@ -515,7 +515,14 @@ impl Openstack {
         let next;
         if migrating.len() < ctx.spec.openstack.instance_migrate_concurrency as usize {
             let id = candidates[ctx.rng.random_range(0..candidates.len())].clone();
-            let msg = ctx.rockoon_msg(&mig_start(&id));
+            // The error, when the call raises, is stamped after the start.
+            let (m1, m2) = (
+                ctx.rng.random_range(1..500_000),
+                ctx.rng.random_range(1..400_000),
+            );
+            let started = ctx.after_d(SignedDuration::from_micros(m1));
+            let failed = ctx.after_d(SignedDuration::from_micros(m1 + m2));
+            let msg = rockoon_message(started, &mig_start(&id));
             set_lock_message(ctx.mosk, NWL, &lock, Some(&msg));
             // The counter starts at 1 and is bumped before each start.
             let c = run.counts.get(&id).copied().unwrap_or(1) + 1;
@@ -527,7 +534,7 @@ impl Openstack {
             match ctx.nova.live_migrate(&id, ctx.now, takes, ctx.rng) {
                 Ok(()) => next = ctx.after_d(AFTER_START),
                 Err(e) => {
-                    let msg = ctx.rockoon_msg(&mig_err(&id, &e));
+                    let msg = rockoon_message(failed, &mig_err(&id, &e));
                     set_lock_message(ctx.mosk, NWL, &lock, Some(&msg));
                     next = ctx.after_d(AFTER_ERROR);
                 }
