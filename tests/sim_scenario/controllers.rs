@@ -258,3 +258,32 @@ fn legacy_plays_the_manual_migration_with_the_22x_text() {
             == "inactive")
     );
 }
+
+#[test]
+fn an_unknown_mode_raises_only_when_an_untagged_server_is_looked_at() {
+    // Every server on the node is tagged: the node's mode is never looked up.
+    let w = custom(&format!(
+        "name = \"t\"\n{SHORT_DURATIONS}\n\
+         [[machines]]\nrole = \"control\"\ncount = 1\n\
+         [[machines]]\nrole = \"compute\"\ncount = 2\ninstances = 1\n\
+         [[overrides]]\nrole = \"compute\"\nindex = 0\nmigration_mode_value = \"livee\"\nserver_tags = [\"live_migrate\"]\n"
+    ));
+    let m = compute(&w, 0);
+    let lock = format!("openstack-{}", m.node);
+    assert!(
+        w.step_until(HOUR, |w| str_at(&nwl(w, &lock), "/status/state")
+            == "inactive")
+    );
+    let node = get(&w, true, "nodes", None, &m.node).unwrap();
+    assert_eq!(
+        str_at(
+            &node,
+            &format!("/metadata/annotations/{}", MODE.replace('/', "~1"))
+        ),
+        "livee"
+    );
+    assert!(
+        !w.servers_on(&m.node).contains(&m.servers[0].id),
+        "live-migrated by its tag"
+    );
+}
