@@ -287,3 +287,39 @@ fn an_unknown_mode_raises_only_when_an_untagged_server_is_looked_at() {
         "live-migrated by its tag"
     );
 }
+
+#[test]
+fn a_migration_that_nova_aborts_is_listed_while_it_runs_and_started_again_next_run() {
+    let w = custom(&format!(
+        "name = \"t\"\n{SHORT_DURATIONS}\n\
+         [[machines]]\nrole = \"control\"\ncount = 1\n\
+         [[machines]]\nrole = \"compute\"\ncount = 2\ninstances = 1\n\
+         [[overrides]]\nrole = \"compute\"\nindex = 0\nunmigratable = [\"not-converging\"]\nlive_migration = \"90s\"\n"
+    ));
+    let m = compute(&w, 0);
+    let id = m.servers[0].id.clone();
+    let lock = format!("openstack-{}", m.node);
+    let mut rx = subscribe(&w);
+    let mut msgs = Vec::new();
+    let start = format!("Starting migration for {id}");
+    assert!(w.step_until(HOUR, |_| {
+        drain_messages(&mut rx, &lock, &mut msgs);
+        msgs.iter().filter(|x| **x == start).count() >= 3
+    }));
+    // Start, then the check lists it (MIGRATING) at each retry until Nova
+    // aborts it, then the next handler run starts it again.
+    let listed = left_new(&[], std::slice::from_ref(&id));
+    let starts: Vec<usize> = msgs
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| **x == start)
+        .map(|(k, _)| k)
+        .collect();
+    for pair in starts.windows(2) {
+        let between = &msgs[pair[0] + 1..pair[1]];
+        assert!(!between.is_empty(), "{msgs:?}");
+        assert!(between.iter().all(|x| *x == listed), "{msgs:?}");
+    }
+    assert!(w.servers_on(&m.node).contains(&id));
+    assert_eq!(str_at(&nwl(&w, &lock), "/status/state"), "active");
+}
