@@ -210,6 +210,15 @@ fn the_cluster_lock_says_why_it_waits_before_the_health_check() {
         let m = cwl(w);
         if !m.is_empty() {
             let t = strip_ts(&m);
+            if t.starts_with("OpenStackDeploymentStatus") {
+                let l = get(w, true, "clusterworkloadlocks", None, "openstack-osh-dev").unwrap();
+                assert_eq!(
+                    str_at(&l, "/status/release"),
+                    "17.4.0+25.1",
+                    "reset by the new controller"
+                );
+                assert_eq!(str_at(&l, "/status/state"), "active");
+            }
             if seen.last() != Some(&t) {
                 seen.push(t);
             }
@@ -220,6 +229,7 @@ fn the_cluster_lock_says_why_it_waits_before_the_health_check() {
     assert_eq!(
         seen,
         vec![
+            "Current maintenancerequest 17.4.0+25.1 release does not match ours 17.3.4+24.3.4. Skipping handling.".to_string(),
             "OpenStackDeploymentStatus controller version is not updated yet.".to_string(),
             "Waiting osdpl status APPLIED, current state is APPLYING".to_string(),
             "Waiting for all OpenStack services are healthy.".to_string(),

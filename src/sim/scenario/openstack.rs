@@ -32,7 +32,7 @@ use super::spec::{Controller, MessageFormat, Role};
 use super::text::{
     ANN_INNER_STATE, ANN_MIGRATION_ATTEMPTS, ANN_MIGRATION_MODE, COMPUTE_SERVICES_TIMEOUT,
     CWL_CONTROLLER_NOT_UPDATED, E_HEALTH, ROCKOON_FINALIZER, concurrency, cwl_not_applied,
-    left_new, left_old, mig_err, mig_start, mig_wait, rockoon_message,
+    left_new, left_old, mig_err, mig_start, mig_wait, release_mismatch, rockoon_message,
 };
 
 /// `_do_servers_migration`'s sleeps: 5 s after a start plus 5 s at the end
@@ -52,9 +52,12 @@ enum ClusterLock {
     /// The CMR handler raises until the new controller runs and the
     /// OpenStackDeployment is APPLIED (`controller_update`).
     Updating {
-        controller_at: Timestamp,
+        new_controller_at: Timestamp,
+        version_at: Timestamp,
         applied_at: Timestamp,
         next: Timestamp,
+        /// The new controller has reset the locks' release.
+        reset: bool,
     },
     /// `health.wait_services_healthy` (one message, then blocking).
     Checking {
@@ -211,11 +214,13 @@ impl Openstack {
                 if upd.is_zero() {
                     self.health_check(ctx);
                 } else {
-                    let half = SignedDuration::from_secs(upd.as_secs() / 2);
+                    let third = SignedDuration::from_secs(upd.as_secs() / 3);
                     self.cwl = ClusterLock::Updating {
-                        controller_at: ctx.after_d(half),
+                        new_controller_at: ctx.after_d(third),
+                        version_at: ctx.after_d(third * 2),
                         applied_at: ctx.after_d(upd),
                         next: ctx.now,
+                        reset: false,
                     };
                     ctx.note("openstack: updating the controller");
                     self.cluster_lock(ctx);
@@ -223,17 +228,28 @@ impl Openstack {
             }
             (
                 ClusterLock::Updating {
-                    controller_at,
+                    new_controller_at,
+                    version_at,
                     applied_at,
                     next,
+                    mut reset,
                 },
                 RequestState::Present,
             ) => {
+                if ctx.now >= new_controller_at && !reset {
+                    // The new controller starts: `LockBase.present()` sets
+                    // its locks back to active with its own release.
+                    self.reset_releases(ctx);
+                    reset = true;
+                }
                 if ctx.now >= applied_at {
                     self.health_check(ctx);
                 } else if ctx.now >= next {
                     // Each handler run raises TemporaryError with its reason.
-                    let text = if ctx.now < controller_at {
+                    let release = &ctx.spec.release;
+                    let text = if ctx.now < new_controller_at {
+                        release_mismatch(&release.controller_to, &release.controller_from)
+                    } else if ctx.now < version_at {
                         CWL_CONTROLLER_NOT_UPDATED.to_string()
                     } else {
                         cwl_not_applied("APPLYING")
@@ -241,31 +257,26 @@ impl Openstack {
                     let msg = ctx.rockoon_msg(&text);
                     set_lock_message(ctx.mosk, CWL, CWL_OPENSTACK, Some(&msg));
                     self.cwl = ClusterLock::Updating {
-                        controller_at,
+                        new_controller_at,
+                        version_at,
                         applied_at,
                         next: ctx.after(ctx.spec.retry_interval),
+                        reset,
+                    };
+                } else {
+                    self.cwl = ClusterLock::Updating {
+                        new_controller_at,
+                        version_at,
+                        applied_at,
+                        next,
+                        reset,
                     };
                 }
             }
             (ClusterLock::Checking { until }, RequestState::Present) if ctx.now >= until => {
                 // The updated controller resets its locks to its new release (reference §3.2).
-                let release = ctx.spec.release.controller_to.clone();
-                for m in ctx
-                    .machines
-                    .iter()
-                    .filter(|m| m.has_lock(Controller::Openstack))
-                {
-                    update_lock(
-                        ctx.mosk,
-                        NWL,
-                        &nwl_name(Controller::Openstack, &m.node),
-                        |o| {
-                            set_status_str(o, "release", Some(&release));
-                        },
-                    );
-                }
+                self.reset_releases(ctx);
                 update_lock(ctx.mosk, CWL, CWL_OPENSTACK, |o| {
-                    set_status_str(o, "release", Some(&release));
                     set_status_str(o, "state", Some("inactive"));
                     set_status_str(o, "errorMessage", None);
                 });
@@ -300,6 +311,29 @@ impl Openstack {
             }
             _ => {}
         }
+    }
+
+    /// `LockBase.present()` under the new controller: every OpenStack lock
+    /// records the new release (already active locks stay active).
+    fn reset_releases(&self, ctx: &mut Ctx) {
+        let release = ctx.spec.release.controller_to.clone();
+        for m in ctx
+            .machines
+            .iter()
+            .filter(|m| m.has_lock(Controller::Openstack))
+        {
+            update_lock(
+                ctx.mosk,
+                NWL,
+                &nwl_name(Controller::Openstack, &m.node),
+                |o| {
+                    set_status_str(o, "release", Some(&release));
+                },
+            );
+        }
+        update_lock(ctx.mosk, CWL, CWL_OPENSTACK, |o| {
+            set_status_str(o, "release", Some(&release));
+        });
     }
 
     fn health_check(&mut self, ctx: &mut Ctx) {

@@ -286,11 +286,12 @@ pub struct OpenstackSettings {
     pub nwl_parallel_max_compute: u32,
     /// Gateways handled in parallel (default 1).
     pub nwl_parallel_max_gateway: u32,
-    /// How long, after the ClusterMaintenanceRequest appears, the new
-    /// controller is not yet running and then the OpenStackDeployment is
-    /// not yet APPLIED (half each); the cluster lock says so at each retry
-    /// before "Waiting for all OpenStack services are healthy." (default 0:
-    /// straight to the health check).
+    /// How long, after the ClusterMaintenanceRequest appears, the old
+    /// controller still runs (the request's release is not its own), then
+    /// the new one has not yet recorded its version, then the
+    /// OpenStackDeployment is not yet APPLIED (a third each); the cluster
+    /// lock says so at each retry before "Waiting for all OpenStack services
+    /// are healthy." (default 0: straight to the health check).
     pub controller_update: Dur,
 }
 

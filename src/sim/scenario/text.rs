@@ -116,6 +116,14 @@ pub fn left_old(servers: &[(String, String)], node: &str) -> String {
 pub const CWL_CONTROLLER_NOT_UPDATED: &str =
     "OpenStackDeploymentStatus controller version is not updated yet.";
 
+/// Written by the controller of the old release on a request made for the
+/// new one (rockoon controllers/maintenance.py `check_release_matching`, 1390883a).
+pub fn release_mismatch(request_release: &str, ours: &str) -> String {
+    format!(
+        "Current maintenancerequest {request_release} release does not match ours {ours}. Skipping handling."
+    )
+}
+
 /// The OpenStack cluster lock while the OpenStackDeployment is not APPLIED (same handler).
 pub fn cwl_not_applied(state: &str) -> String {
     format!("Waiting osdpl status APPLIED, current state is {state}")
