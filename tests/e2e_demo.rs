@@ -47,6 +47,26 @@ fn demo_shows_the_update_and_quits_cleanly() {
 }
 
 #[test]
+fn demo_runs_the_controllers_scenario() {
+    let state = tempfile::tempdir().unwrap();
+    let mut c = Console::start(
+        &["demo", "--scenario", "controllers", "--speed", "600"],
+        state.path(),
+    );
+    c.send("2");
+    c.wait_for("the controllers scenario's computes", |s| {
+        s.contains("child-cl-compute") && s.contains("child-cl-control")
+    });
+    c.send("q");
+    let status = c.finish();
+    assert!(
+        status.success(),
+        "exit status {status:?}; screen:\n{}",
+        c.screen()
+    );
+}
+
+#[test]
 fn a_bad_kubeconfig_gets_a_clear_error_and_no_raw_mode() {
     let state = tempfile::tempdir().unwrap();
     let mut c = Console::start(&["--kubeconfig", "/nonexistent/kubeconfig"], state.path());

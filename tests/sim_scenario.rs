@@ -9,6 +9,8 @@ use regex::Regex;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
+#[path = "sim_scenario/controllers.rs"]
+mod controllers;
 #[path = "sim_scenario/files.rs"]
 mod files;
 #[path = "sim_scenario/flow.rs"]
@@ -113,7 +115,9 @@ fn drain_messages(
 fn drive_to_done(w: &SimWorld, limit: SignedDuration) {
     let done = w.step_until(limit, |w| {
         for lock in w.mosk().list("nodeworkloadlocks", None) {
-            if str_at(&lock, "/status/errorMessage").contains("Some servers are still present") {
+            // 25.1+: "Some servers are still present on the host. ..."; before: "Some servers {...} are still present on host ...".
+            let msg = str_at(&lock, "/status/errorMessage");
+            if msg.contains("Some servers") && msg.contains("are still present") {
                 let node = str_at(&lock, "/spec/nodeName").to_string();
                 annotate(w, &node, MODE, "skip");
             }

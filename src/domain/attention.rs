@@ -59,6 +59,10 @@ pub enum AttentionKind {
     /// MOSK 25.1: the lock lists servers whose owners must be notified
     /// (tagged `notify`), on a node whose mode is not `manual`.
     NotifyOwners,
+    /// Servers the OpenStack controller lists and does not start, with no
+    /// status to tell why (migrating since before the console saw the node,
+    /// or not ACTIVE or PAUSED).
+    ServersLeft,
     /// A node's migration mode or attempts are values the OpenStack
     /// controller cannot read: it fails on the node without a message.
     MigrationSettingsInvalid,
@@ -107,6 +111,7 @@ impl AttentionKind {
             AttentionKind::ManualMigration => "manual migration",
             AttentionKind::MigrationFailing => "migration failing",
             AttentionKind::MigrationSettingsInvalid => "invalid migration settings",
+            AttentionKind::ServersLeft => "servers left",
             AttentionKind::RequestStuckDeleting => "request stuck in deletion",
             AttentionKind::NotifyOwners => "notify owners",
             AttentionKind::LockFailed => "lock failed",

@@ -83,7 +83,9 @@ impl ServerProgress {
     pub fn may_be_migrating(&self) -> bool {
         matches!(
             self,
-            ServerProgress::Migrating { .. } | ServerProgress::Unknown
+            ServerProgress::Migrating { .. }
+                | ServerProgress::Unknown
+                | ServerProgress::NotStarted { status: None, .. }
         )
     }
 
@@ -158,13 +160,28 @@ pub struct NodeMigration {
 }
 
 impl NodeMigration {
+    /// Servers whose migration is known not to run: started again (the
+    /// one before came back), refused, or in a status the controller does
+    /// not migrate (the old message's status).
     pub fn failing(&self) -> impl Iterator<Item = &ServerState> {
         self.servers.iter().filter(|s| {
             matches!(
                 s.progress,
-                ServerProgress::Failing { .. } | ServerProgress::NotStarted { .. }
+                ServerProgress::Failing { .. }
+                    | ServerProgress::NotStarted {
+                        status: Some(_),
+                        ..
+                    }
             )
         })
+    }
+    /// Servers the controller lists and does not start, without a status to
+    /// tell why: not ACTIVE or PAUSED, or migrating since before the console
+    /// saw the node. Not called failing: that would be a guess.
+    pub fn left(&self) -> impl Iterator<Item = &ServerState> {
+        self.servers
+            .iter()
+            .filter(|s| matches!(s.progress, ServerProgress::NotStarted { status: None, .. }))
     }
     /// Servers whose owners must act (action `notify`).
     pub fn notify(&self) -> impl Iterator<Item = &ServerState> {
@@ -384,6 +401,13 @@ pub fn acknowledge_offer(
         return Err(format!(
             "{node}: a live migration may be running ({}): acknowledging would reboot the node under it; wait until the lock no longer lists it",
             running.join(", ")
+        ));
+    }
+    let left: Vec<&str> = m.left().map(|s| s.id.as_str()).collect();
+    if !left.is_empty() {
+        return Err(format!(
+            "{node}: the controller does not start {}: it may be migrating since before the console saw the node; check its status (openstack server show) before acknowledging",
+            left.join(", ")
         ));
     }
     let unknown: Vec<&str> = m

@@ -64,6 +64,7 @@ pub fn kind_key(kind: AttentionKind) -> Option<&'static str> {
         NotifyOwners => "notify-owners",
         LockFailed => "lock-failed",
         RequestStuckDeleting => "request-stuck-deleting",
+        ServersLeft => "servers-left",
         LockHeld => "lock-held",
         DrainError => "drain-error",
         OperationStuck => "operation-stuck",
@@ -128,7 +129,7 @@ mod tests {
         }
     }
 
-    const ALL_KINDS: [AttentionKind; 19] = [
+    const ALL_KINDS: [AttentionKind; 20] = [
         AttentionKind::AutoPaused,
         AttentionKind::WaitingForCommence,
         AttentionKind::StepOverEstimate,
@@ -138,6 +139,7 @@ mod tests {
         AttentionKind::NotifyOwners,
         AttentionKind::LockFailed,
         AttentionKind::RequestStuckDeleting,
+        AttentionKind::ServersLeft,
         AttentionKind::LockHeld,
         AttentionKind::DrainError,
         AttentionKind::OperationStuck,

@@ -71,6 +71,7 @@ pub fn blocked(items: &[AttentionItem]) -> Option<Blocked> {
                     | ManualMigration
                     | MigrationFailing
                     | MigrationSettingsInvalid
+                    | ServersLeft
                     | NotifyOwners
                     | LockFailed
                     | RequestStuckDeleting

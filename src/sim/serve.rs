@@ -46,7 +46,7 @@ pub const DRIVER_PERIOD: Duration = Duration::from_millis(200);
 /// What to serve and where.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServeOptions {
-    /// A built-in scenario name (`quick`, `standard`, `stuck-drain`, `legacy`, `large`, `plan`) or a file path.
+    /// A built-in scenario name (`quick`, `standard`, `stuck-drain`, `legacy`, `large`, `plan`, `controllers`) or a file path.
     pub scenario: String,
     /// Simulated seconds per real second.
     pub speed: f64,

@@ -280,6 +280,11 @@ impl SimWorld {
         self.run().servers_on(node)
     }
 
+    /// Nova's servers now (a copy), in id order.
+    pub fn nova_servers(&self) -> Vec<crate::sim::scenario::nova::Server> {
+        self.run().nova().servers().cloned().collect()
+    }
+
     /// The lcm-controller pod's name (namespace `kaas`, container `controller`).
     pub fn lcm_pod(&self) -> String {
         self.run().lcm_pod().to_string()

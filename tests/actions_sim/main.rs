@@ -6,6 +6,7 @@
 mod access_cache;
 mod attention;
 mod commence;
+mod controllers;
 mod exit;
 mod harness;
 mod modes;

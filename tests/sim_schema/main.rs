@@ -287,6 +287,19 @@ async fn stuck_drain_serves_only_objects_strict_clients_accept() {
     assert_clean("stuck-drain", &c, true);
 }
 
+#[tokio::test(start_paused = true)]
+async fn controllers_serves_only_objects_strict_clients_accept() {
+    // Every 3 minutes for 2 hours: the lock messages, the request stuck in
+    // deletion (deletionTimestamp and finalizer) and the deferred nodes.
+    let c = check_scenario(
+        "controllers",
+        SignedDuration::from_mins(3),
+        SignedDuration::from_hours(2),
+    )
+    .await;
+    assert_clean("controllers", &c, true);
+}
+
 /// Commences every step of the plan (again after an auto-pause) and sets
 /// `skip` on nodes whose servers could not be moved.
 fn operator_says_yes(world: &SimWorld) {

@@ -35,7 +35,11 @@ pub fn is_symptom(kind: AttentionKind) -> bool {
 fn cause_rank(kind: AttentionKind) -> u8 {
     use AttentionKind::*;
     match kind {
-        ManualMigration | MigrationFailing | NotifyOwners | MigrationSettingsInvalid => 0,
+        ManualMigration
+        | MigrationFailing
+        | NotifyOwners
+        | MigrationSettingsInvalid
+        | ServersLeft => 0,
         LockFailed | RequestStuckDeleting => 1,
         LockHeld => 2,
         DrainError => 3,

@@ -100,6 +100,7 @@ fn item(
     m: &NodeMigration,
 ) -> Option<AttentionItem> {
     let failing: Vec<&ServerState> = m.failing().collect();
+    let left: Vec<&ServerState> = m.left().collect();
     let migrating: Vec<&ServerState> = m
         .servers
         .iter()
@@ -179,6 +180,14 @@ fn item(
                 ids(&notify)
             );
             (AttentionKind::NotifyOwners, why, first_listed)
+        }
+        MigrationMode::Live | MigrationMode::Skip if !left.is_empty() => {
+            let why = format!(
+                "{} left on the node that the controller does not start: {}; each is either migrating since before the console saw the node or not ACTIVE or PAUSED (e.g. ERROR): check with openstack server show <id> before acting.{running}",
+                count(left.len()),
+                list(&left, now)
+            );
+            (AttentionKind::ServersLeft, why, since_of(&left))
         }
         MigrationMode::Skip if m.format == lockmsg::ServersFormat::Old => {
             // Before MOSK 25.1, skip returned at once without looking at

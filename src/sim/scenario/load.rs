@@ -38,6 +38,11 @@ pub const BUILTIN: &[(&str, &str, &str)] = &[
         "plan.toml",
         include_str!("../../../assets/scenarios/plan.toml"),
     ),
+    (
+        "controllers",
+        "controllers.toml",
+        include_str!("../../../assets/scenarios/controllers.toml"),
+    ),
 ];
 
 /// Most machines a scenario may have.

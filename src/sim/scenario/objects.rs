@@ -117,16 +117,24 @@ fn node_labels(m: &MachineInfo) -> Value {
             set("tfvrouter", "enabled");
         }
     }
+    for r in &m.extra_openstack_roles {
+        match r {
+            Role::Gateway => set("openstack-gateway", "enabled"),
+            Role::Compute => set("openstack-compute-node", "enabled"),
+            Role::Control => set("openstack-control-plane", "enabled"),
+            Role::Storage => {}
+        }
+    }
     Value::Object(l)
 }
 
 pub fn node(m: &MachineInfo, kernel: &str, now: Timestamp) -> Value {
     let mut ann = serde_json::Map::new();
-    if let Some(mode) = m.migration_mode {
-        ann.insert(ANN_MIGRATION_MODE.into(), mode.as_str().into());
+    if let Some(mode) = m.mode_annotation() {
+        ann.insert(ANN_MIGRATION_MODE.into(), mode.into());
     }
-    if let Some(n) = m.migration_attempts {
-        ann.insert(ANN_MIGRATION_ATTEMPTS.into(), n.to_string().into());
+    if let Some(n) = m.attempts_annotation() {
+        ann.insert(ANN_MIGRATION_ATTEMPTS.into(), n.into());
     }
     let t = k8s_time(now);
     json!({

@@ -187,4 +187,7 @@ pub enum ServerTag {
     LiveMigrate,
     Notify,
     None,
+    /// Two action tags at once (`notify` and `live_migrate`): the controller
+    /// falls back to the node's mode.
+    Several,
 }

@@ -179,6 +179,11 @@ impl ScenarioRun {
         &self.lcm_pod
     }
 
+    /// Nova's state now.
+    pub fn nova(&self) -> &Nova {
+        &self.nova
+    }
+
     /// Servers on a node now (Nova's view).
     pub fn servers_on(&self, node: &str) -> Vec<String> {
         self.nova.on_host(node).map(|s| s.id.clone()).collect()

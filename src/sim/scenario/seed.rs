@@ -3,6 +3,7 @@
 use super::engine::{CWL, Ctx, NWL, check};
 use super::kaas_objects::{self as kaas, AUTOPAUSES, MACHINES, NDN, PLANS, UPDATEGROUPS};
 use super::lcm::KERNEL_FROM;
+use super::nova::NewServer;
 use super::objects;
 use super::spec::Controller;
 
@@ -117,8 +118,19 @@ pub fn seed(ctx: &mut Ctx, lcm_rs_hash: &str) {
         }
         if m.is_compute() {
             ctx.nova.add_host(&m.node);
-            for s in &m.servers {
-                ctx.nova.add_server(&s.id, &m.node, s.problem, s.tag);
+            // Names, projects and flavors are derived, not drawn, so the
+            // seeded names of everything else stay as they were.
+            for (k, s) in m.servers.iter().enumerate() {
+                ctx.nova.add_server(NewServer {
+                    id: &s.id,
+                    name: format!("vm-{:02}-{k:02}", m.role_index),
+                    project: ["tenant-a", "tenant-b", "tenant-c"][k % 3].to_string(),
+                    flavor: ["m1.small", "m1.medium", "m1.large"][k % 3].to_string(),
+                    host: &m.node,
+                    state: s.state,
+                    problem: s.problem,
+                    tag: s.tag,
+                });
             }
         }
     }

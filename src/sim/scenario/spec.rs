@@ -111,13 +111,33 @@ impl MigrationMode {
     }
 }
 
-/// Why an instance cannot be live-migrated (the three cases the update guide names).
+/// Why an instance cannot be live-migrated. The first three are the cases
+/// the update guide names: Nova refuses them at once (the API call raises).
+/// `NotConverging`: the call is accepted, the instance is MIGRATING for the
+/// migration's duration, then the migration is aborted and the instance is
+/// back to its status on its host (Nova's completion timeout; inferred).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LiveMigrationProblem {
     LvmEphemeral,
     EncryptedVolume,
     CpuPinning,
+    NotConverging,
+}
+
+/// A server's state at the start of a scenario (Nova `status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ServerState {
+    #[default]
+    Active,
+    Paused,
+    /// `ERROR`: never live-migrated by the controller, still listed on the host.
+    Error,
+    /// `SHUTOFF` (power state SHUTDOWN): ignored by the controller.
+    Shutoff,
+    /// `SHELVED_OFFLOADED`: no longer on any host.
+    ShelvedOffloaded,
 }
 
 /// The application controllers that own workload locks.
@@ -264,6 +284,15 @@ pub struct OpenstackSettings {
     pub instance_migrate_concurrency: u32,
     /// Computes handled in parallel (default 30).
     pub nwl_parallel_max_compute: u32,
+    /// Gateways handled in parallel (default 1).
+    pub nwl_parallel_max_gateway: u32,
+    /// How long, after the ClusterMaintenanceRequest appears, the old
+    /// controller still runs (the request's release is not its own), then
+    /// the new one has not yet recorded its version, then the
+    /// OpenStackDeployment is not yet APPLIED (a third each); the cluster
+    /// lock says so at each retry before "Waiting for all OpenStack services
+    /// are healthy." (default 0: straight to the health check).
+    pub controller_update: Dur,
 }
 
 impl Default for OpenstackSettings {
@@ -271,6 +300,8 @@ impl Default for OpenstackSettings {
         OpenstackSettings {
             instance_migrate_concurrency: 1,
             nwl_parallel_max_compute: 30,
+            nwl_parallel_max_gateway: 1,
+            controller_update: Dur::secs(0),
         }
     }
 }
@@ -324,6 +355,28 @@ pub struct NodeOverride {
     /// Per-instance maintenance action tags, one entry per instance (MOSK 25.1+).
     #[serde(default)]
     pub server_tags: Vec<ServerTag>,
+    /// Server states at the start, one entry per instance (default `active`).
+    #[serde(default)]
+    pub server_states: Vec<ServerState>,
+    /// The node's instance_migration_mode annotation written verbatim, even
+    /// a value the controller does not know (`livee`); wins over `migration_mode`.
+    #[serde(default)]
+    pub migration_mode_value: Option<String>,
+    /// The node's instance_migration_attempts annotation written verbatim,
+    /// even when not an integer (`three`); wins over `migration_attempts`.
+    #[serde(default)]
+    pub migration_attempts_value: Option<String>,
+    /// How long one live migration from this node takes (default: `durations.live_migration`).
+    #[serde(default)]
+    pub live_migration: Option<Dur>,
+    /// OpenStack roles this node holds besides its own (its Node gets their
+    /// labels): a compute that is also a gateway. `gateway` or `compute`.
+    #[serde(default)]
+    pub extra_openstack_roles: Vec<Role>,
+    /// After this node's reboot, its nova-compute service reports `down`
+    /// for this long (default: up as soon as the node is Ready).
+    #[serde(default)]
+    pub compute_services_down: Option<Dur>,
     /// The Kubernetes drain of this node cannot evict a pod for this long:
     /// LCMMachine `status.kubernetesCordonDrainError`, then `lcmOperationStuck`.
     #[serde(default)]

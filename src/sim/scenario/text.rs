@@ -111,6 +111,29 @@ pub fn left_old(servers: &[(String, String)], node: &str) -> String {
     )
 }
 
+/// The OpenStack cluster lock while the CMR handler runs an old controller
+/// (rockoon controllers/maintenance.py `cluster_maintenance_request_change_handler`, 1390883a).
+pub const CWL_CONTROLLER_NOT_UPDATED: &str =
+    "OpenStackDeploymentStatus controller version is not updated yet.";
+
+/// Written by the controller of the old release on a request made for the
+/// new one (rockoon controllers/maintenance.py `check_release_matching`, 1390883a).
+pub fn release_mismatch(request_release: &str, ours: &str) -> String {
+    format!(
+        "Current maintenancerequest {request_release} release does not match ours {ours}. Skipping handling."
+    )
+}
+
+/// The OpenStack cluster lock while the OpenStackDeployment is not APPLIED (same handler).
+pub fn cwl_not_applied(state: &str) -> String {
+    format!("Waiting osdpl status APPLIED, current state is {state}")
+}
+
+/// Written on the (already inactive) node lock when the delete handler
+/// waited 300 s for the compute services (rockoon services/__init__.py
+/// `Nova.prepare_node_after_reboot`, 777a3a19).
+pub const COMPUTE_SERVICES_TIMEOUT: &str = "Timeout waiting for compute services up on the host.";
+
 /// E-CONC.
 pub fn concurrency(node: &str) -> String {
     format!(

@@ -7,7 +7,7 @@ use rand::{Rng, RngCore};
 
 use super::plan_spec::ServerTag;
 use super::spec::{
-    Controller, Dur, LiveMigrationProblem, MigrationMode, Role, ScenarioSpec, has_lock,
+    Controller, Dur, LiveMigrationProblem, MigrationMode, Role, ScenarioSpec, ServerState, has_lock,
 };
 
 /// Characters Kubernetes uses for generated name suffixes.
@@ -37,6 +37,8 @@ pub struct ServerSeed {
     pub problem: Option<LiveMigrationProblem>,
     /// Its `openstack.lcm.mirantis.com:maintenance_action` tag (`None`: untagged).
     pub tag: Option<ServerTag>,
+    /// Its status at the start.
+    pub state: ServerState,
 }
 
 /// One machine (LCMMachine + Kubernetes node).
@@ -54,6 +56,16 @@ pub struct MachineInfo {
     pub ip: String,
     pub migration_mode: Option<MigrationMode>,
     pub migration_attempts: Option<u32>,
+    /// The instance_migration_mode annotation verbatim (wins over `migration_mode`).
+    pub migration_mode_value: Option<String>,
+    /// The instance_migration_attempts annotation verbatim (wins over `migration_attempts`).
+    pub migration_attempts_value: Option<String>,
+    /// How long a live migration from this node takes, when not the scenario's.
+    pub live_migration: Option<Dur>,
+    /// OpenStack roles held besides its own.
+    pub extra_openstack_roles: Vec<Role>,
+    /// After its reboot, nova-compute reports down this long.
+    pub compute_services_down: Option<Dur>,
     pub servers: Vec<ServerSeed>,
     pub stuck_lock: Option<Controller>,
     pub vrouter_never_ready: bool,
@@ -96,6 +108,35 @@ impl MachineInfo {
     pub fn is_compute(&self) -> bool {
         self.role == Role::Compute
     }
+
+    /// The OpenStack node roles Rockoon sees on the Node (its
+    /// `NodeRole`: controller, gateway, compute), from the node's labels.
+    pub fn openstack_roles(&self) -> Vec<Role> {
+        if !self.has_lock(Controller::Openstack) {
+            return Vec::new();
+        }
+        let mut roles = vec![self.role];
+        for r in &self.extra_openstack_roles {
+            if !roles.contains(r) {
+                roles.push(*r);
+            }
+        }
+        roles
+    }
+
+    /// The instance_migration_mode annotation's value, if any.
+    pub fn mode_annotation(&self) -> Option<String> {
+        self.migration_mode_value
+            .clone()
+            .or_else(|| self.migration_mode.map(|m| m.as_str().to_string()))
+    }
+
+    /// The instance_migration_attempts annotation's value, if any.
+    pub fn attempts_annotation(&self) -> Option<String> {
+        self.migration_attempts_value
+            .clone()
+            .or_else(|| self.migration_attempts.map(|n| n.to_string()))
+    }
 }
 
 /// Every machine of the scenario, in update order (masters, storage, computes).
@@ -130,11 +171,13 @@ pub fn build(spec: &ScenarioSpec, rng: &mut SmallRng) -> Vec<MachineInfo> {
             let instances = ov.and_then(|o| o.instances).unwrap_or(group.instances);
             let problems = ov.map(|o| o.unmigratable.clone()).unwrap_or_default();
             let tags = ov.map(|o| o.server_tags.clone()).unwrap_or_default();
+            let states = ov.map(|o| o.server_states.clone()).unwrap_or_default();
             let servers = (0..instances as usize)
                 .map(|i| ServerSeed {
                     id: seeded_uuid(rng),
                     problem: problems.get(i).copied(),
                     tag: tags.get(i).copied().filter(|t| *t != ServerTag::None),
+                    state: states.get(i).copied().unwrap_or_default(),
                 })
                 .collect();
             let update_group = spec.update_groups.iter().find_map(|g| {
@@ -158,6 +201,13 @@ pub fn build(spec: &ScenarioSpec, rng: &mut SmallRng) -> Vec<MachineInfo> {
                 migration_attempts: ov
                     .and_then(|o| o.migration_attempts)
                     .or(group.migration_attempts),
+                migration_mode_value: ov.and_then(|o| o.migration_mode_value.clone()),
+                migration_attempts_value: ov.and_then(|o| o.migration_attempts_value.clone()),
+                live_migration: ov.and_then(|o| o.live_migration),
+                extra_openstack_roles: ov
+                    .map(|o| o.extra_openstack_roles.clone())
+                    .unwrap_or_default(),
+                compute_services_down: ov.and_then(|o| o.compute_services_down),
                 servers,
                 stuck_lock: ov.and_then(|o| o.stuck_lock),
                 vrouter_never_ready: ov.is_some_and(|o| o.vrouter_never_ready),

@@ -266,6 +266,44 @@ impl ScenarioSpec {
             if let Some(d) = o.drain_blocked {
                 check_dur(&bad, &f("drain_blocked"), d, 1)?;
             }
+            if !o.server_states.is_empty() {
+                let instances = o
+                    .instances
+                    .unwrap_or_else(|| self.group_instances(o.role, o.index));
+                if o.server_states.len() as u32 > instances {
+                    return Err(bad(
+                        &f("server_states"),
+                        format!(
+                            "{} entries but the node has only {instances} instances",
+                            o.server_states.len()
+                        ),
+                    ));
+                }
+            }
+            if let Some(d) = o.live_migration {
+                check_dur(&bad, &f("live_migration"), d, 1)?;
+            }
+            if let Some(d) = o.compute_services_down {
+                check_dur(&bad, &f("compute_services_down"), d, 1)?;
+            }
+            if o.role != Role::Compute && o.compute_services_down.is_some() {
+                return Err(bad(
+                    &f("compute_services_down"),
+                    "only computes run nova-compute".into(),
+                ));
+            }
+            for r in &o.extra_openstack_roles {
+                if !matches!(r, Role::Gateway | Role::Compute) || *r == o.role {
+                    return Err(bad(
+                        &f("extra_openstack_roles"),
+                        format!(
+                            "`{}` cannot be added to a `{}` machine: only `gateway` or `compute`, other than its own",
+                            r.as_str(),
+                            o.role.as_str()
+                        ),
+                    ));
+                }
+            }
         }
         self.validate_plan(&bad)?;
         Ok(())

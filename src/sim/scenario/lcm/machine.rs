@@ -336,7 +336,7 @@ impl Lcm {
         let servers: Vec<String> = ctx
             .nova
             .on_host(&m.node)
-            .filter(|s| !s.stopped)
+            .filter(|s| !s.not_running())
             .map(|s| s.id.clone())
             .collect();
         if servers.is_empty() {
