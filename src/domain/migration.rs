@@ -403,25 +403,6 @@ pub fn acknowledge_offer(
             running.join(", ")
         ));
     }
-    let left: Vec<&str> = m.left().map(|s| s.id.as_str()).collect();
-    if !left.is_empty() {
-        return Err(format!(
-            "{node}: the controller does not start {}: it may be migrating since before the console saw the node; check its status (openstack server show) before acknowledging",
-            left.join(", ")
-        ));
-    }
-    let unknown: Vec<&str> = m
-        .servers
-        .iter()
-        .filter(|s| s.progress == ServerProgress::Unknown)
-        .map(|s| s.id.as_str())
-        .collect();
-    if !unknown.is_empty() {
-        return Err(format!(
-            "{node}: a live migration may be running ({}): the console has not yet seen the controller long enough to tell; its next check (about a minute) says",
-            unknown.join(", ")
-        ));
-    }
     match (&m.mode, m.format) {
         (MigrationMode::Manual, _) => {}
         (MigrationMode::Live, ServersFormat::Old) => {}
@@ -440,6 +421,25 @@ pub fn acknowledge_offer(
                 "{node}: migration mode {v:?} is not one the controller knows: set a valid mode first"
             ));
         }
+    }
+    let left: Vec<&str> = m.left().map(|s| s.id.as_str()).collect();
+    if !left.is_empty() {
+        return Err(format!(
+            "{node}: the controller does not start {}: it may be migrating since before the console saw the node; check its status (openstack server show) before acknowledging",
+            left.join(", ")
+        ));
+    }
+    let unknown: Vec<&str> = m
+        .servers
+        .iter()
+        .filter(|s| s.progress == ServerProgress::Unknown)
+        .map(|s| s.id.as_str())
+        .collect();
+    if !unknown.is_empty() {
+        return Err(format!(
+            "{node}: a live migration may be running ({}): the console has not yet seen the controller long enough to tell; its next check (about a minute) says",
+            unknown.join(", ")
+        ));
     }
     Ok(m.servers.iter().map(|s| s.id.clone()).collect())
 }

@@ -82,9 +82,10 @@ pub struct Options {
     /// The MOSK API server applies each change at once but answers it only
     /// after this long (a slow or stuck answer on the wire).
     pub answer_delay: Option<Duration>,
-    /// The audit log is a pipe (a reader holds it open): it opens, but no
-    /// record can be written (`fsync` of a pipe fails), as when the disk
-    /// under the log fails after the console started.
+    /// The audit log opens (a regular file of one's own), then its
+    /// descriptor becomes a pipe: no record can be written (`fsync` of a
+    /// pipe fails), as when the disk under the log fails after the console
+    /// started.
     pub audit_unwritable: bool,
     /// Called with the node's name after the MOSK API server answered a GET
     /// of one node, before the client sees the answer (someone else writes
@@ -122,6 +123,32 @@ impl Default for Options {
             after_node_get: None,
         }
     }
+}
+
+/// The disk under the audit log fails after the log was opened (a regular
+/// file of one's own, as the log requires): the log's descriptor is made
+/// the write end of a pipe, so every record's `fsync` fails. A reader
+/// drains the pipe until the console's end closes.
+fn break_audit_file(path: &std::path::Path) {
+    use std::os::fd::AsRawFd;
+    let fd = std::fs::read_dir("/proc/self/fd")
+        .expect("/proc/self/fd lists this process's descriptors")
+        .filter_map(|e| e.ok())
+        .find(|e| std::fs::read_link(e.path()).ok().as_deref() == Some(path))
+        .and_then(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .expect("the audit log's descriptor");
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    // SAFETY: both descriptors are open; dup2 replaces the audit log's
+    // descriptor in place, as a failing disk would leave it unusable.
+    let r = unsafe { libc::dup2(writer.as_raw_fd(), fd) };
+    assert!(r >= 0, "dup2 failed");
+    std::thread::spawn(move || {
+        use std::io::Read;
+        let mut reader = reader;
+        let mut sink = Vec::new();
+        let _ = reader.read_to_end(&mut sink);
+    });
+    drop(writer);
 }
 
 pub fn deny(verb: &str, resource: &str, namespace: Option<&str>) -> RbacRule {
@@ -335,23 +362,6 @@ impl Harness {
         };
         let dir = tempfile::tempdir().unwrap();
         let audit_path = dir.path().join("state/audit.jsonl");
-        if opts.audit_unwritable {
-            std::fs::create_dir_all(audit_path.parent().unwrap()).unwrap();
-            let made = std::process::Command::new("mkfifo")
-                .arg(&audit_path)
-                .status()
-                .expect("mkfifo (coreutils) is needed to make an audit log that cannot be written");
-            assert!(made.success(), "mkfifo failed");
-            // The reader: opening the pipe for writing waits for one. It
-            // reads until the console's end closes the pipe.
-            let p = audit_path.clone();
-            std::thread::spawn(move || {
-                use std::io::Read;
-                let mut f = std::fs::File::open(p).unwrap();
-                let mut sink = Vec::new();
-                let _ = f.read_to_end(&mut sink);
-            });
-        }
         let requests = Arc::new(Mutex::new(Vec::new()));
         let mosk = Client::new(
             recorded(mosk_router, requests.clone(), audit_path.clone()),
@@ -359,6 +369,9 @@ impl Harness {
         );
         let mgmt = Client::new(world.mgmt_router(), "default");
         let audit = Arc::new(AuditLog::open(Some(&audit_path)).unwrap());
+        if opts.audit_unwritable {
+            break_audit_file(&audit_path);
+        }
         let (tx, rx) = unbounded_channel();
         let keys = tx.clone();
         let session = SessionInfo {

@@ -47,12 +47,30 @@ fn press_a_on_worker3(message: &str, mode: Option<MigrationMode>) -> Model {
     m.history
         .apply(&mut m.snapshot, Object::Node(Arc::new(n)), at);
     // The same check at two retries, a minute apart (Rockoon rewrites its
-    // message with a new timestamp each time).
+    // message with a new timestamp each time), each after a start of the
+    // server with an unset action that came back: its migration fails and
+    // does not run now.
     let (_, text) = crate::domain::lockmsg::split_timestamp(message);
     for (stamp, when) in [
         ("10:28:00", at - jiff::SignedDuration::from_mins(2)),
         ("10:29:00", at),
     ] {
+        let mut started = fixtures::node_lock(
+            Controller::Openstack,
+            NODE_W3,
+            LockState::Active,
+            Some(&format!(
+                "{} Starting migration for {}",
+                fixtures::rockoon_stamp(stamp),
+                fixtures::SERVER_D
+            )),
+        );
+        started.inner_state = Some("active".into());
+        m.history.apply(
+            &mut m.snapshot,
+            Object::NodeWorkloadLock(Arc::new(started)),
+            when - jiff::SignedDuration::from_secs(30),
+        );
         let mut l = fixtures::node_lock(
             Controller::Openstack,
             NODE_W3,
