@@ -90,6 +90,7 @@ fn plan_harness_denying(
         mosk_context: "sim-mosk".into(),
         mgmt_user: Some("kubeconfig-user".into()),
         mosk_user: Some("kubeconfig-user".into()),
+        transports: Default::default(),
         audit: Arc::new(AuditLog::open(Some(&h.audit_path)).unwrap()),
         mode,
         project: h.model.session.namespace.clone(),

@@ -17,7 +17,7 @@ use mosk_console::app::update::update;
 use mosk_console::audit::{self, AuditLog, AuditPhase, AuditRecord};
 use mosk_console::cluster::convert::{convert, is_wanted};
 use mosk_console::cluster::writes::WriteMode;
-use mosk_console::cluster::writes::executor::{ActionExecutor, ExecutorConfig};
+use mosk_console::cluster::writes::executor::{ActionExecutor, ExecutorConfig, Transports};
 use mosk_console::config::keymap::Keymap;
 use mosk_console::console::effects::{ConsoleEffects, to_msgs};
 use mosk_console::console::runtime::Effects;
@@ -78,6 +78,8 @@ pub struct Options {
     /// The MOSK API server applies each change at once but answers it only
     /// after this long (a slow or stuck answer on the wire).
     pub answer_delay: Option<Duration>,
+    /// How the connections are protected (badges, audit records).
+    pub transports: Transports,
 }
 
 /// A SelfSubjectAccessReview the server cannot answer, or answers oddly.
@@ -103,6 +105,7 @@ impl Default for Options {
             self_subject_review: true,
             review_fault: None,
             answer_delay: None,
+            transports: Transports::default(),
         }
     }
 }
@@ -291,6 +294,8 @@ impl Harness {
             namespace: world.spec().namespace,
             read_only: opts.mode == WriteMode::ReadOnly,
             dry_run: opts.mode == WriteMode::DryRun,
+            mgmt_transport: opts.transports.mgmt,
+            mosk_transport: opts.transports.mosk,
             ..SessionInfo::default()
         };
         let exec = ActionExecutor::new(ExecutorConfig {
@@ -300,6 +305,7 @@ impl Harness {
             mosk_context: "sim-mosk".into(),
             mgmt_user: Some("kubeconfig-user".into()),
             mosk_user: Some("kubeconfig-user".into()),
+            transports: opts.transports,
             audit,
             mode: opts.mode,
             project: session.namespace.clone(),

@@ -6,6 +6,7 @@
 mod access_cache;
 mod attention;
 mod commence;
+mod connection;
 mod exit;
 mod harness;
 mod modes;

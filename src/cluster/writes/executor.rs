@@ -40,6 +40,8 @@ pub struct ExecutorConfig {
     /// server does not answer SelfSubjectReview).
     pub mgmt_user: Option<String>,
     pub mosk_user: Option<String>,
+    /// How each connection is protected (the audit records' `connection`).
+    pub transports: Transports,
     pub audit: Arc<AuditLog>,
     pub mode: WriteMode,
     /// The cluster's project namespace on the management cluster (where
@@ -49,6 +51,22 @@ pub struct ExecutorConfig {
     pub events: WriteSink,
     /// How long to wait for a replacement vRouter pod to be Ready.
     pub replacement_timeout: Duration,
+}
+
+/// The connection of each cluster, as [`crate::cluster::connect::Transport`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Transports {
+    pub mgmt: crate::cluster::connect::Transport,
+    pub mosk: crate::cluster::connect::Transport,
+}
+
+impl Transports {
+    pub fn of(self, cluster: ClusterId) -> crate::cluster::connect::Transport {
+        match cluster {
+            ClusterId::Mgmt => self.mgmt,
+            ClusterId::Mosk => self.mosk,
+        }
+    }
 }
 
 impl ExecutorConfig {
@@ -68,6 +86,10 @@ impl ExecutorConfig {
             mosk_context: clusters.mosk_context.clone(),
             mgmt_user: user(&clusters.mgmt_user),
             mosk_user: user(&clusters.mosk_user),
+            transports: Transports {
+                mgmt: clusters.mgmt_transport,
+                mosk: clusters.mosk_transport,
+            },
             audit,
             mode,
             project: project.to_string(),
@@ -84,6 +106,7 @@ pub(super) struct Shared {
     project: String,
     mosk_user: Option<String>,
     mgmt_user: Option<String>,
+    transports: Transports,
     identity: OnceCell<(String, String)>,
     replacement_timeout: Duration,
     /// Per plan: the request sent whose result record is not written yet.
@@ -112,6 +135,7 @@ impl ActionExecutor {
                 project: cfg.project,
                 mosk_user: cfg.mosk_user,
                 mgmt_user: cfg.mgmt_user,
+                transports: cfg.transports,
                 identity: OnceCell::new(),
                 replacement_timeout: cfg.replacement_timeout,
                 in_flight: Mutex::new(BTreeMap::new()),
@@ -271,6 +295,15 @@ fn record(
         dry_run: plan.dry_run,
         permission: Some(run.permission),
         permission_note: run.permission_note.clone(),
+        kubeconfig_user: match plan.cluster {
+            ClusterId::Mosk => shared.mosk_user.clone(),
+            ClusterId::Mgmt => shared.mgmt_user.clone(),
+        },
+        connection: shared
+            .transports
+            .of(plan.cluster)
+            .audit_value()
+            .map(str::to_string),
         outcome,
         message,
     }

@@ -27,6 +27,12 @@ use crate::sanitize::sanitize;
 pub use errors::WriteError;
 pub use events::{WriteEvent, WriteSink};
 
+/// The `fieldManager` of every create and patch: the node's and the update
+/// plan's `managedFields` name the console as the writer of what it set.
+/// (A delete takes no field manager in the Kubernetes API; the server's audit
+/// log names the console by its User-Agent, `cluster::connect::USER_AGENT`.)
+pub const FIELD_MANAGER: &str = "mosk-console";
+
 /// How writes are sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WriteMode {
@@ -105,7 +111,10 @@ impl Writer {
             );
         }
         let patch = json!({ "metadata": { "annotations": annotations } });
-        let mut params = PatchParams::default();
+        let mut params = PatchParams {
+            field_manager: Some(FIELD_MANAGER.to_string()),
+            ..PatchParams::default()
+        };
         if self.mode.dry_run() {
             params = params.dry_run();
         }
