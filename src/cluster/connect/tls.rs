@@ -5,7 +5,8 @@
 //! TLS (kubectl): a server certificate that is itself a CA certificate (what
 //! `openssl req -x509` makes by default, common in labs) is accepted by
 //! kubectl and refused here with webpki's `CaUsedAsEndEntity`
-//! (docs/RELIABILITY.md, "Certificates"). Without this, the operator read
+//! (docs/RELIABILITY.md, "Refusals, missing kinds and certificates").
+//! Without this, the operator read
 //! "invalid peer certificate: Other(OtherError(CaUsedAsEndEntity))" and
 //! advice about VPNs and firewalls.
 
