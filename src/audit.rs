@@ -119,6 +119,14 @@ pub struct AuditRecord {
     /// With `not-verified`: the dialog's words and why the review failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub permission_note: Option<String>,
+    /// The kubeconfig user of the context written to, when it names one
+    /// (`user` above is the server's answer to SelfSubjectReview when it gave one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kubeconfig_user: Option<String>,
+    /// How the connection was protected, when it was not verified TLS:
+    /// `tls-not-verified`, `plain-http` or `plain-http-loopback` (the simulator).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection: Option<String>,
     pub outcome: AuditOutcome,
     /// The server's message or what went wrong.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -265,6 +273,8 @@ mod tests {
             dry_run: false,
             permission: Some(PermissionCheck::NotVerified),
             permission_note: Some("permission not verified: the server will decide".into()),
+            kubeconfig_user: None,
+            connection: None,
             outcome,
             message: None,
             simulated: false,

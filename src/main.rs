@@ -159,6 +159,8 @@ fn console_options(
             dry_run: ui.dry_run,
             demo,
             demo_speed: None,
+            mgmt_transport: Default::default(),
+            mosk_transport: Default::default(),
         },
         theme,
         keymap,
@@ -175,6 +177,8 @@ async fn run_console(
 ) -> Result<(), String> {
     opts.session.mgmt_context = clusters.mgmt_context.clone();
     opts.session.mosk_context = clusters.mosk_context.clone();
+    opts.session.mgmt_transport = clusters.mgmt_transport;
+    opts.session.mosk_transport = clusters.mosk_transport;
     let report = console::run(clusters, opts)
         .await
         .map_err(|e| format!("the console stopped: {e}"))?;

@@ -355,6 +355,8 @@ fn the_audit_view_rows_pair_intent_and_result() {
         dry_run: true,
         permission: Some(PermissionCheck::NotVerified),
         permission_note: Some("permission not verified: the server will decide".into()),
+        kubeconfig_user: None,
+        connection: None,
         outcome,
         message: message.map(str::to_string),
         simulated: false,

@@ -191,6 +191,8 @@ impl Soak {
             mosk_user: "-".into(),
             mgmt_server: "in-process".into(),
             mosk_server: "in-process".into(),
+            mgmt_transport: Default::default(),
+            mosk_transport: Default::default(),
             clock,
         };
         let cancel = CancellationToken::new();

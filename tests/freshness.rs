@@ -8,7 +8,8 @@ use jiff::{SignedDuration, Timestamp};
 use mosk_console::app::model::{Model, SessionInfo, View};
 use mosk_console::app::msg::Msg;
 use mosk_console::app::update::update;
-use mosk_console::cluster::events::{ClusterEvent, WatchHealth};
+use mosk_console::cluster::connect::Transport;
+use mosk_console::cluster::events::{ClusterEvent, WatchHealth, WatchProblem};
 use mosk_console::config::keymap::Keymap;
 use mosk_console::config::theme::Theme;
 use mosk_console::domain::fixtures;
@@ -36,6 +37,7 @@ fn health(m: &mut Model, kind: Kind, connected: bool, retry_at: Option<Timestamp
         last_event: Some(m.now),
         last_error: (!connected).then(|| "connection refused".to_string()),
         retry_at,
+        problem: Default::default(),
     };
     update(m, Msg::Cluster(ClusterEvent::Health { kind, health }));
 }
@@ -231,4 +233,58 @@ fn the_status_bar_keeps_the_watch_health_whole_when_narrow() {
             "{w}: {line}"
         );
     }
+}
+
+#[test]
+fn a_refused_watch_is_named_forbidden_not_unreachable() {
+    let mut m = loaded(&fixtures::idle());
+    tick(&mut m, at(5));
+    let health = WatchHealth {
+        cluster: ClusterId::Mgmt,
+        connected: false,
+        last_event: Some(m.now),
+        last_error: Some("forbidden: viewer may not list lcmmachines in child-ns".into()),
+        retry_at: Some(at(13)),
+        problem: WatchProblem::Refused,
+    };
+    update(
+        &mut m,
+        Msg::Cluster(ClusterEvent::Health {
+            kind: Kind::LcmMachine,
+            health,
+        }),
+    );
+    tick(&mut m, at(8));
+    let s = screen(&m, View::Machines, 200, 48);
+    assert!(
+        s.contains("STALE: forbidden: viewer may not list lcmmachines in child-ns for 3s"),
+        "{s}"
+    );
+    assert!(!s.contains("unreachable"), "{s}");
+}
+
+#[test]
+fn the_status_bar_says_when_a_connection_is_not_verified() {
+    let mut m = loaded(&fixtures::idle());
+    let bar = |m: &Model, w: u16| {
+        let s = screen(m, View::Overview, w, 30);
+        s.lines().rev().nth(1).unwrap().to_string()
+    };
+    assert!(!bar(&m, 200).contains("APIs:"), "{}", bar(&m, 200));
+    m.session.mosk_transport = Transport::TlsNotVerified;
+    // A warning stays even on a narrow terminal.
+    for w in [80u16, 200] {
+        assert!(
+            bar(&m, w).contains("mosk API: TLS NOT VERIFIED"),
+            "{}",
+            bar(&m, w)
+        );
+    }
+    m.session.mgmt_transport = Transport::Loopback;
+    m.session.mosk_transport = Transport::Loopback;
+    assert!(
+        bar(&m, 200).contains("APIs: http (loopback)"),
+        "{}",
+        bar(&m, 200)
+    );
 }

@@ -208,6 +208,8 @@ fn model_for(view: View) -> Model {
                     dry_run: false,
                     permission: None,
                     permission_note: None,
+                    kubeconfig_user: None,
+                    connection: None,
                     outcome,
                     message: None,
                     simulated: false,

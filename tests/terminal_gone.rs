@@ -57,13 +57,15 @@ fn legacy_never_ready(dir: &Path) -> PathBuf {
         "/assets/scenarios/legacy.toml"
     ))
     .unwrap();
-    // Compute 1 has its own override already (manual mode): the flag joins it.
+    // Compute 1 has its own override (manual mode, which holds the update
+    // for the operator before the vRouter step): here it migrates live, and
+    // the flag takes the override's place.
     let manual = "index = 1\nmigration_mode = \"manual\"\n";
     assert!(
         toml.contains(manual),
         "legacy.toml changed: update this test"
     );
-    toml = toml.replace(manual, &format!("{manual}vrouter_never_ready = true\n"));
+    toml = toml.replace(manual, "index = 1\nvrouter_never_ready = true\n");
     for index in [0, 2] {
         toml.push_str(&format!(
             "\n[[overrides]]\nrole = \"compute\"\nindex = {index}\nvrouter_never_ready = true\n"

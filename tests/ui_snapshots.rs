@@ -315,6 +315,7 @@ fn degraded_watch_and_notice() {
             last_event: Some(ago(12)),
             last_error: Some("connection refused".into()),
             retry_at: Some(now() + SignedDuration::from_secs(8)),
+            problem: Default::default(),
         },
     );
     m.freshness.get_mut(&Kind::Node).unwrap().down_since = Some(ago(12));
@@ -361,6 +362,7 @@ fn stale_model() -> Model {
                 last_event: Some(ago(50)),
                 last_error: Some("connection refused".into()),
                 retry_at: Some(now() + SignedDuration::from_secs(8)),
+                problem: Default::default(),
             },
         );
         m.freshness.get_mut(&k).unwrap().down_since = Some(ago(45));

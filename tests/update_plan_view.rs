@@ -178,6 +178,7 @@ fn stale_plan_data_is_marked() {
             last_event: Some(ago(60)),
             last_error: Some("connection refused".into()),
             retry_at: None,
+            problem: Default::default(),
         },
     );
     let s = screen(&m, 80, 24);

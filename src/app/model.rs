@@ -13,6 +13,7 @@ use crate::app::frame::FrameReport;
 use crate::app::freshness::Freshness;
 use crate::app::logs::LogPane;
 use crate::app::modal::ModalStack;
+use crate::cluster::connect::Transport;
 use crate::cluster::events::WatchHealth;
 use crate::config::keymap::Keymap;
 use crate::domain::history::History;
@@ -169,6 +170,19 @@ pub struct SessionInfo {
     pub demo: Option<String>,
     /// In demo mode: how many simulated seconds pass per real second.
     pub demo_speed: Option<f64>,
+    /// How each cluster's connection is protected (badges, audit records).
+    pub mgmt_transport: Transport,
+    pub mosk_transport: Transport,
+}
+
+impl SessionInfo {
+    /// The connection to `cluster`.
+    pub fn transport(&self, cluster: crate::domain::objects::ClusterId) -> Transport {
+        match cluster {
+            crate::domain::objects::ClusterId::Mgmt => self.mgmt_transport,
+            crate::domain::objects::ClusterId::Mosk => self.mosk_transport,
+        }
+    }
 }
 
 impl Default for SessionInfo {
@@ -182,6 +196,8 @@ impl Default for SessionInfo {
             dry_run: false,
             demo: None,
             demo_speed: None,
+            mgmt_transport: Transport::Verified,
+            mosk_transport: Transport::Verified,
         }
     }
 }

@@ -21,6 +21,18 @@
 //!
 //! Each client carries a layer that samples the `Date` of every answer into
 //! [`Clusters::clock`] (the API servers' clock offsets, [`crate::cluster::clock`]).
+//!
+//! What the jump host brings, handled here for every client:
+//! - Every `exec` credential plugin runs non-interactive (`interactiveMode:
+//!   Never`, as kubectl runs plugins without a terminal): kube then gives it
+//!   no terminal stdin and captures its stderr instead of letting it write
+//!   over the full-screen view (kube-client 5.0.0, src/client/auth/mod.rs,
+//!   `auth_exec`). Its failures are shown in one redacted line ([`secret`]).
+//! - The proxy is chosen as kubectl chooses it ([`proxy`]).
+//! - Every request says `User-Agent: mosk-console/<version>`, so the API
+//!   server's audit log and `managedFields` name the console.
+//! - How each connection is protected ([`Transport`]) is kept for the status
+//!   bar, the confirmation dialog and the audit log.
 
 use std::path::{Path, PathBuf};
 use std::sync::Once;
@@ -36,8 +48,18 @@ use crate::domain::objects::ClusterId;
 use crate::sanitize::sanitize;
 
 mod error;
+pub mod proxy;
+pub mod secret;
+pub mod tls;
+mod transport;
 
 pub use error::ConnectError;
+pub use transport::Transport;
+
+/// The `User-Agent` of every request: `mosk-console/<version>`. The API
+/// server names a write's manager after its first word when no
+/// `fieldManager` is given, and records it in its audit log.
+pub const USER_AGENT: &str = concat!("mosk-console/", env!("CARGO_PKG_VERSION"));
 
 /// How long to wait for a server's `/version` answer (and for its TCP connection).
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -74,6 +96,9 @@ pub struct Clusters {
     /// The server URL of each context.
     pub mgmt_server: String,
     pub mosk_server: String,
+    /// How each connection is protected (TLS verified or not, plain HTTP).
+    pub mgmt_transport: Transport,
+    pub mosk_transport: Transport,
     /// The API servers' clock offsets, sampled by both clients.
     pub clock: ClockSync,
 }
@@ -173,6 +198,8 @@ pub async fn connect(t: &Target) -> Result<Clusters, ConnectError> {
         mosk_user: mosk.user,
         mgmt_server: mgmt.server,
         mosk_server: mosk.server,
+        mgmt_transport: mgmt.transport,
+        mosk_transport: mosk.transport,
         clock,
     })
 }
@@ -257,6 +284,7 @@ struct Built {
     context: String,
     user: String,
     server: String,
+    transport: Transport,
 }
 
 async fn build(
@@ -294,7 +322,10 @@ async fn build(
         source: loaded.source.clone(),
         detail: sanitize(&detail),
     };
-    let mut config = Config::from_custom_kubeconfig(loaded.kubeconfig.clone(), &options)
+    let mut kubeconfig = loaded.kubeconfig.clone();
+    non_interactive(&mut kubeconfig);
+    let explicit_proxy = cluster_proxy_url(&kubeconfig, context);
+    let mut config = Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
         .map_err(|e| match e {
             KubeconfigError::LoadClusterOfContext(c) => bad(format!(
@@ -306,9 +337,30 @@ async fn build(
             other => bad(error_chain(&other)),
         })?;
     config.connect_timeout = Some(PROBE_TIMEOUT);
+    config.proxy_url =
+        proxy::choose(&config.cluster_url, explicit_proxy.as_deref()).map_err(&bad)?;
+    config.headers.push((
+        http::header::USER_AGENT,
+        http::HeaderValue::from_static(USER_AGENT),
+    ));
+    let transport = Transport::of(&config.cluster_url, config.accept_invalid_certs);
+    if let Some(p) = &config.proxy_url {
+        tracing::info!(cluster = ?cluster, proxy = %proxy::shown(p), "through a proxy");
+    }
     let server = sanitize(config.cluster_url.to_string().trim_end_matches('/'));
     let client = ClientBuilder::try_from(config)
-        .map_err(|e| bad(e.to_string()))?
+        .map_err(|e| match secret::credential_failure(&e) {
+            // The plugin ran while the client was built (its first token).
+            Some(detail) => ConnectError::AuthFailed {
+                cluster,
+                context: sanitize(context),
+                server: server.clone(),
+                user: user.clone(),
+                code: 0,
+                detail,
+            },
+            None => bad(secret::redact(&e.to_string())),
+        })?
         .with_layer(&clock.layer(cluster))
         .build();
     Ok(Built {
@@ -317,7 +369,37 @@ async fn build(
         context: sanitize(context),
         user,
         server,
+        transport,
     })
+}
+
+/// Sets `interactiveMode: Never` on every `exec` user (see the module text).
+fn non_interactive(kc: &mut Kubeconfig) {
+    for named in &mut kc.auth_infos {
+        if let Some(exec) = named.auth_info.as_mut().and_then(|a| a.exec.as_mut()) {
+            exec.interactive_mode = Some(kube::config::ExecInteractiveMode::Never);
+        }
+    }
+}
+
+/// The `proxy-url` of the cluster `context` names, if any.
+fn cluster_proxy_url(kc: &Kubeconfig, context: &str) -> Option<String> {
+    let cluster = kc
+        .contexts
+        .iter()
+        .find(|c| c.name == context)?
+        .context
+        .as_ref()?
+        .cluster
+        .clone();
+    kc.clusters
+        .iter()
+        .find(|c| c.name == cluster)?
+        .cluster
+        .as_ref()?
+        .proxy_url
+        .clone()
+        .filter(|p| !p.is_empty())
 }
 
 /// Asks the server for `/version`, up to [`PROBE_ATTEMPTS`] times while the
@@ -400,13 +482,21 @@ async fn probe_once(b: &Built) -> Result<(), ConnectError> {
                 detail: sanitize(&status.message),
             })
         }
+        Ok(Err(e)) if secret::credential_failure(&e).is_some() => Err(ConnectError::AuthFailed {
+            cluster: b.cluster,
+            context: b.context.clone(),
+            server: b.server.clone(),
+            user: b.user.clone(),
+            code: 0,
+            detail: secret::credential_failure(&e).unwrap_or_default(),
+        }),
         Ok(Err(kube::Error::Auth(e))) => Err(ConnectError::AuthFailed {
             cluster: b.cluster,
             context: b.context.clone(),
             server: b.server.clone(),
             user: b.user.clone(),
             code: 0,
-            detail: sanitize(&error_chain(&e)),
+            detail: secret::redact_sanitize(&error_chain(&e)),
         }),
         Ok(Err(kube::Error::Api(status))) => Err(unreachable(format!(
             "the server answered {} {}",
@@ -420,7 +510,15 @@ async fn probe_once(b: &Built) -> Result<(), ConnectError> {
             server: b.server.clone(),
             detail: sanitize(&e.to_string()),
         }),
-        Ok(Err(e)) => Err(unreachable(sanitize(&root_cause(&e)))),
+        Ok(Err(e)) => Err(match tls::describe(&e) {
+            Some(text) => ConnectError::TlsRefused {
+                cluster: b.cluster,
+                context: b.context.clone(),
+                server: b.server.clone(),
+                detail: text,
+            },
+            None => unreachable(secret::redact_sanitize(&root_cause(&e))),
+        }),
     }
 }
 

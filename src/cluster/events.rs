@@ -53,4 +53,17 @@ pub struct WatchHealth {
     /// While disconnected: when the next retry starts (wall clock), so a pane
     /// can say "retrying in 8 s".
     pub retry_at: Option<Timestamp>,
+    /// What the last error was, so that a refusal is not called unreachable.
+    pub problem: WatchProblem,
+}
+
+/// What kind of failure a watch's last error was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WatchProblem {
+    /// No answer, a broken stream, a 5xx: the server may be unreachable.
+    #[default]
+    Failing,
+    /// The server answered 401 or 403: it is reachable and refuses this
+    /// user (`last_error` says who may not do what).
+    Refused,
 }

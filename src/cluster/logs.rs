@@ -186,22 +186,39 @@ impl Follower {
 
     async fn run(&mut self) {
         let config = watcher::Config::default().timeout(self.opts.watch_timeout_secs);
-        let pods = watch_stream(self.api.clone(), config)
-            .modify(|p| p.managed_fields_mut().clear())
-            .backoff(self.opts.backoff.build());
+        // The pod watch retries under the same capped backoff as the kind
+        // watches, applied here: kube's `.backoff()` was reset by the `Init`
+        // each retry begins with, so a refused list was asked every ~0.7 s.
+        // Not polling the watcher is waiting (it retries only when polled).
+        let pods =
+            watch_stream(self.api.clone(), config).modify(|p| p.managed_fields_mut().clear());
         let mut pods = std::pin::pin!(pods);
+        let mut pods_backoff = self.opts.backoff.build();
+        let mut pods_retry_at: Option<Instant> = None;
         while !self.closed {
             tokio::select! {
-                ev = pods.next() => match ev {
-                    Some(Ok(ev)) => self.on_pod_event(ev),
+                ev = pods.next(), if pods_retry_at.is_none() => match ev {
+                    Some(Ok(ev)) => {
+                        if !matches!(ev, Event::Init | Event::InitApply(_)) {
+                            pods_backoff.reset();
+                        }
+                        self.on_pod_event(ev)
+                    }
                     // A 410 in the stream is routine: kube lists again by itself.
                     Some(Err(e)) if gone(&e) == Some(false) => {}
                     Some(Err(e)) => {
-                        self.pods_error = Some(describe_watch_error(&e));
+                        let delay = pods_backoff.delay();
+                        pods_retry_at = Some(Instant::now() + delay);
+                        self.pods_error = Some(format!(
+                            "{}; retrying in {:.1} s",
+                            describe_watch_error(&e),
+                            delay.as_secs_f64()
+                        ));
                         self.publish_status();
                     }
                     None => return,
                 },
+                _ = sleep_until(pods_retry_at) => pods_retry_at = None,
                 read = recv(&mut self.conn) => self.on_read(read),
                 _ = sleep_until(self.batch_deadline) => self.flush(),
                 _ = sleep_until(self.retry_at) => {

@@ -45,6 +45,6 @@ pub mod writes;
 pub use backoff::BackoffPolicy;
 pub use clock::ClockSync;
 pub use connect::{Clusters, ConnectError, Target, connect};
-pub use events::{ClusterEvent, WatchHealth};
+pub use events::{ClusterEvent, WatchHealth, WatchProblem};
 pub use logs::{LogOptions, spawn_log_follower};
 pub use watch::{WatchOptions, spawn_watchers};

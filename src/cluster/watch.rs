@@ -49,7 +49,7 @@ mod health;
 mod known;
 mod trim;
 
-use describe::crd_missing;
+use describe::{crd_missing, not_served, problem};
 pub(crate) use describe::{describe_kube_error, describe_watch_error, gone};
 pub use health::HEALTH_REFRESH;
 use health::HealthReport;
@@ -129,6 +129,7 @@ pub fn spawn_watchers(
             health: HealthReport::new(kind, tx.clone()),
             known: Known::default(),
             tx: tx.clone(),
+            gone_missing: false,
         };
         let cancel = cancel.clone();
         set.spawn(async move {
@@ -196,6 +197,8 @@ struct KindWatch {
     /// What was sent, for the periodic re-list to compare with.
     known: Known,
     tx: UnboundedSender<ClusterEvent>,
+    /// `KindMissing` was sent for a 404 mid-session and no list has succeeded since.
+    gone_missing: bool,
 }
 
 /// What to do after a watcher item.
@@ -339,7 +342,7 @@ impl KindWatch {
                 Err(err) => {
                     let text = format!("discovery failed: {}", describe_kube_error(&err));
                     let delay = backoff.delay();
-                    if !self.health.error(text, delay) {
+                    if !self.health.error(text, describe::kube_problem(&err), delay) {
                         return None;
                     }
                     tokio::time::sleep(delay).await;
@@ -372,6 +375,8 @@ impl KindWatch {
             }
             Event::InitDone => {
                 let objects = buffer.take().unwrap_or_default();
+                // After a 404 the kind was settled as missing: a full list brings it back.
+                let periodic = periodic && !std::mem::take(&mut self.gone_missing);
                 if periodic && self.known.listed() {
                     self.drift(objects)
                 } else {
@@ -447,10 +452,44 @@ impl KindWatch {
                 Next::Continue
             };
         }
-        if self.health.error(describe_watch_error(err), retry_in) {
-            Next::Continue
+        if not_served(err) && !self.gone_missing {
+            self.gone_missing = true;
+            // The CRD was removed (or is being reinstalled): say so, drop its
+            // objects, and keep asking under the usual backoff; the first
+            // list that succeeds brings the kind back.
+            let (group, version) = self.kind.group_version();
+            let message = format!(
+                "The {} CRD ({}.{group}) is no longer served by the {} cluster (404 for \
+                 {group}/{version}): it was removed or is being reinstalled. Its objects \
+                 are gone from every view that shows them; asking again every {} s at most.",
+                self.kind.api_kind(),
+                self.kind.plural(),
+                self.kind.cluster().label(),
+                crate::cluster::backoff::DEFAULT_MAX.as_secs(),
+            );
+            if self
+                .tx
+                .send(ClusterEvent::KindMissing {
+                    kind: self.kind,
+                    message,
+                })
+                .is_err()
+            {
+                return Next::Stop;
+            }
+        }
+        if !self
+            .health
+            .error(describe_watch_error(err), problem(err), retry_in)
+        {
+            return Next::Stop;
+        }
+        if self.gone_missing {
+            // kube would retry the watch from the old resourceVersion; a
+            // kind that comes back must be listed whole (its objects were dropped).
+            Next::Restart
         } else {
-            Next::Stop
+            Next::Continue
         }
     }
 }

@@ -21,7 +21,8 @@ use crate::ui::fresh_pane;
 
 /// `a: acknowledge migration` for an item that offers an action:
 /// the action's one label ([`ActionId::hint`]) and the keymap's key;
-/// `x: dismiss reminder` for a reminder.
+/// `x: dismiss reminder` for a reminder; nothing for an action the server's
+/// access review denied.
 pub(crate) fn action_hint(item: &AttentionItem, model: &Model) -> Option<String> {
     let (key, what) = match (item.action, &item.kind) {
         (Some(id), _) => {
@@ -31,6 +32,14 @@ pub(crate) fn action_hint(item: &AttentionItem, model: &Model) -> Option<String>
             }
             if model.actions.off.is_some() {
                 return Some(format!("{}: actions off", id.hint()));
+            }
+            // The server's access review said no: the action is not offered
+            // (its key still answers, with the reason).
+            if matches!(
+                crate::app::actions::availability(model, id),
+                crate::app::actions::access::Availability::Unavailable(_)
+            ) {
+                return None;
             }
             (KeyAction::Act(id), id.hint())
         }

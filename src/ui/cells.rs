@@ -113,6 +113,7 @@ mod tests {
                 last_event: None,
                 last_error: Some("connection refused".into()),
                 retry_at: None,
+                problem: Default::default(),
             },
         );
         let t = table(&m, View::States);

@@ -4,13 +4,14 @@
 
 use crate::app::freshness::{self, Pane};
 use crate::app::model::Model;
-use crate::cluster::events::WatchHealth;
+use crate::cluster::events::{WatchHealth, WatchProblem};
 use crate::domain::objects::{ClusterId, Kind};
 use crate::ui::format;
 
 /// The mark a pane's border carries, if any:
 /// `STALE: mosk API unreachable for 45s, data as of 12:41:03, retrying in 8s`,
-/// or `loading: 13 of 16 lists`.
+/// `STALE: forbidden: viewer may not list lcmmachines in child-ns for 12s, …`
+/// when the server refused, or `loading: 13 of 16 lists`.
 pub(crate) fn mark(model: &Model, pane: Pane) -> Option<String> {
     let bad = freshness::unhealthy(model, pane.kinds());
     if bad.is_empty() {
@@ -30,7 +31,17 @@ fn stale_text(model: &Model, bad: &[Kind]) -> String {
     let names: Vec<&str> = clusters.iter().map(|c| c.label()).collect();
     let health: Vec<&WatchHealth> = bad.iter().filter_map(|k| model.health.get(k)).collect();
     let unreachable = health.iter().all(|h| !h.connected);
+    // The server answered and said no: name the refusal, not an outage.
+    let refusals: Vec<&str> = health
+        .iter()
+        .filter(|h| h.problem == WatchProblem::Refused)
+        .filter_map(|h| h.last_error.as_deref())
+        .collect();
     let what = match (names.as_slice(), unreachable) {
+        _ if !refusals.is_empty() && refusals.len() == health.len() => match refusals.len() {
+            1 => refusals[0].to_string(),
+            n => format!("{} (+{} more refused)", refusals[0], n - 1),
+        },
         ([one], true) => format!("{one} API unreachable"),
         (_, true) => format!("{} APIs unreachable", names.join(" and ")),
         ([one], false) => format!("{one} watch failing"),

@@ -124,6 +124,24 @@ pub fn clock_mark(model: &Model) -> Option<String> {
     (!parts.is_empty()).then(|| format!("clock: {simulated}{}", parts.join(", ")))
 }
 
+/// The connection badge and whether it is a warning: `mosk API: TLS NOT
+/// VERIFIED`, `APIs: PLAIN HTTP`, `APIs: http (loopback)`; `None` when both
+/// connections are verified.
+pub(crate) fn connection_badge(s: &crate::app::model::SessionInfo) -> (Option<String>, bool) {
+    let (m, k) = (s.mgmt_transport, s.mosk_transport);
+    let warning = m.is_warning() || k.is_warning();
+    let text = match (m.badge(), k.badge()) {
+        (None, None) => return (None, false),
+        (a, b) if a == b => format!("APIs: {}", a.unwrap_or_default()),
+        (a, b) => [("mgmt API", a), ("mosk API", b)]
+            .into_iter()
+            .filter_map(|(name, badge)| badge.map(|t| format!("{name}: {t}")))
+            .collect::<Vec<_>>()
+            .join(", "),
+    };
+    (Some(text), warning)
+}
+
 /// `+5m02s ahead`, `-12s behind`.
 fn describe_offset(offset: jiff::SignedDuration) -> String {
     let secs = offset.as_secs_f64().round() as i64;
@@ -181,9 +199,20 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
     if let Some(mark) = clock_mark(model) {
         optional.push((mark, 0));
     }
+    // An unverified connection is always said; the simulator's http on
+    // loopback only when there is room (it is a fact, not a danger).
+    let (connection, warning) = connection_badge(s);
+    if let Some(text) = connection.as_ref().filter(|_| !warning) {
+        optional.push((text.clone(), 0));
+    }
+    let connection = connection.filter(|_| warning);
+    let badge_len = connection
+        .as_ref()
+        .map_or(0, |c| c.chars().count() + SEP.chars().count());
     let fixed = |a: &str, b: &str| format!(" mgmt: {a}  mosk: {b}");
     let len = |parts: &[(String, u8)], ctx: &str, watch: &str| {
-        ctx.chars().count()
+        badge_len
+            + ctx.chars().count()
             + SEP.chars().count()
             + watch.chars().count()
             + parts
@@ -234,11 +263,12 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
         let short = forms.last().cloned().unwrap_or_default();
         (contexts, format::truncate(&short, room))
     });
-    let mut spans = vec![
-        Span::raw(contexts),
-        Span::raw(SEP),
-        Span::styled(watch, watch_style),
-    ];
+    let mut spans = vec![Span::raw(contexts), Span::raw(SEP)];
+    if let Some(badge) = connection {
+        spans.push(Span::styled(badge, theme.status_bar.patch(theme.warn)));
+        spans.push(Span::raw(SEP));
+    }
+    spans.push(Span::styled(watch, watch_style));
     for (text, _) in optional {
         spans.push(Span::raw(SEP));
         spans.push(Span::raw(text));
@@ -270,6 +300,7 @@ mod tests {
                     last_event: Some(now),
                     last_error: None,
                     retry_at: None,
+                    problem: Default::default(),
                 },
             );
         }

@@ -220,3 +220,65 @@ async fn capital_r_on_the_overview_restarts_the_outdated_pods_of_the_item() {
             .all(|r| r.action == ActionId::RestartVrouter.name())
     );
 }
+
+/// The whole screen at 200x50, as drawn.
+fn screen(h: &mut Harness) -> String {
+    update(
+        &mut h.model,
+        Msg::Resize {
+            width: 200,
+            height: 50,
+        },
+    );
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(200, 50)).unwrap();
+    let theme = mosk_console::config::theme::Theme::load("mono").unwrap();
+    t.draw(|f| mosk_console::ui::draw(f, &h.model, &theme))
+        .unwrap();
+    format!("{}", t.backend())
+}
+
+/// The manual-migration world once a compute waits for the operator.
+fn waiting_world() -> SimWorld {
+    let world = manual_world();
+    assert!(world.step_until(SignedDuration::from_secs(4 * 3600), |w| {
+        w.mosk()
+            .list("nodeworkloadlocks", None)
+            .iter()
+            .any(|l| str_at(l, "/status/errorMessage").contains("Some servers are still present"))
+    }));
+    world
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_action_the_access_review_denied_is_not_offered_on_the_item() {
+    let allowed_screen = {
+        let mut h = Harness::new(waiting_world(), Options::default());
+        h.tick_and_settle().await;
+        lists_in(&mut h);
+        screen(&mut h)
+    };
+    assert!(
+        allowed_screen.contains("a: acknowledge migration"),
+        "{allowed_screen}"
+    );
+
+    let mut h = Harness::new(
+        waiting_world(),
+        Options {
+            deny: vec![deny("patch", "nodes", None)],
+            ..Options::default()
+        },
+    );
+    h.tick_and_settle().await;
+    lists_in(&mut h);
+    let s = screen(&mut h);
+    assert!(s.contains("acknowledge"), "the item is there: {s}");
+    assert!(!s.contains("a: acknowledge migration"), "{s}");
+    // The key still answers, with the server's reason.
+    cursor_to(&mut h, AttentionKind::ManualMigration);
+    h.press('a');
+    assert!(h.model.modals.dialog().is_none());
+    let notice = format!("{:?}", h.model.notice);
+    assert!(notice.contains("does not allow"), "{notice}");
+    assert!(h.changes().is_empty());
+}

@@ -90,6 +90,7 @@ fn plan_harness_denying(
         mosk_context: "sim-mosk".into(),
         mgmt_user: Some("kubeconfig-user".into()),
         mosk_user: Some("kubeconfig-user".into()),
+        transports: Default::default(),
         audit: Arc::new(AuditLog::open(Some(&h.audit_path)).unwrap()),
         mode,
         project: h.model.session.namespace.clone(),
@@ -574,6 +575,7 @@ async fn commence_and_acknowledge_record_each_clusters_own_user() {
         project: h.model.session.namespace.clone(),
         events: to_msgs(h.tx.clone()),
         replacement_timeout: std::time::Duration::from_secs(5),
+        transports: Default::default(),
     });
     h.exec = ConsoleEffects::with_executor(exec, h.tx.clone());
     h.model.view = View::UpdatePlan;

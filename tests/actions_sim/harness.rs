@@ -17,7 +17,7 @@ use mosk_console::app::update::update;
 use mosk_console::audit::{self, AuditLog, AuditPhase, AuditRecord};
 use mosk_console::cluster::convert::{convert, is_wanted};
 use mosk_console::cluster::writes::WriteMode;
-use mosk_console::cluster::writes::executor::{ActionExecutor, ExecutorConfig};
+use mosk_console::cluster::writes::executor::{ActionExecutor, ExecutorConfig, Transports};
 use mosk_console::config::keymap::Keymap;
 use mosk_console::console::effects::{ConsoleEffects, to_msgs};
 use mosk_console::console::runtime::Effects;
@@ -91,6 +91,8 @@ pub struct Options {
     /// of one node, before the client sees the answer (someone else writes
     /// between the console's read and its write).
     pub after_node_get: Option<NodeGetHook>,
+    /// How the connections are protected (badges, audit records).
+    pub transports: Transports,
 }
 
 /// See [`Options::after_node_get`]: called with the node's name.
@@ -121,6 +123,7 @@ impl Default for Options {
             answer_delay: None,
             audit_unwritable: false,
             after_node_get: None,
+            transports: Transports::default(),
         }
     }
 }
@@ -380,6 +383,8 @@ impl Harness {
             namespace: world.spec().namespace,
             read_only: opts.mode == WriteMode::ReadOnly,
             dry_run: opts.mode == WriteMode::DryRun,
+            mgmt_transport: opts.transports.mgmt,
+            mosk_transport: opts.transports.mosk,
             ..SessionInfo::default()
         };
         let exec = ActionExecutor::new(ExecutorConfig {
@@ -389,6 +394,7 @@ impl Harness {
             mosk_context: "sim-mosk".into(),
             mgmt_user: Some("kubeconfig-user".into()),
             mosk_user: Some("kubeconfig-user".into()),
+            transports: opts.transports,
             audit,
             mode: opts.mode,
             project: session.namespace.clone(),

@@ -6,6 +6,7 @@
 mod access_cache;
 mod attention;
 mod commence;
+mod connection;
 mod controllers;
 mod exit;
 mod harness;

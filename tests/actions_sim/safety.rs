@@ -322,6 +322,8 @@ async fn audit_log_that_will_not_open_turns_actions_off_with_its_own_verdict() {
         mgmt_server: "in-process".into(),
         mosk_server: "in-process".into(),
         clock: mosk_console::cluster::clock::ClockSync::new(),
+        mgmt_transport: Default::default(),
+        mosk_transport: Default::default(),
     };
     let opts = mosk_console::console::ConsoleOptions {
         session: h.model.session.clone(),

@@ -170,6 +170,8 @@ pub fn clusters(mgmt: &InSim, mosk: &InSim) -> Clusters {
         mosk_user: "sim-mosk-admin".into(),
         mgmt_server: "in-process".into(),
         mosk_server: "in-process".into(),
+        mgmt_transport: Default::default(),
+        mosk_transport: Default::default(),
         clock,
     }
 }

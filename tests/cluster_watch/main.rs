@@ -10,5 +10,6 @@ mod cluster_support;
 mod failures;
 mod fixture;
 mod outage;
+mod refusals;
 mod relist;
 mod resync;

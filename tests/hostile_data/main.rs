@@ -211,6 +211,7 @@ fn fresh_model() -> Model {
                 last_event: Some(now()),
                 last_error: None,
                 retry_at: None,
+                problem: Default::default(),
             },
         );
     }

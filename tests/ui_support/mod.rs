@@ -93,6 +93,7 @@ pub fn base_model() -> Model {
                 last_event: Some(ago(5)),
                 last_error: None,
                 retry_at: None,
+                problem: Default::default(),
             },
         );
         // Every watch has listed once.

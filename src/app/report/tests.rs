@@ -59,6 +59,8 @@ fn hostile_audit_record(phase: AuditPhase, outcome: AuditOutcome) -> AuditRecord
         dry_run: false,
         permission: Some(PermissionCheck::Allowed),
         permission_note: None,
+        kubeconfig_user: None,
+        connection: None,
         outcome,
         message: Some(HOSTILE.into()),
         simulated: false,

@@ -60,6 +60,13 @@ pub enum ConnectError {
         server: String,
         detail: String,
     },
+    /// The server's certificate was refused (`detail`: the check that failed).
+    TlsRefused {
+        cluster: ClusterId,
+        context: String,
+        server: String,
+        detail: String,
+    },
     /// The server refused the credentials (401/403), or the credential plugin failed (code 0).
     AuthFailed {
         cluster: ClusterId,
@@ -197,6 +204,32 @@ impl fmt::Display for ConnectError {
                  /version with something that is not a Kubernetes version: {detail}. Check \
                  that the URL in the kubeconfig points at the Kubernetes API server itself \
                  (not a proxy, load balancer or web page in front of it).",
+                cluster_name(*cluster)
+            ),
+            ConnectError::TlsRefused {
+                cluster,
+                context,
+                server,
+                detail,
+            } => write!(
+                f,
+                "The {} cluster at {server} (context \"{context}\") presented a certificate \
+                 this console does not accept: {detail}. {}.",
+                cluster_name(*cluster),
+                super::tls::advice(server)
+            ),
+            ConnectError::AuthFailed {
+                cluster,
+                context,
+                server,
+                user,
+                code,
+                detail,
+            } if *code == 0 => write!(
+                f,
+                "No credentials for user \"{user}\" of the {} cluster at {server} (context \
+                 \"{context}\"): {detail}. Run the kubeconfig's credential plugin by hand \
+                 (kubectl get nodes asks it too) to log in again, or get a fresh kubeconfig.",
                 cluster_name(*cluster)
             ),
             ConnectError::AuthFailed {

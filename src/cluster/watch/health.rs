@@ -6,7 +6,7 @@ use jiff::Timestamp;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
 
-use crate::cluster::events::{ClusterEvent, WatchHealth};
+use crate::cluster::events::{ClusterEvent, WatchHealth, WatchProblem};
 use crate::domain::objects::Kind;
 
 /// How often a healthy watch re-reports its `last_event`.
@@ -19,6 +19,7 @@ pub(super) struct HealthReport {
     tx: UnboundedSender<ClusterEvent>,
     connected: bool,
     last_error: Option<String>,
+    problem: WatchProblem,
     last_event: Option<Timestamp>,
     retry_at: Option<Timestamp>,
     last_sent: Option<Instant>,
@@ -31,6 +32,7 @@ impl HealthReport {
             tx,
             connected: false,
             last_error: None,
+            problem: WatchProblem::Failing,
             last_event: None,
             retry_at: None,
             last_sent: None,
@@ -66,9 +68,15 @@ impl HealthReport {
 
     /// An error happened; the next attempt starts after `retry_in`. Returns
     /// false when the receiver is gone.
-    pub(super) fn error(&mut self, text: String, retry_in: Duration) -> bool {
+    pub(super) fn error(
+        &mut self,
+        text: String,
+        problem: WatchProblem,
+        retry_in: Duration,
+    ) -> bool {
         self.connected = false;
         self.last_error = Some(text);
+        self.problem = problem;
         // Sent on every error, so that "retrying in 8 s" counts down to the right attempt.
         self.retry_at = Timestamp::now().checked_add(retry_in).ok();
         self.send()
@@ -82,6 +90,7 @@ impl HealthReport {
             last_event: self.last_event,
             last_error: self.last_error.clone(),
             retry_at: self.retry_at,
+            problem: self.problem,
         };
         self.tx
             .send(ClusterEvent::Health {

@@ -44,6 +44,8 @@ pub struct ExecutorConfig {
     /// server does not answer SelfSubjectReview).
     pub mgmt_user: Option<String>,
     pub mosk_user: Option<String>,
+    /// How each connection is protected (the audit records' `connection`).
+    pub transports: Transports,
     pub audit: Arc<AuditLog>,
     pub mode: WriteMode,
     /// The cluster's project namespace on the management cluster (where
@@ -53,6 +55,22 @@ pub struct ExecutorConfig {
     pub events: WriteSink,
     /// How long to wait for a replacement vRouter pod to be Ready.
     pub replacement_timeout: Duration,
+}
+
+/// The connection of each cluster, as [`crate::cluster::connect::Transport`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Transports {
+    pub mgmt: crate::cluster::connect::Transport,
+    pub mosk: crate::cluster::connect::Transport,
+}
+
+impl Transports {
+    pub fn of(self, cluster: ClusterId) -> crate::cluster::connect::Transport {
+        match cluster {
+            ClusterId::Mgmt => self.mgmt,
+            ClusterId::Mosk => self.mosk,
+        }
+    }
 }
 
 impl ExecutorConfig {
@@ -72,6 +90,10 @@ impl ExecutorConfig {
             mosk_context: clusters.mosk_context.clone(),
             mgmt_user: user(&clusters.mgmt_user),
             mosk_user: user(&clusters.mosk_user),
+            transports: Transports {
+                mgmt: clusters.mgmt_transport,
+                mosk: clusters.mosk_transport,
+            },
             audit,
             mode,
             project: project.to_string(),
@@ -88,6 +110,7 @@ pub(super) struct Shared {
     project: String,
     mosk_user: Option<String>,
     mgmt_user: Option<String>,
+    transports: Transports,
     /// Who writes, asked once per cluster: the two clusters have their own
     /// kubeconfig users and may answer SelfSubjectReview with different names.
     mgmt_identity: OnceCell<(String, String)>,
@@ -119,6 +142,7 @@ impl ActionExecutor {
                 project: cfg.project,
                 mosk_user: cfg.mosk_user,
                 mgmt_user: cfg.mgmt_user,
+                transports: cfg.transports,
                 mgmt_identity: OnceCell::new(),
                 mosk_identity: OnceCell::new(),
                 replacement_timeout: cfg.replacement_timeout,
@@ -303,6 +327,15 @@ fn record(
         dry_run: plan.dry_run,
         permission: Some(run.permission),
         permission_note: run.permission_note.clone(),
+        kubeconfig_user: match plan.cluster {
+            ClusterId::Mosk => shared.mosk_user.clone(),
+            ClusterId::Mgmt => shared.mgmt_user.clone(),
+        },
+        connection: shared
+            .transports
+            .of(plan.cluster)
+            .audit_value()
+            .map(str::to_string),
         outcome,
         message,
         simulated: shared.audit.is_simulated(),

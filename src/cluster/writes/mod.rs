@@ -22,6 +22,12 @@ use crate::domain::objects::ClusterId;
 pub use errors::WriteError;
 pub use events::{WriteEvent, WriteSink};
 
+/// The `fieldManager` of every create and patch: the node's and the update
+/// plan's `managedFields` name the console as the writer of what it set.
+/// (A delete takes no field manager in the Kubernetes API; the server's audit
+/// log names the console by its User-Agent, `cluster::connect::USER_AGENT`.)
+pub const FIELD_MANAGER: &str = "mosk-console";
+
 /// How writes are sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WriteMode {

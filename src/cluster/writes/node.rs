@@ -144,7 +144,10 @@ impl Writer {
             serde_json::from_value(annotation_patch(uid, &version, changes)).map_err(|e| {
                 WriteError::Failed(format!("the JSON patch could not be built: {e}"))
             })?;
-        let mut params = PatchParams::default();
+        let mut params = PatchParams {
+            field_manager: Some(super::FIELD_MANAGER.to_string()),
+            ..PatchParams::default()
+        };
         if self.mode().dry_run() {
             params = params.dry_run();
         }

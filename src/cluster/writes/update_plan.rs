@@ -100,7 +100,10 @@ impl Writer {
         self.guard()?;
         let patch: json_patch::Patch = serde_json::from_value(commence_patch(step))
             .map_err(|e| WriteError::Failed(format!("the JSON patch could not be built: {e}")))?;
-        let mut params = PatchParams::default();
+        let mut params = PatchParams {
+            field_manager: Some(super::FIELD_MANAGER.to_string()),
+            ..PatchParams::default()
+        };
         if self.mode().dry_run() {
             params = params.dry_run();
         }

@@ -1,6 +1,9 @@
 //! Faults a test or the demo can inject into the API server at run time:
 //! dropped watch streams, forced 410 Gone, bursts of 5xx answers, latency,
-//! an outage, closed log streams, watch events cut short on the wire.
+//! an outage, closed log streams, watch events cut short on the wire, reads
+//! of a kind refused (403) and a kind whose CRD disappears and comes back.
+//! It also keeps the last requests it received ([`Faults::seen`]: who sent
+//! them, with which field manager) so that tests can assert on them.
 //!
 //! [`Faults`] are the switches one API server reads; [`spec::FaultPlan`] is
 //! the `--faults SPEC` of `sim serve` (the same plan in-process, through
@@ -12,6 +15,7 @@ pub mod schedule;
 pub mod service;
 pub mod spec;
 
+use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;
@@ -51,6 +55,26 @@ pub struct Faults {
     /// Pending truncations, each for one resource (plural) or any (`None`).
     truncations: Mutex<Vec<Option<String>>>,
     counts: Mutex<FaultCounts>,
+    /// Resources (plurals) whose get, list and watch are answered 403.
+    forbidden: Mutex<Vec<String>>,
+    /// Resources (plurals) served as if their CRD had been deleted.
+    hidden: Mutex<Vec<String>>,
+    /// The last [`SEEN_KEPT`] requests received.
+    seen: Mutex<VecDeque<SeenRequest>>,
+}
+
+/// How many requests [`Faults::seen`] keeps.
+pub const SEEN_KEPT: usize = 4096;
+
+/// One request as the server received it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeenRequest {
+    pub method: String,
+    pub path: String,
+    /// The `User-Agent` header, empty when absent.
+    pub user_agent: String,
+    /// The `fieldManager` query parameter, if any.
+    pub field_manager: Option<String>,
 }
 
 impl Default for Faults {
@@ -73,6 +97,9 @@ impl Faults {
             logs_gen: watch::channel(0).0,
             truncations: Mutex::new(Vec::new()),
             counts: Mutex::new(FaultCounts::default()),
+            forbidden: Mutex::new(Vec::new()),
+            hidden: Mutex::new(Vec::new()),
+            seen: Mutex::new(VecDeque::new()),
         }
     }
 
@@ -203,11 +230,61 @@ impl Faults {
         self.force_410.fetch_add(1, Ordering::SeqCst);
     }
 
+    /// Refuses (403, the server's Forbidden message for its user) or allows
+    /// again get, list and watch of the resource `plural`, as an RBAC change
+    /// on a real server would.
+    pub fn forbid_reads(&self, plural: &str, on: bool) {
+        set_member(&self.forbidden, plural, on);
+    }
+
+    /// Whether reads of `plural` are refused.
+    pub fn reads_forbidden(&self, plural: &str) -> bool {
+        lock(&self.forbidden).iter().any(|p| p == plural)
+    }
+
+    /// Serves `plural` as if its CRD were deleted (`on`) or installed again:
+    /// discovery leaves it out, and every request for it gets a real server's
+    /// `404 page not found` (text, not a Status).
+    pub fn hide_kind(&self, plural: &str, on: bool) {
+        set_member(&self.hidden, plural, on);
+    }
+
+    /// Whether `plural` is hidden.
+    pub fn kind_hidden(&self, plural: &str) -> bool {
+        lock(&self.hidden).iter().any(|p| p == plural)
+    }
+
+    /// Notes one request received (the oldest beyond [`SEEN_KEPT`] is forgotten).
+    pub fn note_request(&self, req: SeenRequest) {
+        let mut seen = lock(&self.seen);
+        if seen.len() >= SEEN_KEPT {
+            seen.pop_front();
+        }
+        seen.push_back(req);
+    }
+
+    /// The requests received, oldest first (at most [`SEEN_KEPT`]).
+    pub fn seen(&self) -> Vec<SeenRequest> {
+        lock(&self.seen).iter().cloned().collect()
+    }
+
     /// Takes one pending forced 410.
     pub fn take_forced_410(&self) -> bool {
         self.force_410
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
             .is_ok()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn set_member(set: &Mutex<Vec<String>>, plural: &str, on: bool) {
+    let mut v = lock(set);
+    v.retain(|p| p != plural);
+    if on {
+        v.push(plural.to_string());
     }
 }
 

@@ -28,7 +28,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, header};
 use axum::response::Response;
 
-use crate::sim::faults::Faults;
+use crate::sim::faults::{Faults, SeenRequest};
 use crate::sim::rbac::{Attributes, Rbac};
 use crate::sim::registry::ResourceInfo;
 use crate::sim::store::{ApiError, Store, StoreResult, qualified};
@@ -78,6 +78,16 @@ pub fn router(store: Arc<Store>, opts: ServerOptions) -> Router {
 }
 
 async fn handle(State(ctx): State<Arc<Ctx>>, req: Request) -> Response {
+    ctx.opts.faults.note_request(SeenRequest {
+        method: req.method().to_string(),
+        path: req.uri().path().to_string(),
+        user_agent: header_str(req.headers(), header::USER_AGENT)
+            .unwrap_or_default()
+            .to_string(),
+        field_manager: Query::parse(req.uri().query())
+            .get("fieldManager")
+            .map(str::to_string),
+    });
     if ctx.opts.faults.in_outage() {
         // A request on a connection opened before the outage: no answer, the
         // connection is cut (the body fails at once, so hyper closes it).
@@ -149,10 +159,15 @@ async fn dispatch(ctx: &Ctx, req: Request) -> StoreResult<Response> {
         }
         Route::Resources { group, version } => {
             only_get(&method)?;
-            let doc = discovery::resources(reg, &group, &version).ok_or_else(ApiError::no_route)?;
+            let mut doc =
+                discovery::resources(reg, &group, &version).ok_or_else(ApiError::no_route)?;
+            hide_from_discovery(&ctx.opts.faults, &mut doc);
             Ok(json_response(200, &doc))
         }
         Route::OpenApi => Err(ApiError::no_route()),
+        Route::Resource(rp) if ctx.opts.faults.kind_hidden(&rp.plural) => {
+            Ok(text_response(404, "404 page not found"))
+        }
         Route::Resource(rp) => {
             let query = Query::parse(parts.uri.query());
             let body = if matches!(
@@ -171,6 +186,21 @@ async fn dispatch(ctx: &Ctx, req: Request) -> StoreResult<Response> {
             };
             resource(ctx, &method, &parts.headers, rp, query, body).await
         }
+    }
+}
+
+/// Leaves the resources [`Faults::hide_kind`] hides (and their subresources)
+/// out of an `APIResourceList`.
+fn hide_from_discovery(faults: &Faults, doc: &mut serde_json::Value) {
+    if let Some(list) = doc
+        .get_mut("resources")
+        .and_then(serde_json::Value::as_array_mut)
+    {
+        list.retain(|r| {
+            let name = r.get("name").and_then(serde_json::Value::as_str);
+            let plural = name.and_then(|n| n.split('/').next()).unwrap_or_default();
+            !faults.kind_hidden(plural)
+        });
     }
 }
 
@@ -229,7 +259,10 @@ async fn resource(
         subresource: rp.subresource.as_deref(),
         namespace: rp.namespace.as_deref(),
     };
-    if !ctx.opts.rbac.allows(&attrs) {
+    let refused = matches!(verb, "get" | "list" | "watch")
+        && rp.subresource.is_none()
+        && ctx.opts.faults.reads_forbidden(&info.plural);
+    if refused || !ctx.opts.rbac.allows(&attrs) {
         return Err(ApiError::new(
             403,
             "Forbidden",

@@ -7,7 +7,7 @@ use ratatui::layout::{Alignment, Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
-use super::{context_line, dry_run_line, frame_box, hints, title};
+use super::{connection_line, context_line, dry_run_line, frame_box, hints, title};
 use crate::app::actions::access::Availability;
 use crate::app::actions::commence::{CommenceStep, commence_step};
 use crate::app::actions::dialog::{ConfirmDialog, ConfirmFocus};
@@ -32,6 +32,9 @@ pub(super) fn draw(
     let mut body: Vec<Line> = vec![context_line(&plan.context, plan.cluster.label(), theme)];
     if plan.dry_run {
         body.push(dry_run_line(theme));
+    }
+    if let Some(line) = connection_line(model.session.transport(plan.cluster), theme) {
+        body.push(line);
     }
     let n = plan.steps.len();
     let commence = commence_step(plan);

@@ -141,6 +141,22 @@ fn context_line<'a>(context: &'a str, cluster: &'a str, theme: &Theme) -> Line<'
     ])
 }
 
+/// The unverified connection the request will go over, when it is one
+/// (TLS not verified, plain HTTP to another machine). The simulator's http on
+/// loopback is said in the status bar only.
+fn connection_line(t: crate::cluster::connect::Transport, theme: &Theme) -> Option<Line<'static>> {
+    use crate::cluster::connect::Transport;
+    let why = match t {
+        Transport::TlsNotVerified => " insecure-skip-tls-verify: server identity not checked",
+        Transport::PlainHttp => " plain http: nothing is encrypted or verified",
+        Transport::Verified | Transport::Loopback => return None,
+    };
+    Some(Line::from(vec![
+        Span::styled(format!(" {} ", t.badge().unwrap_or_default()), theme.warn),
+        Span::raw(why),
+    ]))
+}
+
 /// The dry-run explanation, when it applies.
 fn dry_run_line(theme: &Theme) -> Line<'static> {
     Line::from(vec![
