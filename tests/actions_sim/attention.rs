@@ -272,7 +272,7 @@ async fn an_action_the_access_review_denied_is_not_offered_on_the_item() {
     h.tick_and_settle().await;
     lists_in(&mut h);
     let s = screen(&mut h);
-    assert!(s.contains("acknowledge"), "the item is there: {s}");
+    assert!(s.contains("manual migration"), "the item is there: {s}");
     assert!(!s.contains("a: acknowledge migration"), "{s}");
     // The key still answers, with the server's reason.
     cursor_to(&mut h, AttentionKind::ManualMigration);

@@ -47,11 +47,26 @@ pub fn annotation_path(key: &str) -> String {
 /// The JSON patch that makes `changes` on the node read at `resource_version`
 /// with uid `uid` (see the module text). An empty `uid` is not tested.
 pub fn annotation_patch(uid: &str, resource_version: &str, changes: &[AnnotationChange]) -> Value {
+    annotation_patch_on(uid, resource_version, true, changes)
+}
+
+/// [`annotation_patch`] for a node that may have no `metadata.annotations`
+/// at all: a JSON patch `add` needs its parent object, so the map is added
+/// first (under the resourceVersion test, nobody else can have added it).
+pub fn annotation_patch_on(
+    uid: &str,
+    resource_version: &str,
+    annotations_present: bool,
+    changes: &[AnnotationChange],
+) -> Value {
     let mut ops = Vec::new();
     if !uid.is_empty() {
         ops.push(json!({"op": "test", "path": "/metadata/uid", "value": uid}));
     }
     ops.push(json!({"op": "test", "path": "/metadata/resourceVersion", "value": resource_version}));
+    if !annotations_present && changes.iter().any(|c| c.new.is_some()) {
+        ops.push(json!({"op": "add", "path": "/metadata/annotations", "value": {}}));
+    }
     for c in changes {
         let path = annotation_path(&c.key);
         match (&c.old, &c.new) {
@@ -140,10 +155,13 @@ impl Writer {
             return Err(WriteError::Refused(format!("{what}; nothing was sent")));
         }
         let version = now.metadata.resource_version.clone().unwrap_or_default();
-        let patch: json_patch::Patch =
-            serde_json::from_value(annotation_patch(uid, &version, changes)).map_err(|e| {
-                WriteError::Failed(format!("the JSON patch could not be built: {e}"))
-            })?;
+        let patch: json_patch::Patch = serde_json::from_value(annotation_patch_on(
+            uid,
+            &version,
+            now.metadata.annotations.is_some(),
+            changes,
+        ))
+        .map_err(|e| WriteError::Failed(format!("the JSON patch could not be built: {e}")))?;
         let mut params = PatchParams {
             field_manager: Some(super::FIELD_MANAGER.to_string()),
             ..PatchParams::default()
