@@ -58,7 +58,9 @@ pub struct Blocked {
 
 /// The oldest attention item that holds the update back (a machine's
 /// cause or its stall, a paused plan), if any. vRouter pods, malformed
-/// objects, disabled machines and reminders do not hold it.
+/// objects, disabled machines and reminders do not hold it, nor invalid
+/// migration settings: they hold a node only in its turn, where its lock,
+/// active with no message, is named as held after the expected turn.
 pub fn blocked(items: &[AttentionItem]) -> Option<Blocked> {
     use AttentionKind::*;
     items
@@ -70,7 +72,6 @@ pub fn blocked(items: &[AttentionItem]) -> Option<Blocked> {
                     | WaitingForCommence
                     | ManualMigration
                     | MigrationFailing
-                    | MigrationSettingsInvalid
                     | ServersLeft
                     | NotifyOwners
                     | LockFailed
