@@ -428,6 +428,36 @@ fn console_state(h: &Harness) -> mosk_console::domain::plan::PlanState {
     mosk_console::app::tables::update_plan::plan_state(&h.model, p)
 }
 
+/// Commences the next step through the keys (`c`, then the step's name
+/// typed when asked, else `y`) and runs it to the end; the step's id (or
+/// name), or `None` when no confirmation opened.
+async fn commence_through_keys(h: &mut Harness) -> Option<String> {
+    h.tick_and_settle().await;
+    h.press('c');
+    let Some(Dialog::Confirm(c)) = h.model.modals.dialog() else {
+        return None;
+    };
+    let step = mosk_console::app::actions::commence::commence_step(&c.plan)
+        .unwrap()
+        .clone();
+    match c.typed_name.as_ref().map(|t| t.expected.clone()) {
+        Some(name) => {
+            for ch in name.chars() {
+                h.press(ch);
+            }
+            h.key(KeyCode::Enter, KeyModifiers::NONE);
+        }
+        None => h.press('y'),
+    }
+    let outcome = h.run_to_end(false).await;
+    assert!(
+        matches!(outcome, RunOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    h.close();
+    Some(step.id.clone().unwrap_or(step.name))
+}
+
 /// Acknowledges manual migration on every node the console offers it for,
 /// through the keys; where a live migration keeps failing, sets the mode to
 /// manual first (what the console offers there instead).
@@ -500,30 +530,10 @@ async fn the_plan_scenario_runs_to_the_end_when_each_step_is_commenced() {
             // Waiting for commence (or auto-paused with the alert cleared):
             // commence through the keys, typing the name when asked.
             _ => {
-                h.tick_and_settle().await;
-                h.press('c');
-                let Some(Dialog::Confirm(c)) = h.model.modals.dialog() else {
-                    panic!("no dialog: {:?}", h.model.notice)
-                };
-                let step = mosk_console::app::actions::commence::commence_step(&c.plan)
-                    .unwrap()
-                    .clone();
-                match c.typed_name.as_ref().map(|t| t.expected.clone()) {
-                    Some(name) => {
-                        for ch in name.chars() {
-                            h.press(ch);
-                        }
-                        h.key(KeyCode::Enter, KeyModifiers::NONE);
-                    }
-                    None => h.press('y'),
-                }
-                let outcome = h.run_to_end(false).await;
-                assert!(
-                    matches!(outcome, RunOutcome::Completed { .. }),
-                    "{outcome:?}"
-                );
-                h.close();
-                commenced.push(step.id.clone().unwrap_or(step.name));
+                let step = commence_through_keys(&mut h)
+                    .await
+                    .expect("a commence dialog");
+                commenced.push(step);
             }
         }
         h.world.step(jiff::SignedDuration::from_secs(30));
@@ -601,21 +611,7 @@ async fn commence_and_acknowledge_record_each_clusters_own_user() {
                 mosk_console::domain::plan::PlanState::Running { .. }
             )
         {
-            h.tick_and_settle().await;
-            h.press('c');
-            if let Some(Dialog::Confirm(c)) = h.model.modals.dialog() {
-                match c.typed_name.as_ref().map(|t| t.expected.clone()) {
-                    Some(name) => {
-                        for ch in name.chars() {
-                            h.press(ch);
-                        }
-                        h.key(KeyCode::Enter, KeyModifiers::NONE);
-                    }
-                    None => h.press('y'),
-                }
-                h.run_to_end(false).await;
-                h.close();
-            }
+            commence_through_keys(&mut h).await;
             continue;
         }
         // What the console offers: acknowledge, or manual first where a
