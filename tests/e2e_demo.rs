@@ -34,13 +34,7 @@ fn demo_shows_the_update_and_quits_cleanly() {
         s.contains("Attention (") && s.contains("manual migration")
     });
 
-    c.send("q");
-    let status = c.finish();
-    assert!(
-        status.success(),
-        "exit status {status:?}; screen:\n{}",
-        c.screen()
-    );
+    c.quit_ok();
     let screen = c.parser.screen();
     assert!(!screen.alternate_screen(), "alternate screen left on quit");
     assert!(!screen.hide_cursor(), "cursor shown again on quit");
@@ -57,13 +51,7 @@ fn demo_runs_the_controllers_scenario() {
     c.wait_for("the controllers scenario's computes", |s| {
         s.contains("child-cl-compute") && s.contains("child-cl-control")
     });
-    c.send("q");
-    let status = c.finish();
-    assert!(
-        status.success(),
-        "exit status {status:?}; screen:\n{}",
-        c.screen()
-    );
+    c.quit_ok();
 }
 
 #[test]
@@ -137,9 +125,7 @@ fn demo_writes_its_own_audit_log_and_report_marked_simulated() {
     c.wait_for("the Audit view, marked simulated", |s| {
         s.contains("Audit: SIMULATED (demo)") && s.contains("Acknowledge migration")
     });
-    c.send("q");
-    let status = c.finish();
-    assert!(status.success(), "{status:?}; screen:\n{}", c.screen());
+    c.quit_ok();
 
     let real = state.path().join("state/mosk-console");
     assert!(

@@ -50,7 +50,8 @@ pub struct Since {
 
 /// The machines a machine's times are compared with: the same LCMMachine
 /// type and the same OpenStack role of its node (a storage worker's drain
-/// waits for Ceph, a compute's for its servers).
+/// waits for Ceph, a compute's for its servers). The grouping is ours [I]:
+/// LCM's source is not public; the roles come from the nodes' labels.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PeerGroup {
     pub machine_type: MachineType,

@@ -188,6 +188,18 @@ impl Console {
     }
 
     /// Reads the rest of the output and waits for the process to exit.
+    /// Presses `q` and waits for the console to exit; it must exit with
+    /// success (the screen is shown otherwise).
+    pub fn quit_ok(&mut self) {
+        self.send("q");
+        let status = self.finish();
+        assert!(
+            status.success(),
+            "exit status {status:?}; screen:\n{}",
+            self.screen()
+        );
+    }
+
     pub fn finish(&mut self) -> portable_pty::ExitStatus {
         let status = self.child.wait().expect("wait for mosk-console");
         while let Ok(bytes) = self.rx.recv_timeout(Duration::from_millis(500)) {
