@@ -77,7 +77,7 @@ fn enter_on_the_default_button_cancels_and_sends_nothing() {
     assert!(executed(&cmds).is_empty());
     assert!(m.modals.dialog().is_none());
     assert!(m.actions.running.is_none());
-    assert!(m.notice.unwrap().text.contains("cancelled, nothing sent"));
+    assert!(m.notice().unwrap().text.contains("cancelled, nothing sent"));
 }
 
 #[test]
@@ -173,7 +173,7 @@ fn read_only_shows_actions_unavailable_and_never_asks_the_server() {
     for c in ['m', 'a', 'R'] {
         assert!(ch(&mut m, c).is_empty());
         assert!(m.modals.dialog().is_none());
-        assert!(m.notice.as_ref().unwrap().text.contains("read-only"));
+        assert!(m.notice().as_ref().unwrap().text.contains("read-only"));
     }
     let cmds = update(
         &mut m,
@@ -241,7 +241,7 @@ fn a_forbidden_action_is_not_offered_and_says_why() {
     m.selected_nodes.insert(NODE_W4.into());
     assert!(ch(&mut m, 'R').is_empty());
     assert!(m.modals.dialog().is_none());
-    let text = &m.notice.as_ref().unwrap().text;
+    let text = &m.notice().unwrap().text;
     assert!(
         text.contains("delete pods in tf") && text.contains("no RBAC policy matched"),
         "{text}"
@@ -322,7 +322,7 @@ fn one_action_at_a_time_and_cancel_between_pods() {
     );
     assert!(!m.actions.busy());
     assert!(
-        m.notice
+        m.notice()
             .as_ref()
             .unwrap()
             .text
@@ -411,7 +411,7 @@ fn without_a_selection_the_row_under_the_cursor_is_the_target() {
     m.cursor_mut(View::Vrouter).selected_id = Some(format!("tf/{VROUTER_POD_W4}"));
     ch(&mut m, 'R');
     let Some(Dialog::Confirm(c)) = m.modals.dialog() else {
-        panic!("{:?} {:?}", m.modals.dialog(), m.notice)
+        panic!("{:?} {:?}", m.modals.dialog(), m.notice())
     };
     assert_eq!(c.plan.steps.len(), 1);
     assert_eq!(c.plan.steps[0].target.name, VROUTER_POD_W4);
@@ -434,7 +434,7 @@ fn an_unanswered_access_review_offers_the_action_and_confirms() {
     assert!(
         matches!(m.modals.dialog(), Some(Dialog::Confirm(_))),
         "{:?}",
-        m.notice
+        m.notice()
     );
     let cmds = ch(&mut m, 'y');
     assert_eq!(executed(&cmds).len(), 1, "{:?}", m.modals.dialog());

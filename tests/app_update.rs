@@ -149,17 +149,17 @@ fn ticks_move_the_clock_and_expire_notices() {
         update(&mut m, key(c));
     }
     update(&mut m, code(KeyCode::Enter));
-    assert!(m.notice.as_ref().unwrap().text.contains("unknown view"));
+    assert!(m.notice().as_ref().unwrap().text.contains("unknown view"));
     let later = t0.checked_add(SignedDuration::from_secs(11)).unwrap();
     update(&mut m, Msg::Tick(later));
     assert_eq!(m.now, later);
     // Notices live in the operator's time, not the cluster clock.
     assert!(
-        m.notice.is_some(),
+        m.notice().is_some(),
         "the cluster clock does not expire notices"
     );
     update(&mut m, Msg::RealTime(std::time::Duration::from_secs(11)));
-    assert!(m.notice.is_none(), "notice expired after its time");
+    assert!(m.notice().is_none(), "notice expired after its time");
 }
 
 #[test]

@@ -122,7 +122,7 @@ fn an_action_key_acts_only_on_an_item_that_was_drawn() {
         Msg::Key(KeyEvent::new(KeyCode::Char('a'), KeyModifiers::NONE)),
     );
     assert!(m.modals.dialog().is_none());
-    let notice = m.notice.clone().unwrap().text;
+    let notice = m.notice().clone().unwrap().text;
     assert!(notice.contains("is not on screen"), "{notice}");
     // Once drawn, the same key opens the confirmation for that node.
     press(&mut m, 'a', 80, 24);
@@ -130,6 +130,6 @@ fn an_action_key_acts_only_on_an_item_that_was_drawn() {
     assert!(
         dialog.contains(items[at].node.as_deref().unwrap()),
         "{dialog} {:?}",
-        m.notice
+        m.notice()
     );
 }

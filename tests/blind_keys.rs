@@ -93,7 +93,7 @@ fn an_open_dialog_stays_open_and_unconfirmed_while_the_terminal_is_too_small() {
     m.selected_nodes.insert(NODE_W3.into());
     frame(&mut m, 120, 40);
     type_keys(&mut m, "a");
-    assert!(confirm_open(&m), "{:?}", m.notice);
+    assert!(confirm_open(&m), "{:?}", m.notice());
     frame(&mut m, 120, 40);
     assert!(m.frame.confirm_in_full.is_some(), "drawn in full at 120x40");
 

@@ -78,7 +78,7 @@ fn x_dismisses_the_queue_reminder_for_the_session() {
     // Nothing left to dismiss: says so, changes nothing.
     key(&mut model, 'x');
     assert_eq!(
-        model.notice.as_ref().map(|n| n.text.as_str()),
+        model.notice().as_ref().map(|n| n.text.as_str()),
         Some("no reminder to dismiss")
     );
     assert_eq!(model.dismissed_reminders.len(), 1);

@@ -159,7 +159,7 @@ async fn the_report_of_quick_run_to_the_end_tells_the_whole_update() {
         panic!("{written:?}");
     };
     assert_eq!(path.parent(), Some(dir.as_path()));
-    let notice = h.model.notice.as_ref().unwrap().text.clone();
+    let notice = h.model.notice().as_ref().unwrap().text.clone();
     assert!(notice.contains(&path.display().to_string()), "{notice}");
     let report = std::fs::read_to_string(&path).unwrap();
     assert!(!report.contains('\x1b'), "{report}");

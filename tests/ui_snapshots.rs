@@ -319,7 +319,7 @@ fn degraded_watch_and_notice() {
         },
     );
     m.freshness.get_mut(&Kind::Node).unwrap().down_since = Some(ago(12));
-    m.notice = Some(Notice {
+    m.notices.raise(Notice {
         text: "patch refused: nodes \"kaas-node-b2a5\" is forbidden".into(),
         level: NoticeLevel::Error,
         at: now(),

@@ -160,7 +160,7 @@ fn the_group_by_key_says_when_no_group_is_known() {
     let mut m = with_view(View::Machines);
     update(&mut m, key('u'));
     assert_eq!(m.cursor(View::Machines).group_column, None);
-    let notice = m.notice.as_ref().expect("a notice");
+    let notice = m.notice().expect("a notice");
     assert_eq!(notice.level, NoticeLevel::Info);
     assert!(notice.text.contains("no update groups known"), "{notice:?}");
 }

@@ -225,7 +225,7 @@ fn commence_dialog_minor_step() {
     assert!(
         matches!(m.modals.dialog(), Some(Dialog::Confirm(_))),
         "{:?}",
-        m.notice
+        m.notice()
     );
     insta::assert_snapshot!("commence_minor_80x24", render(&m, 80, 24).backend());
     let s = screen(&m, 80, 24);
@@ -318,10 +318,10 @@ fn commence_is_offered_only_where_the_step_is_shown() {
     key(&mut m, KeyCode::Char('c'));
     assert!(m.modals.dialog().is_none());
     assert!(
-        m.notice
+        m.notice()
             .as_ref()
             .is_some_and(|n| n.text.contains("already commenced")),
         "{:?}",
-        m.notice
+        m.notice()
     );
 }

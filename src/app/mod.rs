@@ -11,6 +11,7 @@ pub mod modal;
 pub mod model;
 pub mod msg;
 pub(crate) mod navigation;
+pub mod notices;
 mod reminders;
 pub mod report;
 pub mod tables;

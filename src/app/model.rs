@@ -1,7 +1,7 @@
 //! The model: everything the screen shows, and nothing else. Changed only by
 //! `update`; read by `ui::draw`.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use jiff::{SignedDuration, Timestamp};
@@ -13,6 +13,8 @@ use crate::app::frame::FrameReport;
 use crate::app::freshness::Freshness;
 use crate::app::logs::LogPane;
 use crate::app::modal::ModalStack;
+use crate::app::notices::Notices;
+pub use crate::app::notices::{Notice, NoticeLevel};
 use crate::cluster::connect::Transport;
 use crate::cluster::events::WatchHealth;
 use crate::config::keymap::Keymap;
@@ -138,24 +140,6 @@ pub struct TableCursor {
     pub group_column: Option<usize>,
 }
 
-/// A short message in the footer.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Notice {
-    pub text: String,
-    pub level: NoticeLevel,
-    pub at: Timestamp,
-    /// When it was raised, in the operator's time ([`Model::real_time`]):
-    /// it leaves the footer after real seconds, not simulated ones.
-    pub real_at: Duration,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NoticeLevel {
-    Info,
-    Warning,
-    Error,
-}
-
 /// Fixed facts about this session, shown in the status bar.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionInfo {
@@ -239,7 +223,8 @@ pub struct Model {
     /// Help, input lines, an attention item's text and the action dialogs:
     /// the top one takes the keys ([`crate::app::modal`]).
     pub modals: ModalStack,
-    pub notice: Option<Notice>,
+    /// The footer's notice and the recent ones ([`crate::app::notices`]).
+    pub notices: Notices,
     /// Node names selected with `space` for actions on many nodes.
     pub selected_nodes: BTreeSet<String>,
     /// The time used for ages and clocks (injected, so tests are stable).
@@ -250,8 +235,6 @@ pub struct Model {
     /// (`Msg::RealTime`): the operator's time, for what must last real
     /// seconds (notices) whatever the cluster clock does.
     pub real_time: Duration,
-    /// Recent notices, newest last (bounded).
-    pub notices: VecDeque<Notice>,
     /// Rows a table can show at the current terminal size (for page up/down).
     pub page_rows: usize,
     /// Operator actions: the open dialog, RBAC answers, this session's audit
@@ -295,12 +278,11 @@ impl Model {
             cursors: BTreeMap::new(),
             detail_open: false,
             modals: ModalStack::default(),
-            notice: None,
+            notices: Notices::default(),
             selected_nodes: BTreeSet::new(),
             now,
             started: now,
             real_time: Duration::ZERO,
-            notices: VecDeque::new(),
             page_rows: 10,
             actions: ActionsState::default(),
             clock_offsets: BTreeMap::new(),
@@ -347,6 +329,22 @@ impl Model {
         {
             self.now = now;
         }
+    }
+
+    /// Raises a notice in the footer (and the recent ones), stamped with
+    /// the cluster clock and the operator's time.
+    pub fn notify(&mut self, level: NoticeLevel, text: impl Into<String>) {
+        self.notices.raise(Notice {
+            text: text.into(),
+            level,
+            at: self.now,
+            real_at: self.real_time,
+        });
+    }
+
+    /// The notice the footer shows, if one is up.
+    pub fn notice(&self) -> Option<Notice> {
+        self.notices.current().cloned()
     }
 
     pub fn cursor(&self, view: View) -> TableCursor {

@@ -8,7 +8,7 @@ use crossterm::event::KeyEvent;
 use crate::app::modal::Modal;
 use crate::app::model::{Model, NoticeLevel, View};
 use crate::app::tables::{TableRow, shown};
-use crate::app::update::{notify, switch_view};
+use crate::app::update::switch_view;
 use crate::config::keymap::KeyAction;
 
 /// The selected row of the current view (as `update` last settled its
@@ -96,8 +96,7 @@ fn selected_machine(model: &Model) -> Option<(String, Option<String>)> {
 
 pub(crate) fn logs_for_selected_machine(model: &mut Model) {
     let Some((machine, node)) = selected_machine(model) else {
-        notify(
-            model,
+        model.notify(
             NoticeLevel::Info,
             "select a machine in the Machines view first",
         );
@@ -120,7 +119,7 @@ pub(crate) fn toggle_selected_node(model: &mut Model) {
         }) => node.clone(),
         Some(row) => {
             let text = format!("{} is not on a node; nothing to select", row.id);
-            notify(model, NoticeLevel::Warning, text);
+            model.notify(NoticeLevel::Warning, text);
             return;
         }
         None => return,
@@ -135,8 +134,7 @@ pub(crate) fn toggle_selected_node(model: &mut Model) {
 /// longer. The cursor stays on the machine it was on.
 pub(crate) fn toggle_group_by_update_group(model: &mut Model) {
     if model.view != View::Machines {
-        notify(
-            model,
+        model.notify(
             NoticeLevel::Info,
             "grouping by update group works in the Machines view",
         );
@@ -145,8 +143,7 @@ pub(crate) fn toggle_group_by_update_group(model: &mut Model) {
     let known = model.derived.rows.iter().any(|r| r.update_group.is_some());
     let grouped = model.cursor(View::Machines).group_column.is_some();
     if !known && !grouped {
-        notify(
-            model,
+        model.notify(
             NoticeLevel::Info,
             "no update groups known: no UpdateGroup or provider Machine seen",
         );
@@ -180,7 +177,7 @@ pub(crate) fn open_detail(model: &mut Model) {
         Some(of) => model.modals.push(Modal::Detail { of, scroll: 0 }),
         None => {
             let text = format!("{}: the row says all the console could read", row.id);
-            notify(model, NoticeLevel::Info, text);
+            model.notify(NoticeLevel::Info, text);
         }
     }
 }
@@ -228,10 +225,6 @@ pub(crate) fn clear_selection(model: &mut Model) -> bool {
     }
     model.selected_nodes.clear();
     let s = if n == 1 { "" } else { "s" };
-    notify(
-        model,
-        NoticeLevel::Info,
-        format!("selection cleared ({n} row{s})"),
-    );
+    model.notify(NoticeLevel::Info, format!("selection cleared ({n} row{s})"));
     true
 }

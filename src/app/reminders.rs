@@ -5,14 +5,12 @@
 use crate::app::actions::dialog::{Dialog, PickerFocus};
 use crate::app::attention_cursor;
 use crate::app::model::{Model, NoticeLevel, View};
-use crate::app::update::notify;
 use crate::domain::attention::AttentionKind;
 use crate::domain::reminders::{self, Reminder};
 
 fn dismissed(model: &mut Model, r: Reminder) {
     model.dismissed_reminders.insert(r);
-    notify(
-        model,
+    model.notify(
         NoticeLevel::Info,
         format!("reminder \"{}\" dismissed for this session", r.name()),
     );
@@ -50,7 +48,7 @@ pub(crate) fn dismiss_queue_reminder(model: &mut Model) {
     });
     match first {
         Some(r) => dismissed(model, r),
-        None => notify(model, NoticeLevel::Info, "no reminder to dismiss"),
+        None => model.notify(NoticeLevel::Info, "no reminder to dismiss"),
     }
 }
 

@@ -1,8 +1,6 @@
 //! `update`: the one place the model changes. Pure: no I/O, no clock reads;
 //! anything with an effect is returned as a [`Command`] for the runtime.
 
-use std::time::Duration;
-
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::app::actions;
@@ -12,7 +10,7 @@ use crate::app::derive::settle;
 use crate::app::freshness;
 use crate::app::line_input::LineInput;
 use crate::app::modal::Modal;
-use crate::app::model::{Model, Notice, NoticeLevel, View};
+use crate::app::model::{Model, NoticeLevel, View};
 use crate::app::msg::{Command, Msg};
 use crate::app::navigation::{
     cycle_sort, logs_for_selected_machine, move_selection, move_to_end, toggle_selected_node,
@@ -20,12 +18,6 @@ use crate::app::navigation::{
 use crate::cluster::events::ClusterEvent;
 use crate::config::keymap::KeyAction;
 use crate::domain::join::incremental::{Reach, reach};
-
-/// How long a notice stays in the footer, in real seconds (the operator's
-/// time, [`Msg::RealTime`]: a demo at `--speed 60` must not blink it away).
-pub const NOTICE_TTL: Duration = Duration::from_secs(10);
-/// How many notices are remembered.
-const NOTICE_HISTORY: usize = 50;
 
 /// Applies one message to the model, brings what is derived from it up to
 /// date, and returns what the runtime must do.
@@ -71,11 +63,7 @@ fn apply(model: &mut Model, msg: Msg) -> Vec<Command> {
         }
         Msg::RealTime(t) => {
             model.real_time = model.real_time.max(t);
-            if let Some(n) = &model.notice
-                && model.real_time.saturating_sub(n.real_at) > NOTICE_TTL
-            {
-                model.notice = None;
-            }
+            model.notices.expire(model.real_time);
             Vec::new()
         }
         Msg::Cluster(ev) => {
@@ -89,13 +77,11 @@ fn apply(model: &mut Model, msg: Msg) -> Vec<Command> {
         }
         Msg::ReportWritten(written) => {
             match written {
-                Ok(path) => notify(
-                    model,
+                Ok(path) => model.notify(
                     NoticeLevel::Info,
                     format!("session report written to {}", path.display()),
                 ),
-                Err(e) => notify(
-                    model,
+                Err(e) => model.notify(
                     NoticeLevel::Error,
                     format!("the session report was not written: {e}"),
                 ),
@@ -103,21 +89,6 @@ fn apply(model: &mut Model, msg: Msg) -> Vec<Command> {
             Vec::new()
         }
     }
-}
-
-/// Puts a message in the footer (and the notice history).
-pub fn notify(model: &mut Model, level: NoticeLevel, text: impl Into<String>) {
-    let notice = Notice {
-        text: text.into(),
-        level,
-        at: model.now,
-        real_at: model.real_time,
-    };
-    model.notices.push_back(notice.clone());
-    while model.notices.len() > NOTICE_HISTORY {
-        model.notices.pop_front();
-    }
-    model.notice = Some(notice);
 }
 
 fn on_cluster(model: &mut Model, ev: ClusterEvent) {
@@ -336,8 +307,7 @@ fn run_command(model: &mut Model, text: &str) -> Vec<Command> {
     }
     match View::from_command(cmd) {
         Some(view) => switch_view(model, view),
-        None => notify(
-            model,
+        None => model.notify(
             NoticeLevel::Warning,
             format!(
                 "unknown view {cmd:?}; views: {}; or report",

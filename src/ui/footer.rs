@@ -10,7 +10,8 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
-use crate::app::model::{Model, Notice, NoticeLevel, View};
+use crate::app::model::{Model, View};
+use crate::app::notices::{Notice, NoticeLevel};
 use crate::config::keymap::{KeyAction, KeyGroup};
 use crate::config::theme::Theme;
 use crate::domain::action::ActionId;
@@ -138,14 +139,14 @@ pub(crate) fn height(model: &Model, width: u16) -> u16 {
     if model.modals.iter().any(|m| m.input().is_some()) {
         return 1;
     }
-    match &model.notice {
+    match model.notices.current() {
         Some(n) => notice_lines(model, n, width).len().clamp(1, NOTICE_LINES) as u16,
         None => 1,
     }
 }
 
 pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
-    if let Some(n) = &model.notice {
+    if let Some(n) = model.notices.current() {
         let (style, _) = notice_style(n.level, theme);
         let lines: Vec<Line> = notice_lines(model, n, area.width)
             .into_iter()
@@ -184,7 +185,7 @@ pub(crate) fn draw_notices(
     let width = rect.width;
     let inner_width = width.saturating_sub(2) as usize;
     let mut lines: Vec<Line> = Vec::new();
-    for n in model.notices.iter().rev() {
+    for n in model.notices.recent().rev() {
         let (style, prefix) = notice_style(n.level, theme);
         // `10:30:00 ` then the text, continuation lines under the text.
         let text = format!("{prefix}{}", n.text);

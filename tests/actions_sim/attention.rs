@@ -102,7 +102,7 @@ async fn a_on_the_overview_acknowledges_the_node_of_the_item_under_the_cursor() 
     assert!(
         h.model.modals.dialog().is_some(),
         "a opens the confirmation: {:?}",
-        h.model.notice
+        h.model.notice()
     );
     assert!(
         h.changes().is_empty(),
@@ -156,7 +156,7 @@ async fn a_on_an_item_that_offers_no_acknowledge_sends_nothing() {
     }
     h.press('a');
     assert!(h.model.modals.dialog().is_none());
-    let notice = h.model.notice.clone().expect("a notice says why").text;
+    let notice = h.model.notice().clone().expect("a notice says why").text;
     assert!(
         notice.contains("does not apply to the item under the cursor"),
         "{notice}"
@@ -190,7 +190,7 @@ async fn capital_r_on_the_overview_restarts_the_outdated_pods_of_the_item() {
     let item = cursor_to(&mut h, AttentionKind::VrouterOutdated);
     assert!(item.node.is_none(), "the item is about the DaemonSet");
     h.press('R');
-    assert!(h.model.modals.dialog().is_some(), "{:?}", h.model.notice);
+    assert!(h.model.modals.dialog().is_some(), "{:?}", h.model.notice());
     h.press('y');
     assert_eq!(
         h.run_to_end(true).await,
@@ -278,7 +278,7 @@ async fn an_action_the_access_review_denied_is_not_offered_on_the_item() {
     cursor_to(&mut h, AttentionKind::ManualMigration);
     h.press('a');
     assert!(h.model.modals.dialog().is_none());
-    let notice = format!("{:?}", h.model.notice);
+    let notice = format!("{:?}", h.model.notice());
     assert!(notice.contains("does not allow"), "{notice}");
     assert!(h.changes().is_empty());
 }

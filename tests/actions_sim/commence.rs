@@ -169,7 +169,7 @@ async fn commence_sends_the_json_patch_with_its_tests_and_audits_it() {
     assert!(
         matches!(h.model.modals.dialog(), Some(Dialog::Confirm(_))),
         "{:?}",
-        h.model.notice
+        h.model.notice()
     );
     h.press('y');
     let outcome = h.run_to_end(false).await;
@@ -251,7 +251,7 @@ async fn a_denial_in_the_project_namespace_makes_commence_unavailable() {
     );
     let notice = h
         .model
-        .notice
+        .notice()
         .as_ref()
         .map(|n| n.text.clone())
         .unwrap_or_default();
@@ -341,11 +341,11 @@ async fn read_only_offers_no_commence_and_sends_nothing() {
     assert!(h.model.modals.dialog().is_none());
     assert!(
         h.model
-            .notice
+            .notice()
             .as_ref()
             .is_some_and(|n| n.text.contains("read-only")),
         "{:?}",
-        h.model.notice
+        h.model.notice()
     );
     assert!(mgmt_writes(&seen).is_empty(), "{:?}", mgmt_writes(&seen));
     assert!(h.audit().is_empty());

@@ -491,7 +491,7 @@ impl Harness {
             self.model.actions.running.is_some(),
             "nothing is running: dialog {:?}, notice {:?}",
             self.model.modals.dialog(),
-            self.model.notice
+            self.model.notice()
         );
         self.pump_until(step_world, |m| {
             m.actions

@@ -201,7 +201,7 @@ async fn a_forbidden_action_is_shown_unavailable_and_never_sent() {
     h.select(&[&nodes[0]]);
     h.press('R');
     assert!(h.model.modals.dialog().is_none());
-    let notice = h.model.notice.clone().unwrap().text;
+    let notice = h.model.notice().clone().unwrap().text;
     assert!(
         notice.contains("unavailable") && notice.contains("does not allow delete pods in tf"),
         "{notice}"

@@ -159,7 +159,7 @@ async fn acknowledge_on_one_and_then_several_nodes() {
     // One node.
     h.select(&[&nodes[0]]);
     h.press('a');
-    assert!(h.model.modals.dialog().is_some(), "{:?}", h.model.notice);
+    assert!(h.model.modals.dialog().is_some(), "{:?}", h.model.notice());
     h.press('y');
     assert_eq!(
         h.run_to_end(false).await,
@@ -186,7 +186,7 @@ async fn acknowledge_on_one_and_then_several_nodes() {
     h.refresh();
     h.select(&[&nodes[1], &nodes[2]]);
     h.press('a');
-    assert!(h.model.modals.dialog().is_some(), "{:?}", h.model.notice);
+    assert!(h.model.modals.dialog().is_some(), "{:?}", h.model.notice());
     h.press('y');
     assert_eq!(
         h.run_to_end(false).await,
@@ -214,13 +214,13 @@ async fn acknowledge_is_not_offered_before_the_lock_asks() {
     assert!(h.model.modals.dialog().is_none());
     assert!(
         h.model
-            .notice
+            .notice()
             .as_ref()
             .unwrap()
             .text
             .contains("servers are still present"),
         "{:?}",
-        h.model.notice
+        h.model.notice()
     );
     assert!(h.changes().is_empty());
 }

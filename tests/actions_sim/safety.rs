@@ -48,7 +48,7 @@ async fn acknowledge_dialog_open(world: SimWorld, opts: Options) -> (Harness, St
     assert!(
         matches!(h.model.modals.dialog(), Some(Dialog::Confirm(_))),
         "{:?}",
-        h.model.notice
+        h.model.notice()
     );
     (h, node)
 }
@@ -349,7 +349,7 @@ async fn audit_log_that_will_not_open_turns_actions_off_with_its_own_verdict() {
         h.press(key);
         let notice = h
             .model
-            .notice
+            .notice()
             .as_ref()
             .map(|n| n.text.clone())
             .unwrap_or_default();
@@ -436,7 +436,7 @@ async fn one_action_at_a_time_a_second_action_is_refused_on_every_key_path() {
         h.press(key);
         let notice = h
             .model
-            .notice
+            .notice()
             .as_ref()
             .map(|n| n.text.clone())
             .unwrap_or_default();

@@ -89,7 +89,7 @@ async fn acknowledge_is_offered_and_sent_when_the_review_has_no_status() {
     let node = h.computes()[0].clone();
     h.select(&[&node]);
     h.press('a');
-    assert!(h.model.modals.dialog().is_some(), "{:?}", h.model.notice);
+    assert!(h.model.modals.dialog().is_some(), "{:?}", h.model.notice());
     let screen = render(&h);
     assert!(
         screen.contains("permission not verified: the server will decide"),
@@ -219,11 +219,11 @@ async fn a_real_denial_stays_a_denial() {
     assert!(h.model.modals.dialog().is_none());
     assert!(
         h.model
-            .notice
+            .notice()
             .as_ref()
             .is_some_and(|n| n.text.contains("unavailable")),
         "{:?}",
-        h.model.notice
+        h.model.notice()
     );
     assert!(h.changes().is_empty());
     assert!(h.audit().is_empty());

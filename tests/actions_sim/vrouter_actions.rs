@@ -151,7 +151,7 @@ async fn restart_all_outdated_one_at_a_time_until_up_to_date_equals_current() {
     assert!(h.model.modals.dialog().is_none());
     assert!(
         h.model
-            .notice
+            .notice()
             .as_ref()
             .unwrap()
             .text
@@ -436,7 +436,7 @@ async fn a_second_restart_is_refused_while_the_first_pod_is_not_ready() {
         str_at(&down, "/metadata/name"),
         nodes[0]
     );
-    let notice = h.model.notice.as_ref().unwrap().text.clone();
+    let notice = h.model.notice().as_ref().unwrap().text.clone();
     assert!(
         notice.contains(&why) && notice.contains("two vRouters down at once"),
         "{notice}"
@@ -445,7 +445,7 @@ async fn a_second_restart_is_refused_while_the_first_pod_is_not_ready() {
     // Restart-all is refused the same way.
     h.key(KeyCode::Char('r'), KeyModifiers::CONTROL);
     assert!(h.model.modals.dialog().is_none());
-    assert!(h.model.notice.as_ref().unwrap().text.contains(&why));
+    assert!(h.model.notice().as_ref().unwrap().text.contains(&why));
 
     // The simulator received the first DELETE only; the second pod runs on.
     let changes = h.changes();
@@ -668,7 +668,7 @@ async fn a_spec_edit_outside_the_template_shows_no_outdated_pod() {
     assert!(h.model.modals.dialog().is_none());
     assert!(
         h.model
-            .notice
+            .notice()
             .as_ref()
             .unwrap()
             .text

@@ -115,7 +115,7 @@ async fn esc_cancels_and_nothing_is_sent_or_audited() {
     assert!(h.model.modals.dialog().is_none());
     assert!(h.changes().is_empty(), "{:?}", h.changes());
     assert!(h.audit().is_empty());
-    let notice = h.model.notice.as_ref().unwrap().text.clone();
+    let notice = h.model.notice().as_ref().unwrap().text.clone();
     assert!(notice.contains("cancelled, nothing sent"), "{notice}");
 }
 

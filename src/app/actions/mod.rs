@@ -21,7 +21,6 @@ use jiff::Timestamp;
 
 use crate::app::model::{Model, NoticeLevel, View};
 use crate::app::msg::Command;
-use crate::app::update::notify;
 use crate::audit::{AuditPhase, AuditRecord, PermissionCheck};
 use crate::domain::objects::Snapshot;
 
@@ -220,16 +219,14 @@ pub fn start_chosen(model: &mut Model, action: ActionId, nodes: Vec<String>) -> 
 fn start_on(model: &mut Model, action: ActionId, chosen: Option<Vec<String>>) -> Vec<Command> {
     let label = action.label();
     if model.session.read_only {
-        notify(
-            model,
+        model.notify(
             NoticeLevel::Warning,
             format!("{label} is unavailable: read-only mode (--read-only), no write can be sent"),
         );
         return Vec::new();
     }
     if model.actions.busy() {
-        notify(
-            model,
+        model.notify(
             NoticeLevel::Warning,
             "an action is running: wait for it to finish or cancel it (Esc)",
         );
@@ -239,8 +236,7 @@ fn start_on(model: &mut Model, action: ActionId, chosen: Option<Vec<String>>) ->
     let mut commands = Vec::new();
     match availability(model, action) {
         Availability::Unavailable(reason) => {
-            notify(
-                model,
+            model.notify(
                 NoticeLevel::Error,
                 format!("{label} is unavailable: {reason}"),
             );
@@ -264,7 +260,7 @@ fn start_on(model: &mut Model, action: ActionId, chosen: Option<Vec<String>>) ->
                     return commands;
                 }
                 Err(why) => {
-                    notify(model, NoticeLevel::Warning, format!("{label}: {why}"));
+                    model.notify(NoticeLevel::Warning, format!("{label}: {why}"));
                     return commands;
                 }
             }
@@ -274,8 +270,7 @@ fn start_on(model: &mut Model, action: ActionId, chosen: Option<Vec<String>>) ->
     let planned = match action {
         ActionId::SetMigrationMode => {
             if nodes.is_empty() {
-                notify(
-                    model,
+                model.notify(
                     NoticeLevel::Info,
                     "select a machine (or several with space) to set its migration mode",
                 );
@@ -313,7 +308,7 @@ fn start_on(model: &mut Model, action: ActionId, chosen: Option<Vec<String>>) ->
                 .modals
                 .open_dialog(Dialog::Confirm(ConfirmDialog::new(plan)));
         }
-        Err(e) => notify(model, NoticeLevel::Warning, format!("{label}: {e}")),
+        Err(e) => model.notify(NoticeLevel::Warning, format!("{label}: {e}")),
     }
     commands
 }
@@ -361,7 +356,7 @@ pub fn on_event(model: &mut Model, ev: WriteEvent) -> Vec<Command> {
         }
         WriteEvent::ActionsOff(why) => {
             if model.actions.off.is_none() {
-                notify(model, NoticeLevel::Error, why.clone());
+                model.notify(NoticeLevel::Error, why.clone());
             }
             model.actions.access.pending.clear();
             model.actions.off = Some(why);
@@ -404,7 +399,7 @@ pub fn on_event(model: &mut Model, ev: WriteEvent) -> Vec<Command> {
                 RunOutcome::Cancelled { .. } => NoticeLevel::Warning,
                 RunOutcome::Failed { .. } | RunOutcome::Refused { .. } => NoticeLevel::Error,
             };
-            notify(model, level, format!("{label}: {}", outcome.summary()));
+            model.notify(level, format!("{label}: {}", outcome.summary()));
         }
     }
     Vec::new()

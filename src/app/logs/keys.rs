@@ -3,7 +3,6 @@
 
 use super::SearchJump;
 use crate::app::model::{Model, NoticeLevel};
-use crate::app::update::notify;
 
 /// Enter in the log search input: searches for `text` (empty: no search).
 pub(crate) fn search(model: &mut Model, text: &str) {
@@ -24,8 +23,7 @@ pub(crate) fn step(model: &mut Model, older: bool) {
 fn tell(model: &mut Model, jump: SearchJump) {
     match jump {
         SearchJump::Moved => {}
-        SearchJump::NoMatch => notify(
-            model,
+        SearchJump::NoMatch => model.notify(
             NoticeLevel::Warning,
             if model.logs.search.is_some() {
                 "no log line matches the search"
@@ -33,8 +31,7 @@ fn tell(model: &mut Model, jump: SearchJump) {
                 "no log search yet"
             },
         ),
-        SearchJump::Wrapped { to_newest } => notify(
-            model,
+        SearchJump::Wrapped { to_newest } => model.notify(
             NoticeLevel::Info,
             if to_newest {
                 "search wrapped: past the oldest match, back to the newest"

@@ -25,7 +25,7 @@ fn acknowledge_worker3(message: &str, mode: Option<MigrationMode>) -> Model {
     assert!(
         matches!(m.modals.dialog(), Some(Dialog::Confirm(_))),
         "the acknowledge dialog opens: {:?}",
-        m.notice
+        m.notice()
     );
     m
 }
@@ -140,7 +140,7 @@ fn acknowledge_25x_lists_under_manual_mode() {
 fn acknowledge_25x_lists_under_live_mode_is_refused() {
     let m = press_a_on_worker3(&fixtures::both_lists_lock_message(), None);
     assert!(m.modals.dialog().is_none());
-    let notice = m.notice.clone().map(|n| n.text).unwrap_or_default();
+    let notice = m.notice().clone().map(|n| n.text).unwrap_or_default();
     assert!(notice.contains("set the mode to manual first"), "{notice}");
 }
 
