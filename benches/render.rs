@@ -55,7 +55,7 @@ fn cases(base: &Model) -> Vec<Case> {
         },
         Case {
             name: "machines_detail",
-            model: with(View::Machines, &|m| m.detail_open = true),
+            model: with(View::Machines, &|m| m.views.machines.detail_open = true),
         },
         Case {
             name: "machines_filtered",

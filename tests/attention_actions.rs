@@ -6,7 +6,13 @@
 mod ui_support;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use mosk_console::app::attention_cursor::{item_id, selected_item};
+use mosk_console::app::views::overview::item_id;
+
+/// The attention item under the Overview's cursor.
+fn selected_item(m: &Model) -> Option<mosk_console::domain::attention::AttentionItem> {
+    mosk_console::app::views::overview::selected_item(&m.views.overview, &m.derived.attention)
+        .cloned()
+}
 use mosk_console::app::modal::Modal;
 use mosk_console::app::model::{Model, View};
 use mosk_console::app::msg::Msg;
@@ -114,7 +120,7 @@ fn an_action_key_acts_only_on_an_item_that_was_drawn() {
         .position(|i| i.kind == AttentionKind::ManualMigration)
         .unwrap();
     assert!(at > 0);
-    m.attention_selected = Some(item_id(&items[at]));
+    m.views.overview.selected = Some(item_id(&items[at]));
     // `1` then `a` typed ahead: the Overview was not drawn in between.
     press(&mut m, '1', 80, 24);
     update(

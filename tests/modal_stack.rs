@@ -6,11 +6,11 @@
 mod ui_support;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use mosk_console::app::attention_cursor::item_id;
 use mosk_console::app::modal::Modal;
 use mosk_console::app::model::{Model, View};
 use mosk_console::app::msg::Msg;
 use mosk_console::app::update::update;
+use mosk_console::app::views::overview::item_id;
 use mosk_console::config::theme::Theme;
 use ui_support::*;
 
@@ -57,7 +57,7 @@ fn help_opens_over_an_attention_items_text_and_esc_closes_one_level_at_a_time() 
     key(&mut m, KeyCode::Char('j'));
     assert_eq!(m.modals.top(), Some(&Modal::Help { scroll: 1 }));
     assert_eq!(
-        m.attention_selected, None,
+        m.views.overview.selected, None,
         "the queue's cursor did not move"
     );
     // Esc closes the help only: the text is back, drawn as before.
@@ -69,7 +69,10 @@ fn help_opens_over_an_attention_items_text_and_esc_closes_one_level_at_a_time() 
     assert!(m.modals.is_empty());
     assert!(!screen(&m).contains("Esc: close"));
     key(&mut m, KeyCode::Char('j'));
-    assert!(m.attention_selected.is_some(), "j moves the queue's cursor");
+    assert!(
+        m.views.overview.selected.is_some(),
+        "j moves the queue's cursor"
+    );
 }
 
 #[test]

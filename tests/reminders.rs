@@ -109,7 +109,7 @@ fn x_outside_the_overview_dismisses_nothing() {
 
 fn migration_dialog_for(machine: &str) -> Model {
     let mut model = with_view(View::Machines);
-    model.cursors.insert(
+    model.views.cursors.insert(
         View::Machines,
         TableCursor {
             selected_id: Some(machine.into()),

@@ -62,7 +62,7 @@ fn machines_with_detail() {
 #[test]
 fn machines_filtered_sorted_and_marked() {
     let mut m = with_view(View::Machines);
-    m.cursors.insert(
+    m.views.cursors.insert(
         View::Machines,
         TableCursor {
             selected_id: Some(WORKER_3.into()),
@@ -449,7 +449,7 @@ fn two_thousand_machines_render_the_window_around_the_cursor() {
             Some(100 + i),
         ))));
     }
-    m.cursors.insert(
+    m.views.cursors.insert(
         View::Machines,
         TableCursor {
             selected_id: Some("w-1509".into()),

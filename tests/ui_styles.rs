@@ -31,7 +31,7 @@ fn no_color_keeps_states_apart_by_modifiers() {
         }
     };
     let mut m = with_view(View::Machines);
-    m.cursors.insert(
+    m.views.cursors.insert(
         View::Machines,
         TableCursor {
             selected_id: Some(WORKER_2.into()),
@@ -130,7 +130,7 @@ fn attention_items_use_the_attention_style() {
 fn the_selected_row_is_highlighted_and_marked_rows_are_starred() {
     let theme = Theme::default_theme();
     let mut m = with_view(View::Machines);
-    m.cursors.insert(
+    m.views.cursors.insert(
         View::Machines,
         TableCursor {
             selected_id: Some(WORKER_2.into()),

@@ -101,7 +101,7 @@ fn without_update_groups_the_group_column_says_none() {
 #[test]
 fn the_group_by_key_orders_by_group_and_keeps_the_cursor_on_its_machine() {
     let mut m = grouped(View::Machines);
-    m.cursors.insert(
+    m.views.cursors.insert(
         View::Machines,
         TableCursor {
             selected_id: Some(WORKER_4.into()),

@@ -1,7 +1,6 @@
 //! The Elm loop: model, messages, update, and the runtime that runs commands.
 
 pub mod actions;
-pub mod attention_cursor;
 pub mod derive;
 pub mod frame;
 pub mod freshness;
@@ -10,9 +9,10 @@ pub mod logs;
 pub mod modal;
 pub mod model;
 pub mod msg;
-pub(crate) mod navigation;
 pub mod notices;
 mod reminders;
 pub mod report;
+pub mod session;
 pub mod tables;
 pub mod update;
+pub mod views;

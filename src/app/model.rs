@@ -15,176 +15,14 @@ use crate::app::logs::LogPane;
 use crate::app::modal::ModalStack;
 use crate::app::notices::Notices;
 pub use crate::app::notices::{Notice, NoticeLevel};
-use crate::cluster::connect::Transport;
+pub use crate::app::session::SessionInfo;
+pub use crate::app::views::{TableCursor, View, Views};
 use crate::cluster::events::WatchHealth;
 use crate::config::keymap::Keymap;
 use crate::domain::history::History;
 use crate::domain::objects::{ClusterId, Kind, Snapshot};
 use crate::domain::reminders::Reminder;
 use crate::domain::session_log::SessionLog;
-
-/// The views, in the order of their digit keys.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum View {
-    Overview,
-    Machines,
-    States,
-    Locks,
-    Requests,
-    Vrouter,
-    Logs,
-    Events,
-    Audit,
-    /// The ClusterUpdatePlan of the cluster: its steps, and commence.
-    UpdatePlan,
-}
-
-impl View {
-    pub const ALL: [View; 10] = [
-        View::Overview,
-        View::Machines,
-        View::States,
-        View::Locks,
-        View::Requests,
-        View::Vrouter,
-        View::Logs,
-        View::Events,
-        View::Audit,
-        View::UpdatePlan,
-    ];
-
-    /// The name typed after `:` to switch to the view.
-    pub fn command_name(self) -> &'static str {
-        match self {
-            View::Overview => "overview",
-            View::Machines => "machines",
-            View::States => "states",
-            View::Locks => "locks",
-            View::Requests => "requests",
-            View::Vrouter => "vrouter",
-            View::Logs => "logs",
-            View::Events => "events",
-            View::Audit => "audit",
-            View::UpdatePlan => "plan",
-        }
-    }
-
-    /// The title shown in the tab bar.
-    pub fn title(self) -> &'static str {
-        match self {
-            View::Overview => "Overview",
-            View::Machines => "Machines",
-            View::States => "Cluster states",
-            View::Locks => "Locks",
-            View::Requests => "Maintenance requests",
-            View::Vrouter => "vRouter",
-            View::Logs => "Logs",
-            View::Events => "Events",
-            View::Audit => "Audit",
-            View::UpdatePlan => "Update plan",
-        }
-    }
-
-    /// Parses a `:` command (`machines`, `:machines`, a unique prefix, or a
-    /// common alias such as `nodes` or `cs`).
-    pub fn from_command(cmd: &str) -> Option<View> {
-        let c = cmd.trim().trim_start_matches(':').to_ascii_lowercase();
-        if c.is_empty() {
-            return None;
-        }
-        let alias = match c.as_str() {
-            "nodes" | "machine" | "lcmmachines" => Some(View::Machines),
-            "cs" | "clusterstates" | "lcmclusterstates" => Some(View::States),
-            "nwl" | "cwl" | "lock" => Some(View::Locks),
-            "nmr" | "cmr" | "request" | "maintenance" => Some(View::Requests),
-            "log" => Some(View::Logs),
-            "tf" | "vr" => Some(View::Vrouter),
-            "updateplan" | "update-plan" | "cup" | "clusterupdateplan" | "clusterupdateplans" => {
-                Some(View::UpdatePlan)
-            }
-            _ => None,
-        };
-        if alias.is_some() {
-            return alias;
-        }
-        let matches: Vec<View> = View::ALL
-            .into_iter()
-            .filter(|v| v.command_name().starts_with(&c))
-            .collect();
-        match matches.as_slice() {
-            [one] => Some(*one),
-            _ => View::ALL.into_iter().find(|v| v.command_name() == c),
-        }
-    }
-
-    /// Whether the view is a table that `/` filters and j/k move in.
-    pub fn is_table(self) -> bool {
-        !matches!(self, View::Overview | View::Logs)
-    }
-}
-
-/// Where the cursor is in one table, remembered per view.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct TableCursor {
-    /// The id of the selected row (stable across updates).
-    pub selected_id: Option<String>,
-    /// The selected index, used when the id disappears.
-    pub selected: usize,
-    /// Sort column index and direction.
-    pub sort_column: usize,
-    pub sort_reverse: bool,
-    /// The applied filter (matches any text of a row).
-    pub filter: String,
-    /// Rows are grouped by this column first (the Machines view's group-by
-    /// update group), then sorted by `sort_column` within each group.
-    pub group_column: Option<usize>,
-}
-
-/// Fixed facts about this session, shown in the status bar.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SessionInfo {
-    pub mgmt_context: String,
-    pub mosk_context: String,
-    /// The MOSK cluster's project namespace in the management cluster.
-    pub namespace: String,
-    pub cluster_name: String,
-    pub read_only: bool,
-    pub dry_run: bool,
-    /// Set in demo mode: the scenario name.
-    pub demo: Option<String>,
-    /// In demo mode: how many simulated seconds pass per real second.
-    pub demo_speed: Option<f64>,
-    /// How each cluster's connection is protected (badges, audit records).
-    pub mgmt_transport: Transport,
-    pub mosk_transport: Transport,
-}
-
-impl SessionInfo {
-    /// The connection to `cluster`.
-    pub fn transport(&self, cluster: crate::domain::objects::ClusterId) -> Transport {
-        match cluster {
-            crate::domain::objects::ClusterId::Mgmt => self.mgmt_transport,
-            crate::domain::objects::ClusterId::Mosk => self.mosk_transport,
-        }
-    }
-}
-
-impl Default for SessionInfo {
-    fn default() -> Self {
-        SessionInfo {
-            mgmt_context: "mgmt".into(),
-            mosk_context: "mosk".into(),
-            namespace: "child-ns".into(),
-            cluster_name: "child-cl".into(),
-            read_only: false,
-            dry_run: false,
-            demo: None,
-            demo_speed: None,
-            mgmt_transport: Transport::Verified,
-            mosk_transport: Transport::Verified,
-        }
-    }
-}
 
 /// The whole state of the console.
 #[derive(Debug, Clone)]
@@ -215,11 +53,9 @@ pub struct Model {
     pub frame: FrameReport,
     /// The lcm-controller log and its view state.
     pub logs: LogPane,
-    /// Cursor, sort and filter of each table view.
-    pub cursors: BTreeMap<View, TableCursor>,
-    /// Whether the Machines view shows the detail panel of the selected row.
-    /// A split view, not a modal (see [`crate::app::modal`]).
-    pub detail_open: bool,
+    /// Each view's own state: the Overview's attention cursor, the table
+    /// cursors, the Machines detail pane ([`crate::app::views`]).
+    pub views: Views,
     /// Help, input lines, an attention item's text and the action dialogs:
     /// the top one takes the keys ([`crate::app::modal`]).
     pub modals: ModalStack,
@@ -248,9 +84,6 @@ pub struct Model {
     pub quit: bool,
     /// Reminders the operator dismissed (`x`): gone for the session.
     pub dismissed_reminders: BTreeSet<Reminder>,
-    /// The attention item under the Overview's cursor (its
-    /// [`crate::app::attention_cursor::item_id`]); `None`: the first item.
-    pub attention_selected: Option<String>,
     /// Keys pressed while the terminal was too small to draw: ignored, and
     /// said so on that screen (zero again once a full frame is drawn).
     pub keys_ignored: u32,
@@ -275,8 +108,7 @@ impl Model {
             freshness: Freshness::new(),
             frame: FrameReport::default(),
             logs: LogPane::default(),
-            cursors: BTreeMap::new(),
-            detail_open: false,
+            views: Views::default(),
             modals: ModalStack::default(),
             notices: Notices::default(),
             selected_nodes: BTreeSet::new(),
@@ -289,7 +121,6 @@ impl Model {
             drift_found: 0,
             quit: false,
             dismissed_reminders: BTreeSet::new(),
-            attention_selected: None,
             keys_ignored: 0,
             session_log: SessionLog::new(),
         }
@@ -348,11 +179,11 @@ impl Model {
     }
 
     pub fn cursor(&self, view: View) -> TableCursor {
-        self.cursors.get(&view).cloned().unwrap_or_default()
+        self.views.cursor(view)
     }
 
     pub fn cursor_mut(&mut self, view: View) -> &mut TableCursor {
-        self.cursors.entry(view).or_default()
+        self.views.cursor_mut(view)
     }
 }
 

@@ -1,55 +1,18 @@
-//! Dismissing the update guide's reminders (`x`): the one under the
-//! attention cursor on the Overview, or the migration-mode dialog's line.
+//! Dismissing the update guide's reminders (`x`): the one the Overview
+//! names (`crate::app::views::overview`), or the migration-mode dialog's line.
 //! A dismissal lasts for the session and writes nothing to a cluster.
 
 use crate::app::actions::dialog::{Dialog, PickerFocus};
-use crate::app::attention_cursor;
-use crate::app::model::{Model, NoticeLevel, View};
-use crate::domain::attention::AttentionKind;
+use crate::app::model::{Model, NoticeLevel};
 use crate::domain::reminders::{self, Reminder};
 
-fn dismissed(model: &mut Model, r: Reminder) {
+/// Dismisses `r` for the session, saying so.
+pub(crate) fn dismissed(model: &mut Model, r: Reminder) {
     model.dismissed_reminders.insert(r);
     model.notify(
         NoticeLevel::Info,
         format!("reminder \"{}\" dismissed for this session", r.name()),
     );
-}
-
-/// `x` on the Overview: dismisses the reminder under the attention cursor,
-/// else the first reminder of the queue.
-pub(crate) fn dismiss_queue_reminder(model: &mut Model) {
-    if model.view != View::Overview {
-        return;
-    }
-    let under_cursor = match attention_cursor::on_screen(model) {
-        Ok(Some(item)) => match item.kind {
-            AttentionKind::Reminder(r) => Some(r),
-            _ => None,
-        },
-        _ => None,
-    };
-    // Else the first reminder the last frame drew (never one off screen).
-    let first = under_cursor.or_else(|| {
-        model
-            .derived
-            .attention
-            .iter()
-            .filter(|i| {
-                model
-                    .frame
-                    .attention_shown
-                    .contains(&attention_cursor::item_id(i))
-            })
-            .find_map(|i| match i.kind {
-                AttentionKind::Reminder(r) => Some(r),
-                _ => None,
-            })
-    });
-    match first {
-        Some(r) => dismissed(model, r),
-        None => model.notify(NoticeLevel::Info, "no reminder to dismiss"),
-    }
 }
 
 /// `x` in the migration-mode dialog (outside the attempts field): dismisses

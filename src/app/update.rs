@@ -5,16 +5,13 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::app::actions;
 use crate::app::actions::dialog::{ConfirmFocus, Dialog};
-use crate::app::attention_cursor;
 use crate::app::derive::settle;
 use crate::app::freshness;
 use crate::app::line_input::LineInput;
 use crate::app::modal::Modal;
 use crate::app::model::{Model, NoticeLevel, View};
 use crate::app::msg::{Command, Msg};
-use crate::app::navigation::{
-    cycle_sort, logs_for_selected_machine, move_selection, move_to_end, toggle_selected_node,
-};
+use crate::app::views::{self, Outcome, ViewCtx};
 use crate::cluster::events::ClusterEvent;
 use crate::config::keymap::KeyAction;
 use crate::domain::join::incremental::{Reach, reach};
@@ -196,7 +193,7 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
             Vec::new()
         }
         Some(Modal::Detail { .. }) => {
-            crate::app::navigation::on_detail_key(model, key);
+            on_detail_key(model, key);
             Vec::new()
         }
         Some(Modal::FilterInput { .. })
@@ -272,7 +269,8 @@ fn on_input_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
         KeyCode::Enter => match model.modals.pop() {
             Some(Modal::CommandInput { text }) => return run_command(model, text.text()),
             Some(Modal::LogSearchInput { text }) => {
-                crate::app::logs::keys::search(model, text.text());
+                let outcome = views::logs::search(&mut model.logs, text.text());
+                apply_outcome(model, outcome);
             }
             _ => {}
         },
@@ -333,50 +331,52 @@ pub(crate) fn switch_view(model: &mut Model, view: View) {
     }
 }
 
+/// A key of the keymap with no modal open: the view on screen takes it
+/// first ([`views::on_key`]); what no view takes is the same everywhere.
 fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
     use KeyAction::*;
+    let outcome = {
+        let Model {
+            views,
+            logs,
+            snapshot,
+            derived,
+            frame,
+            keymap,
+            session,
+            now,
+            page_rows,
+            selected_nodes,
+            view,
+            ..
+        } = model;
+        let ctx = ViewCtx {
+            view: *view,
+            snapshot,
+            derived,
+            frame,
+            keymap,
+            session,
+            now: *now,
+            page_rows: *page_rows,
+            selected_nodes,
+        };
+        views::on_key(views, logs, action, &ctx)
+    };
+    if outcome.is_some() {
+        apply_outcome(model, outcome);
+        return Vec::new();
+    }
     match action {
         // With a write in flight, asks first.
         Quit => return actions::quit(model),
         Help => model.modals.push(Modal::Help { scroll: 0 }),
-        Filter => {
-            if model.view == View::Logs {
-                model.modals.push(Modal::LogSearchInput {
-                    text: model.logs.search.as_deref().unwrap_or_default().into(),
-                });
-            } else if model.view.is_table() {
-                let text = model.cursor(model.view).filter.into();
-                model.modals.push(Modal::FilterInput { text });
-            }
-        }
         Command => model.modals.push(Modal::CommandInput {
             text: LineInput::default(),
         }),
         LogSearch => model.modals.push(Modal::LogSearchInput {
             text: model.logs.search.as_deref().unwrap_or_default().into(),
         }),
-        Back => on_back(model),
-        Open => match model.view {
-            View::Machines => model.detail_open = !model.detail_open,
-            View::Overview => attention_cursor::open(model),
-            _ => crate::app::navigation::open_detail(model),
-        },
-        Down | Up | PageDown | PageUp | Top | Bottom if model.view == View::Overview => {
-            let page = model.page_rows as isize;
-            match action {
-                Down => attention_cursor::move_cursor(model, 1),
-                Up => attention_cursor::move_cursor(model, -1),
-                PageDown => attention_cursor::move_cursor(model, page),
-                PageUp => attention_cursor::move_cursor(model, -page),
-                _ => attention_cursor::move_to_end(model, action == Bottom),
-            }
-        }
-        Down => move_selection(model, 1),
-        Up => move_selection(model, -1),
-        PageDown => move_selection(model, model.page_rows as isize),
-        PageUp => move_selection(model, -(model.page_rows as isize)),
-        Top => move_to_end(model, false),
-        Bottom => move_to_end(model, true),
         NextView | PreviousView => {
             let i = View::ALL.iter().position(|v| *v == model.view).unwrap_or(0);
             let n = View::ALL.len();
@@ -386,12 +386,6 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
                 (i + n - 1) % n
             };
             switch_view(model, View::ALL[next]);
-        }
-        Sort => cycle_sort(model),
-        ReverseSort => {
-            let view = model.view;
-            let c = model.cursor_mut(view);
-            c.sort_reverse = !c.sort_reverse;
         }
         ViewOverview => switch_view(model, View::Overview),
         ViewMachines => switch_view(model, View::Machines),
@@ -403,34 +397,90 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
         ViewEvents => switch_view(model, View::Events),
         ViewAudit => switch_view(model, View::Audit),
         ViewUpdatePlan => switch_view(model, View::UpdatePlan),
-        LogFollow => model.logs.toggle_follow(),
-        LogWrap => model.logs.wrap = !model.logs.wrap,
-        LogLevel => model.logs.cycle_min_level(),
-        LogNextMatch | LogPreviousMatch => {
-            crate::app::logs::keys::step(model, action == LogNextMatch)
+        // The log pane is on the Overview too: its keys act from every view.
+        LogFollow | LogWrap | LogLevel | LogNextMatch | LogPreviousMatch => {
+            let outcome = views::logs::on_log_key(&mut model.logs, action);
+            apply_outcome(model, outcome);
         }
-        LogsForMachine => logs_for_selected_machine(model),
-        ToggleSelect => toggle_selected_node(model),
-        DismissReminder => crate::app::reminders::dismiss_queue_reminder(model),
-        GroupByUpdateGroup => crate::app::navigation::toggle_group_by_update_group(model),
+        LogsForMachine => model.notify(
+            NoticeLevel::Info,
+            "select a machine in the Machines view first",
+        ),
+        GroupByUpdateGroup => model.notify(
+            NoticeLevel::Info,
+            "grouping by update group works in the Machines view",
+        ),
         Notices => model.modals.push(Modal::Notices { scroll: 0 }),
         Act(id) => return actions::start(model, id),
+        // Keys of views other than this one.
+        Filter | Back | Open | Down | Up | PageDown | PageUp | Top | Bottom | Sort
+        | ReverseSort | ToggleSelect | DismissReminder => {}
     }
     Vec::new()
 }
 
-fn on_back(model: &mut Model) {
-    if model.view == View::Machines && model.detail_open {
-        model.detail_open = false;
+/// Applies what a view's key asked for beyond the view.
+fn apply_outcome(model: &mut Model, outcome: Option<Outcome>) {
+    let Some(o) = outcome else {
         return;
+    };
+    if o.clear_selection {
+        model.selected_nodes.clear();
     }
-    if model.view == View::Logs {
-        model.logs.clear_filters();
+    if let Some(node) = o.toggle_node
+        && !model.selected_nodes.remove(&node)
+    {
+        model.selected_nodes.insert(node);
+    }
+    if let Some(r) = o.dismiss {
+        crate::app::reminders::dismissed(model, r);
+    }
+    if let Some((level, text)) = o.notice {
+        model.notify(level, text);
+    }
+    if let Some(names) = o.logs_for {
+        model.logs.set_subject(names);
+        model.logs.follow_newest();
+        switch_view(model, View::Logs);
+    }
+    if let Some(view) = o.switch_to {
+        switch_view(model, view);
+    }
+    if let Some(modal) = o.open {
+        model.modals.push(modal);
+    }
+}
+
+/// Keys while a details modal is on top: Esc (or Enter, q) closes it,
+/// `?` opens the help over it, the movement keys scroll it (the UI stops
+/// at its last line).
+fn on_detail_key(model: &mut Model, key: KeyEvent) {
+    let page = model.page_rows.max(1) as u16;
+    let action = model.keymap.action_for(&key);
+    match action {
+        Some(KeyAction::Back) | Some(KeyAction::Open) | Some(KeyAction::Quit) => {
+            model.modals.pop();
+            return;
+        }
+        Some(KeyAction::Help) => {
+            model.modals.push(Modal::Help { scroll: 0 });
+            return;
+        }
+        _ => {}
+    }
+    let most = model.frame.detail_scroll_max;
+    let Some(Modal::Detail { scroll, .. }) = model.modals.top_mut() else {
         return;
-    }
-    if crate::app::navigation::clear_selection(model) {
-        return;
-    }
-    let view = model.view;
-    model.cursor_mut(view).filter.clear();
+    };
+    let next = match action {
+        Some(KeyAction::Down) => scroll.saturating_add(1),
+        Some(KeyAction::Up) => scroll.saturating_sub(1),
+        Some(KeyAction::PageDown) => scroll.saturating_add(page),
+        Some(KeyAction::PageUp) => scroll.saturating_sub(page),
+        Some(KeyAction::Top) => 0,
+        Some(KeyAction::Bottom) => u16::MAX,
+        _ => return,
+    };
+    // Never past the last line the last frame could show.
+    *scroll = most.map_or(next, |m| next.min(m));
 }

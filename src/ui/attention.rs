@@ -8,10 +8,10 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::app::attention_cursor::{item_id, selected_index};
 use crate::app::derive::Derived;
 use crate::app::freshness::{self, Pane};
 use crate::app::model::Model;
+use crate::app::views::overview::{item_id, selected_index};
 use crate::config::keymap::KeyAction;
 use crate::config::theme::Theme;
 use crate::domain::attention::{AttentionItem, AttentionKind};
@@ -129,7 +129,7 @@ pub(crate) fn draw_attention(
     let lead = lead_item_lines(d, width);
     let lead_len = lead.len().saturating_sub(1);
     let two = d.attention.len() * 2 + lead_len <= height;
-    let selected = selected_index(&d.attention, model.attention_selected.as_deref());
+    let selected = selected_index(&d.attention, model.views.overview.selected.as_deref());
     // The cursor's item also says what to do next, when a line is left.
     let next_line = two && d.attention.len() * 2 + lead_len < height;
     let marked = theme.attention.patch(theme.row_selected);

@@ -30,7 +30,7 @@ const SIDE_BY_SIDE: u16 = 140;
 const RECENT_CHANGES: usize = 8;
 
 pub(crate) fn draw_machines(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
-    if !model.detail_open {
+    if !model.views.machines.detail_open {
         table::draw(frame, area, model, View::Machines, theme);
         return;
     }

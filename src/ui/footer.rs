@@ -2,93 +2,34 @@
 //! with `… H notices` beyond), or the keys of the current view (taken from
 //! the active keymap, never hard-coded); and the notices overlay.
 
-use std::borrow::Cow;
-
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
-use crate::app::model::{Model, View};
+use crate::app::model::Model;
 use crate::app::notices::{Notice, NoticeLevel};
-use crate::config::keymap::{KeyAction, KeyGroup};
+use crate::app::views::{Hint, ViewCtx};
+use crate::config::keymap::KeyAction;
 use crate::config::theme::Theme;
-use crate::domain::action::ActionId;
 use crate::ui::format;
 
-/// The actions worth a hint in `view`, most useful first (the footer shows
-/// as many as fit). An operator action's hint is its one label
-/// ([`ActionId::hint`]); the key shown is the keymap's.
-pub(crate) fn hint_actions(model: &Model) -> Vec<(KeyAction, Cow<'static, str>)> {
-    use KeyAction::*;
-    let act = |id: ActionId| (Act(id), Cow::Owned(id.hint()));
-    let key = |a: KeyAction, label: &'static str| (a, Cow::Borrowed(label));
-    let mut out = vec![key(Help, "help")];
-    match model.view {
-        View::Overview => {
-            // The attention items name their own action and key
-            // (`[a: acknowledge migration]`); only commence is offered here.
-            // Only when there is an update plan with a step to commence.
-            if crate::app::tables::update_plan::shown_plan(model)
-                .and_then(crate::domain::plan::next_to_commence)
-                .is_some()
-            {
-                out.push(act(ActionId::CommenceStep));
-            }
-            out.extend([
-                key(ViewMachines, "machines"),
-                key(ViewLogs, "logs"),
-                key(Command, "view"),
-            ])
-        }
-        View::Machines => {
-            if model.detail_open {
-                out.push(key(Back, "close details"));
-            } else {
-                out.push(key(Open, "details"));
-            }
-            out.extend([
-                key(Filter, "filter"),
-                key(ToggleSelect, "select"),
-                act(ActionId::SetMigrationMode),
-                act(ActionId::AcknowledgeMigration),
-                key(LogsForMachine, "logs"),
-                key(Sort, "sort"),
-                key(Command, "view"),
-            ])
-        }
-        View::Vrouter => out.extend([
-            act(ActionId::RestartVrouter),
-            act(ActionId::RestartAllVrouters),
-            key(Filter, "filter"),
-            key(Sort, "sort"),
-            key(Command, "view"),
-        ]),
-        View::Logs => out.extend([
-            key(LogFollow, "follow/pause"),
-            key(LogSearch, "search"),
-            key(LogNextMatch, "next"),
-            key(LogLevel, "level"),
-            key(LogWrap, "wrap"),
-            key(Command, "view"),
-        ]),
-        View::UpdatePlan => out.extend([
-            act(ActionId::CommenceStep),
-            key(Down, "step"),
-            key(ViewOverview, "overview"),
-            key(Command, "view"),
-        ]),
-        View::States | View::Locks | View::Requests | View::Events | View::Audit => out.extend([
-            key(Filter, "filter"),
-            key(Sort, "sort"),
-            key(ReverseSort, "reverse"),
-            key(Command, "view"),
-        ]),
-    }
-    out.push(key(Quit, "quit"));
-    out.retain(|(a, _)| !(model.session.read_only && a.group() == KeyGroup::Actions));
-    out
+/// The hints of the view on screen: the view names them beside the keys
+/// it handles ([`crate::app::views::hints`]); the key shown is the keymap's.
+pub(crate) fn hints(model: &Model) -> Vec<Hint> {
+    let ctx = ViewCtx {
+        view: model.view,
+        snapshot: &model.snapshot,
+        derived: &model.derived,
+        frame: &model.frame,
+        keymap: &model.keymap,
+        session: &model.session,
+        now: model.now,
+        page_rows: model.page_rows,
+        selected_nodes: &model.selected_nodes,
+    };
+    crate::app::views::hints(&model.views, &model.logs, &ctx)
 }
 
 /// The most lines a notice takes in the footer; a longer one ends with
@@ -157,7 +98,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
     }
     let mut spans: Vec<Span> = vec![Span::raw(" ")];
     let mut used = 1usize;
-    for (action, label) in hint_actions(model) {
+    for Hint { action, label } in hints(model) {
         let Some(key) = model.keymap.first_key(action) else {
             continue;
         };

@@ -317,12 +317,12 @@ fn key(c: char) -> Msg {
 fn show(model: &mut Model, screen: Screen) {
     model.modals.close_dialog();
     model.modals = Default::default();
-    model.detail_open = false;
+    model.views.machines.detail_open = false;
     match screen {
         Screen::View(v) => model.view = v,
         Screen::MachineDetail => {
             model.view = View::Machines;
-            model.detail_open = true;
+            model.views.machines.detail_open = true;
         }
         Screen::Help => model.modals.push(Modal::Help { scroll: 0 }),
         Screen::Action(c) => {

@@ -134,8 +134,8 @@ pub fn with_view(view: View) -> Model {
 
 /// The Machines view's detail pane open on `machine`.
 pub fn open_detail(m: &mut Model, machine: &str) {
-    m.detail_open = true;
-    m.cursors.insert(
+    m.views.machines.detail_open = true;
+    m.views.cursors.insert(
         View::Machines,
         mosk_console::app::model::TableCursor {
             selected_id: Some(machine.into()),

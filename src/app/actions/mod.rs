@@ -21,6 +21,7 @@ use jiff::Timestamp;
 
 use crate::app::model::{Model, NoticeLevel, View};
 use crate::app::msg::Command;
+use crate::app::views::overview;
 use crate::audit::{AuditPhase, AuditRecord, PermissionCheck};
 use crate::domain::objects::Snapshot;
 
@@ -131,12 +132,63 @@ fn cursor_row_target(model: &Model) -> Option<(String, Vec<String>)> {
     if !model.view.is_table() {
         return None;
     }
-    let row = crate::app::navigation::selected_row(model)?;
+    let row = crate::app::views::selected_row(&model.views, &model.derived, model.view)?;
     let node = row
         .node
         .clone()
         .or_else(|| node_of_row(&model.snapshot, &row.id))?;
     Some((row.id.clone(), vec![node]))
+}
+
+/// The item under the Overview's cursor (its subject) and the nodes
+/// `action` acts on from it: the item's node for acknowledge and
+/// set-migration-mode; for restart-vRouter the item's node, else (an item
+/// about a DaemonSet) the nodes of that DaemonSet's outdated pods. Only an
+/// item the last frame drew. `Err` says why nothing can be targeted.
+fn attention_targets(model: &Model, action: ActionId) -> Result<(String, Vec<String>), String> {
+    use crate::domain::attention::AttentionKind;
+    let shown = &model.frame.attention_shown;
+    let item = match overview::on_screen(&model.views.overview, &model.derived.attention, shown)? {
+        Some(item) => item,
+        None => return Err("the attention queue is empty: nothing to act on".into()),
+    };
+    let offered = item.action;
+    // The migration mode can be set on any item about a node; acknowledge
+    // and restart only on the items that offer them.
+    if action != ActionId::SetMigrationMode && offered != Some(action) {
+        return Err(format!(
+            "{} does not apply to the item under the cursor ({} {}): move the cursor (j/k) to an item that offers it",
+            action.label(),
+            item.subject,
+            item.kind.label()
+        ));
+    }
+    let name = item.subject.clone();
+    if let Some(node) = &item.node {
+        return Ok((name, vec![node.clone()]));
+    }
+    if action == ActionId::RestartVrouter
+        && matches!(
+            item.kind,
+            AttentionKind::VrouterOutdated | AttentionKind::VrouterStillOutdated
+        )
+    {
+        let mut nodes: Vec<String> = crate::domain::vrouter::restart_order(&model.snapshot)
+            .into_iter()
+            .filter(|p| p.daemonset.as_deref() == Some(item.subject.as_str()))
+            .filter_map(|p| p.node)
+            .collect();
+        nodes.sort();
+        nodes.dedup();
+        if !nodes.is_empty() {
+            return Ok((name, nodes));
+        }
+    }
+    Err(format!(
+        "{} {} is not about a node",
+        item.subject,
+        item.kind.label()
+    ))
 }
 
 /// What an action key acts on.
@@ -161,18 +213,13 @@ fn applies(model: &Model, action: ActionId, nodes: &[String]) -> bool {
 
 /// The nodes `action` applies to. With nothing selected with `space`: on
 /// the Overview the attention item under the cursor's, when the last frame
-/// drew it ([`crate::app::attention_cursor::target_nodes`]); elsewhere the
+/// drew it ([`attention_targets`]); elsewhere the
 /// cursor row's. With rows selected: the selection, unless the cursor row
 /// (or item) is another set the action could act on — then the operator is
 /// asked which is meant. `Err` says why there is no target.
 fn action_targets(model: &Model, action: ActionId) -> Result<Targets, String> {
     let cursor = if model.view == View::Overview {
-        crate::app::attention_cursor::target_nodes(model, action).map(|nodes| {
-            let name = crate::app::attention_cursor::selected_item(model)
-                .map(|i| i.subject)
-                .unwrap_or_default();
-            (name, nodes)
-        })
+        attention_targets(model, action)
     } else {
         Ok(cursor_row_target(model).unwrap_or_default())
     };

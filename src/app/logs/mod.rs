@@ -13,7 +13,6 @@
 
 use std::collections::VecDeque;
 
-pub(crate) mod keys;
 mod line;
 mod view;
 
