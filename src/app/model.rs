@@ -16,6 +16,7 @@ use crate::app::modal::ModalStack;
 use crate::app::notices::Notices;
 pub use crate::app::notices::{Notice, NoticeLevel};
 pub use crate::app::session::SessionInfo;
+use crate::app::views::ViewCtx;
 pub use crate::app::views::{TableCursor, View, Views};
 use crate::cluster::events::WatchHealth;
 use crate::config::keymap::Keymap;
@@ -176,6 +177,23 @@ impl Model {
     /// The notice the footer shows, if one is up.
     pub fn notice(&self) -> Option<Notice> {
         self.notices.current().cloned()
+    }
+
+    /// What the view on screen may read (its hints, for the footer).
+    /// `update` builds the same from the model's fields while the view's
+    /// own state is borrowed apart.
+    pub fn view_ctx(&self) -> ViewCtx<'_> {
+        ViewCtx {
+            view: self.view,
+            snapshot: &self.snapshot,
+            derived: &self.derived,
+            frame: &self.frame,
+            keymap: &self.keymap,
+            session: &self.session,
+            now: self.now,
+            page_rows: self.page_rows,
+            selected_nodes: &self.selected_nodes,
+        }
     }
 
     pub fn cursor(&self, view: View) -> TableCursor {

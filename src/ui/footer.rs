@@ -10,7 +10,7 @@ use ratatui::widgets::{Clear, Paragraph};
 
 use crate::app::model::Model;
 use crate::app::notices::{Notice, NoticeLevel};
-use crate::app::views::{Hint, ViewCtx};
+use crate::app::views::Hint;
 use crate::config::keymap::KeyAction;
 use crate::config::theme::Theme;
 use crate::ui::format;
@@ -18,17 +18,7 @@ use crate::ui::format;
 /// The hints of the view on screen: the view names them beside the keys
 /// it handles ([`crate::app::views::hints`]); the key shown is the keymap's.
 pub(crate) fn hints(model: &Model) -> Vec<Hint> {
-    let ctx = ViewCtx {
-        view: model.view,
-        snapshot: &model.snapshot,
-        derived: &model.derived,
-        frame: &model.frame,
-        keymap: &model.keymap,
-        session: &model.session,
-        now: model.now,
-        page_rows: model.page_rows,
-        selected_nodes: &model.selected_nodes,
-    };
+    let ctx = model.view_ctx();
     crate::app::views::hints(&model.views, &model.logs, &ctx)
 }
 

@@ -12,11 +12,15 @@ pub fn on_key(cursor: &mut TableCursor, action: KeyAction, ctx: &ViewCtx) -> Opt
     table_keys::on_key(cursor, action, ctx)
 }
 
-pub fn hints(_ctx: &ViewCtx) -> Vec<Hint> {
-    vec![
-        Hint::act(ActionId::CommenceStep),
-        Hint::key(KeyAction::Down, "step"),
+pub fn hints(ctx: &ViewCtx) -> Vec<Hint> {
+    let mut out = vec![Hint::act(ActionId::CommenceStep)];
+    // Moving between steps needs two of them.
+    if table_keys::table(ctx).is_some_and(|t| t.order.len() > 1) {
+        out.push(Hint::key(KeyAction::Down, "step"));
+    }
+    out.extend([
         Hint::key(KeyAction::ViewOverview, "overview"),
         Hint::key(KeyAction::Command, "view"),
-    ]
+    ]);
+    out
 }
