@@ -24,6 +24,7 @@ use crate::domain::join::incremental::{Reach, rejoin};
 use crate::domain::join::{MachineRow, machine_rows};
 use crate::domain::objects::Snapshot;
 use crate::domain::phase::{PhaseInfo, phase};
+use crate::domain::plan::{self, PlanState};
 use crate::domain::progress::{Progress, blocked, progress};
 use crate::domain::reminders::Reminder;
 use crate::domain::vrouter::{DaemonSetStatus, RestartPolicy, daemonsets, restart_policy};
@@ -48,6 +49,9 @@ pub struct Derived {
     /// The vRouter DaemonSets and the restart policy, while the vRouter view
     /// is shown (a walk of every pod: not done for views that do not show it).
     pub vrouter: Option<VrouterSummary>,
+    /// Where the session's update plan stands, derived once per change
+    /// (the Overview's line, the Update plan view, the hints read it).
+    pub plan: Option<PlanSummary>,
     /// The snapshot generation the joined part was computed from.
     generation: Option<u64>,
     /// The reminders dismissed when the timed part was computed.
@@ -114,6 +118,15 @@ impl Derived {
     }
 }
 
+/// The session's update plan: its state and the step commence would let run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanSummary {
+    /// The plan's state, with the cluster's UpdateAutoPause.
+    pub state: PlanState,
+    /// The index of the first step not yet commenced, if any.
+    pub next_to_commence: Option<usize>,
+}
+
 /// What the vRouter view's summary shows, with the snapshot generation it
 /// was computed from.
 #[derive(Debug, Clone)]
@@ -160,6 +173,12 @@ pub fn settle(model: &mut Model) {
             d.generation.is_some() && pending.from == d.generation && pending.to == generation;
         let reaches: &[Reach] = if exact { &pending.reaches } else { &[] };
         d.join(&model.snapshot, &model.history, reaches);
+        d.plan = plan::active_plan(&model.snapshot, Some(&model.session.cluster_name)).map(|p| {
+            PlanSummary {
+                state: plan::state(p, plan::auto_pause_for(&model.snapshot, p)),
+                next_to_commence: plan::next_to_commence(p).map(|s| s.index),
+            }
+        });
     }
     if joined || d.at != Some(model.now) || d.dismissed != model.dismissed_reminders {
         d.time(

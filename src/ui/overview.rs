@@ -91,7 +91,7 @@ fn update_text_lines(model: &Model) -> u16 {
 /// (waiting for commence)`), with the commence key when a step waits.
 fn plan_line(model: &Model, stale: &str, width: usize, theme: &Theme) -> Option<Line<'static>> {
     let p = shown_plan(model)?;
-    let state = plan_state(model, p);
+    let state = plan_state(model);
     let style = match &state {
         PlanState::AutoPaused { .. } | PlanState::Failed { .. } => theme.error,
         PlanState::NotStarted | PlanState::PausedBefore { .. } => theme.attention,

@@ -73,7 +73,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
 
 /// Source -> target, release notes, where the update stands (and the commence key).
 fn header_lines<'a>(model: &Model, p: &'a UpdatePlan, theme: &Theme) -> Vec<Line<'a>> {
-    let state = plan_state(model, p);
+    let state = plan_state(model);
     let mut lines = vec![Line::from(vec![
         Span::styled("release ", theme.muted),
         Span::raw(p.source.clone().unwrap_or_else(|| "?".into())),

@@ -423,9 +423,11 @@ async fn a_major_step_needs_its_name_typed() {
 }
 
 /// Where the console reads the plan now (from what the watches would show).
-fn console_state(h: &Harness) -> mosk_console::domain::plan::PlanState {
-    let p = mosk_console::app::tables::update_plan::shown_plan(&h.model).expect("a plan");
-    mosk_console::app::tables::update_plan::plan_state(&h.model, p)
+fn console_state(h: &mut Harness) -> mosk_console::domain::plan::PlanState {
+    // What `update` derives after the changes a batch brought.
+    mosk_console::app::derive::settle(&mut h.model);
+    assert!(h.model.derived.plan.is_some(), "a plan");
+    mosk_console::app::tables::update_plan::plan_state(&h.model)
 }
 
 /// Commences the next step through the keys (`c`, then the step's name
@@ -521,7 +523,7 @@ async fn the_plan_scenario_runs_to_the_end_when_each_step_is_commenced() {
     let mut auto_paused = false;
     for _ in 0..5000 {
         h.refresh();
-        match console_state(&h) {
+        match console_state(&mut h) {
             PlanState::Done => break,
             // The worker step waits for the operator on nodes whose servers
             // cannot leave by themselves: acknowledge them (mode -> skip).
@@ -538,7 +540,7 @@ async fn the_plan_scenario_runs_to_the_end_when_each_step_is_commenced() {
         }
         h.world.step(jiff::SignedDuration::from_secs(30));
     }
-    assert_eq!(console_state(&h), PlanState::Done, "{commenced:?}");
+    assert_eq!(console_state(&mut h), PlanState::Done, "{commenced:?}");
     assert!(auto_paused, "the alert fired during the worker step");
     assert_eq!(
         commenced,
@@ -605,9 +607,9 @@ async fn commence_and_acknowledge_record_each_clusters_own_user() {
     for _ in 0..2000 {
         h.world.step(jiff::SignedDuration::from_secs(30));
         h.refresh();
-        if console_state(&h) != mosk_console::domain::plan::PlanState::Done
+        if console_state(&mut h) != mosk_console::domain::plan::PlanState::Done
             && !matches!(
-                console_state(&h),
+                console_state(&mut h),
                 mosk_console::domain::plan::PlanState::Running { .. }
             )
         {

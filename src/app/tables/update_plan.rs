@@ -29,9 +29,14 @@ pub fn shown_plan(model: &Model) -> Option<&UpdatePlan> {
     plan::active_plan(&model.snapshot, Some(&model.session.cluster_name))
 }
 
-/// The plan's state (with the cluster's UpdateAutoPause).
-pub fn plan_state(model: &Model, p: &UpdatePlan) -> PlanState {
-    plan::state(p, plan::auto_pause_for(&model.snapshot, p))
+/// The plan's state (with the cluster's UpdateAutoPause), as `update`
+/// derived it; `NotStarted` before it did.
+pub fn plan_state(model: &Model) -> PlanState {
+    model
+        .derived
+        .plan
+        .as_ref()
+        .map_or(PlanState::NotStarted, |p| p.state.clone())
 }
 
 /// A duration written short: `45s`, `42m`, `1h05m`, `2d03h`.
@@ -162,7 +167,7 @@ fn tone(step: &PlanStep, running: Option<usize>, waiting: Option<usize>, now: Ti
 /// waits for commence.
 pub fn focus_step(model: &Model) -> Option<usize> {
     let p = shown_plan(model)?;
-    running_index(&plan_state(model, p)).or_else(|| plan::next_to_commence(p).map(|s| s.index))
+    running_index(&plan_state(model)).or_else(|| plan::next_to_commence(p).map(|s| s.index))
 }
 
 /// The row id of step `index` (the cursor follows it).
@@ -175,7 +180,7 @@ pub(super) fn table(model: &Model) -> TableData {
     let now = model.now;
     let mut rows: Vec<TableRow> = Vec::new();
     if let Some(p) = shown_plan(model) {
-        let state = plan_state(model, p);
+        let state = plan_state(model);
         let running = running_index(&state);
         let waiting = plan::next_to_commence(p).map(|s| s.index);
         rows = p

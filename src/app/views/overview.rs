@@ -11,7 +11,6 @@ use crate::app::views::{Hint, Outcome, ViewCtx};
 use crate::config::keymap::KeyAction;
 use crate::domain::action::ActionId;
 use crate::domain::attention::{AttentionItem, AttentionKind};
-use crate::domain::plan;
 
 /// The Overview's own state.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -151,9 +150,11 @@ pub fn on_key(state: &mut State, action: KeyAction, ctx: &ViewCtx) -> Option<Out
 /// when the update plan has a step to commence.
 pub fn hints(_state: &State, ctx: &ViewCtx) -> Vec<Hint> {
     let mut out = Vec::new();
-    if plan::active_plan(ctx.snapshot, Some(&ctx.session.cluster_name))
-        .and_then(plan::next_to_commence)
-        .is_some()
+    if ctx
+        .derived
+        .plan
+        .as_ref()
+        .is_some_and(|p| p.next_to_commence.is_some())
     {
         out.push(Hint::act(ActionId::CommenceStep));
     }
