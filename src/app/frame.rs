@@ -1,12 +1,12 @@
 //! What the last frame showed, as far as keys depend on it. `ui::draw_reported`
 //! returns a [`FrameReport`]; the runtime feeds it back to `update` as
-//! `Msg::Drawn` after every frame, so `update` stays pure and a key can only
+//! `Msg::Drawn` after every frame (`update::on_drawn` takes it in), so `update` stays pure and a key can only
 //! act on what the operator saw: nothing but quit acts while the terminal is
 //! too small, `y` confirms only a confirmation dialog drawn in full, `s`
 //! sorts only by a column that was drawn, and an action key on the Overview
 //! acts only on an attention item that was drawn.
 
-use crate::app::model::View;
+use crate::app::views::View;
 
 /// What the last frame drew.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -45,29 +45,4 @@ pub struct ConfirmView {
     pub total: u16,
     /// The Confirm button was drawn whole.
     pub buttons: bool,
-}
-
-/// Takes a frame's report into the model: a confirmation dialog counts as
-/// drawn in full once every line of its body has been on screen, read from
-/// the top down (in one frame, or scrolling), and its Confirm button is drawn
-/// whole in this frame.
-pub fn record(model: &mut crate::app::model::Model, mut report: FrameReport) {
-    use crate::app::actions::dialog::Dialog;
-    report.confirm_in_full = None;
-    if let (Some(v), Some(Dialog::Confirm(c))) = (report.confirm_view, model.modals.dialog_mut())
-        && v.plan == c.plan.id
-    {
-        // Only a view that starts inside what was read extends it: a jump
-        // past unread lines does not count them as read.
-        if v.scroll <= c.seen_through {
-            c.seen_through = c.seen_through.max(v.scroll.saturating_add(v.shown));
-        }
-        if c.seen_through >= v.total && v.buttons {
-            report.confirm_in_full = Some(v.plan);
-        }
-    }
-    if !report.too_small {
-        model.keys_ignored = 0;
-    }
-    model.frame = report;
 }

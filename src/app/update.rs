@@ -6,6 +6,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use crate::app::actions;
 use crate::app::actions::dialog::{ConfirmFocus, Dialog};
 use crate::app::derive::settle;
+use crate::app::frame::FrameReport;
 use crate::app::freshness;
 use crate::app::line_input::LineInput;
 use crate::app::modal::Modal;
@@ -69,7 +70,7 @@ fn apply(model: &mut Model, msg: Msg) -> Vec<Command> {
         }
         Msg::Action(ev) => actions::on_event(model, ev),
         Msg::Drawn(report) => {
-            crate::app::frame::record(model, report);
+            on_drawn(model, report);
             Vec::new()
         }
         Msg::ReportWritten(written) => {
@@ -483,4 +484,28 @@ fn on_detail_key(model: &mut Model, key: KeyEvent) {
     };
     // Never past the last line the last frame could show.
     *scroll = most.map_or(next, |m| next.min(m));
+}
+
+/// Takes a frame's report into the model: a confirmation dialog counts as
+/// drawn in full once every line of its body has been on screen, read from
+/// the top down (in one frame, or scrolling), and its Confirm button is drawn
+/// whole in this frame.
+fn on_drawn(model: &mut Model, mut report: FrameReport) {
+    report.confirm_in_full = None;
+    if let (Some(v), Some(Dialog::Confirm(c))) = (report.confirm_view, model.modals.dialog_mut())
+        && v.plan == c.plan.id
+    {
+        // Only a view that starts inside what was read extends it: a jump
+        // past unread lines does not count them as read.
+        if v.scroll <= c.seen_through {
+            c.seen_through = c.seen_through.max(v.scroll.saturating_add(v.shown));
+        }
+        if c.seen_through >= v.total && v.buttons {
+            report.confirm_in_full = Some(v.plan);
+        }
+    }
+    if !report.too_small {
+        model.keys_ignored = 0;
+    }
+    model.frame = report;
 }
