@@ -70,19 +70,31 @@ fn watch_forms(model: &Model) -> Vec<String> {
     if !model.missing_kinds.is_empty() {
         tail.push_str(&format!(", {} CRD missing", model.missing_kinds.len()));
     }
+    // Kinds over the per-kind object cap: named in full while there is room.
+    let capped: Vec<String> = model.over_cap.iter().map(|(k, o)| o.warning(*k)).collect();
+    let (long, short) = match capped.as_slice() {
+        [] => (String::new(), String::new()),
+        [one] => (format!(", {one}"), ", 1 kind capped".to_string()),
+        [first, rest @ ..] => (
+            format!(", {first} (+{} capped)", rest.len()),
+            format!(", {} kinds capped", capped.len()),
+        ),
+    };
     let n = degraded.len();
-    let form = |detail: &dyn Fn(&(String, String, String)) -> String| match degraded.as_slice() {
-        [] => format!("watches {ok}/{} ok{tail}", watched.len()),
-        [one] => format!("1 degraded: {}{tail}", detail(one)),
-        [first, ..] => format!("{n} degraded: {} +{}{tail}", detail(first), n - 1),
+    let form = |detail: &dyn Fn(&(String, String, String)) -> String, capped: &str| match degraded
+        .as_slice()
+    {
+        [] => format!("watches {ok}/{} ok{tail}{capped}", watched.len()),
+        [one] => format!("1 degraded: {}{tail}{capped}", detail(one)),
+        [first, ..] => format!("{n} degraded: {} +{}{tail}{capped}", detail(first), n - 1),
     };
     let mut forms = vec![
-        form(&|(k, e, since)| format!("{k} ({e}{since})")),
-        form(&|(k, e, _)| format!("{k} ({e})")),
-        form(&|(k, _, _)| k.clone()),
+        form(&|(k, e, since)| format!("{k} ({e}{since})"), &long),
+        form(&|(k, e, _)| format!("{k} ({e})"), &long),
+        form(&|(k, _, _)| k.clone(), &short),
         match n {
-            0 => format!("{ok}/{} ok{tail}", watched.len()),
-            _ => format!("{n} degraded{tail}"),
+            0 => format!("{ok}/{} ok{tail}{short}", watched.len()),
+            _ => format!("{n} degraded{tail}{short}"),
         },
     ];
     forms.dedup();
@@ -177,7 +189,8 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
         .health
         .values()
         .any(|h| !h.connected || h.last_error.is_some())
-        || !model.missing_kinds.is_empty();
+        || !model.missing_kinds.is_empty()
+        || !model.over_cap.is_empty();
     let forms = watch_forms(model);
     let watch_style = if degraded {
         theme.status_bar.patch(theme.warn)
