@@ -127,7 +127,8 @@ fn limit_for(uri: &http::Uri, limits: AnswerLimits) -> Limit {
     let flag = |name: &str| {
         uri.query().is_some_and(|q| {
             q.split('&')
-                .any(|kv| kv == format!("{name}=true") || kv == format!("{name}=1"))
+                .filter_map(|kv| kv.split_once('='))
+                .any(|(k, v)| k == name && (v == "true" || v == "1"))
         })
     };
     if flag("watch") {
