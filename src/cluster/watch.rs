@@ -22,7 +22,7 @@
 //! - A watch reads on from its server only while the channel to the UI has
 //!   room ([`EventSender::room`]): a flood waits on the wire, not in memory.
 //! - Alongside the watchers one task reports the API servers' clock offsets
-//!   ([`ClusterEvent::ClockOffset`], see [`crate::cluster::clock`]).
+//!   ([`ClusterEvent::ClockOffset`], [`clock::report_offsets`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -42,8 +42,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cluster::backoff::{BackoffPolicy, RetryBackoff, sleep_until};
 use crate::cluster::channel::EventSender;
-use crate::cluster::clock::ClockSync;
-use crate::cluster::connect::{Clusters, PROBE_TIMEOUT};
+use crate::cluster::clock;
+use crate::cluster::connect::Clusters;
 use crate::cluster::convert::{VROUTER_NAMESPACE, convert, is_wanted, object_key};
 use crate::cluster::events::ClusterEvent;
 use crate::domain::objects::{ClusterId, Kind, Object};
@@ -158,48 +158,10 @@ pub fn spawn_watchers(
     set.spawn(async move {
         tokio::select! {
             _ = cancel.cancelled() => {}
-            _ = report_clock(clusters, every, tx) => {}
+            _ = clock::report_offsets(clusters, every, tx) => {}
         }
     });
     set
-}
-
-/// Sends [`ClusterEvent::ClockOffset`] for each cluster whose offset changed
-/// (at once for offsets already known from the start-up probe), asking both
-/// servers for `/version` every `every` so that there are samples to go on.
-async fn report_clock(clusters: Clusters, every: Duration, tx: EventSender) {
-    let clock: ClockSync = clusters.clock.clone();
-    let mut rx = clock.subscribe();
-    let mut sent = [jiff::SignedDuration::ZERO; 2];
-    let mut probe = tokio::time::interval_at(Instant::now() + every, every);
-    probe.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        let now = *rx.borrow_and_update();
-        for (i, cluster) in [ClusterId::Mgmt, ClusterId::Mosk].into_iter().enumerate() {
-            if now[i] != sent[i] {
-                sent[i] = now[i];
-                let ev = ClusterEvent::ClockOffset {
-                    cluster,
-                    offset: now[i],
-                };
-                if tx.send(ev).is_err() {
-                    return;
-                }
-            }
-        }
-        tokio::select! {
-            changed = rx.changed() => if changed.is_err() {
-                return;
-            },
-            _ = probe.tick() => {
-                // Only the answers' Date matters here; failures are the watches' to report.
-                let _ = tokio::join!(
-                    tokio::time::timeout(PROBE_TIMEOUT, clusters.mgmt.apiserver_version()),
-                    tokio::time::timeout(PROBE_TIMEOUT, clusters.mosk.apiserver_version()),
-                );
-            }
-        }
-    }
 }
 
 /// The watch of one kind.
