@@ -113,8 +113,10 @@ impl Cap {
         if now == self.reported {
             return None;
         }
-        self.reported = now;
-        if now.0 > 0 {
+        let before = std::mem::replace(&mut self.reported, now);
+        // Once when the cap is reached (a flood of new objects changes the
+        // count with every event; the status bar follows it).
+        if before.0 == 0 && now.0 > 0 {
             tracing::warn!(
                 kind = ?self.kind,
                 cap = self.limit,
