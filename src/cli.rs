@@ -89,6 +89,16 @@ pub struct UiArgs {
         value_parser = parse_resync_every
     )]
     pub resync_every: Duration,
+    /// The most objects of one kind the console holds; beyond it the rest
+    /// are counted, not shown, and the status bar says so.
+    #[arg(
+        long,
+        global = true,
+        value_name = "N",
+        default_value_t = crate::cluster::watch::DEFAULT_MAX_OBJECTS,
+        value_parser = parse_max_objects
+    )]
+    pub max_objects: usize,
 }
 
 /// The shortest `--resync-every`: re-listing every kind more often would load
@@ -96,6 +106,14 @@ pub struct UiArgs {
 pub const RESYNC_MIN: Duration = Duration::from_secs(5);
 /// The longest `--resync-every`.
 pub const RESYNC_MAX: Duration = Duration::from_secs(24 * 3600);
+
+/// Parses `--max-objects`: a count of at least 1.
+fn parse_max_objects(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("`{text}` is not a count of at least 1")),
+    }
+}
 
 /// Parses `--resync-every`: a duration with a unit (`30s`, `5m`, `1h30m`).
 pub fn parse_resync_every(text: &str) -> Result<Duration, String> {

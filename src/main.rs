@@ -168,6 +168,7 @@ fn console_options(
         now: Arc::new(jiff::Timestamp::now),
         resync_every: ui.resync_every,
         expected,
+        max_objects: ui.max_objects,
     })
 }
 

@@ -82,7 +82,7 @@ struct Running {
     cut: LogCut,
     /// Pod list answers still to be cut short.
     cut_pod_lists: Countdown,
-    rx: tokio::sync::mpsc::UnboundedReceiver<ClusterEvent>,
+    rx: mosk_console::cluster::channel::EventReceiver,
     /// Every `(pod, line)` received, in order.
     lines: Vec<(String, String)>,
     statuses: Vec<String>,
@@ -158,7 +158,7 @@ async fn start(setup: impl FnOnce(&Store)) -> Running {
     let mosk = serve(Registry::mosk()).await;
     let pair = pair_of(mgmt, mosk);
     let clusters = pair.connect().await;
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let (tx, rx) = mosk_console::cluster::channel::channel();
     let cancel = CancellationToken::new();
     let opts = LogOptions {
         backoff: fast_backoff(),

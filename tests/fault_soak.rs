@@ -196,7 +196,7 @@ impl Soak {
             clock,
         };
         let cancel = CancellationToken::new();
-        let (ctx, mut crx) = unbounded_channel::<ClusterEvent>();
+        let (ctx, mut crx) = mosk_console::cluster::channel::channel();
         spawn_watchers(&clusters, &watch, ctx.clone(), cancel.clone()).detach_all();
         spawn_log_follower(
             clusters.mgmt.clone(),

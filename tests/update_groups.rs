@@ -301,7 +301,7 @@ async fn the_plan_scenario_machines_arrive_with_their_update_groups() {
     .await;
     let pair = pair_of(mgmt, mosk);
     let clusters = pair.connect().await;
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let (tx, rx) = mosk_console::cluster::channel::channel();
     let cancel = tokio_util::sync::CancellationToken::new();
     let _tasks = spawn_watchers(&clusters, &fast_watch(), tx, cancel.clone());
     let mut events = Events::new(rx);

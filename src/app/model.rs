@@ -46,6 +46,8 @@ pub struct Model {
     pub health: BTreeMap<Kind, WatchHealth>,
     /// Kinds whose CRD is missing, with the reason.
     pub missing_kinds: BTreeMap<Kind, String>,
+    /// Kinds with more objects than the per-kind cap, and how many are not shown.
+    pub over_cap: BTreeMap<Kind, crate::cluster::events::OverCap>,
     /// When the last cluster event arrived.
     pub last_event: Option<Timestamp>,
     /// Per kind: listed once yet, last confirmed, unhealthy since.
@@ -105,6 +107,7 @@ impl Model {
             pending: Pending::default(),
             health: BTreeMap::new(),
             missing_kinds: BTreeMap::new(),
+            over_cap: BTreeMap::new(),
             last_event: None,
             freshness: Freshness::new(),
             frame: FrameReport::default(),

@@ -148,6 +148,12 @@ fn on_cluster(model: &mut Model, ev: ClusterEvent) {
             model.logs.status = message;
         }
         ClusterEvent::Drift { count, .. } => model.drift_found += count as u64,
+        ClusterEvent::Capped { kind, over } if over.not_shown == 0 => {
+            model.over_cap.remove(&kind);
+        }
+        ClusterEvent::Capped { kind, over } => {
+            model.over_cap.insert(kind, over);
+        }
         ClusterEvent::ClockOffset { cluster, offset } => model.set_clock_offset(cluster, offset),
     }
 }

@@ -11,6 +11,11 @@
 //! they no longer intersect (a clock was set) it starts over from the newest.
 //! Changes smaller than [`REPORT_STEP`] are not reported.
 //!
+//! The clock probe ([`report_offsets`], started with the watchers) sends the
+//! estimates to the UI and asks both servers for `/version` every
+//! `WatchOptions::clock_probe_every`, so that there are samples while only
+//! long-lived watches are open (a watch's `Date` is that of its start).
+//!
 //! [`connect`]: crate::cluster::connect()
 
 use std::collections::VecDeque;
@@ -19,9 +24,15 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
+use std::time::Duration;
+
 use jiff::{SignedDuration, Timestamp};
 use tokio::sync::watch;
+use tokio::time::Instant;
 
+use crate::cluster::channel::EventSender;
+use crate::cluster::connect::{Clusters, PROBE_TIMEOUT};
+use crate::cluster::events::ClusterEvent;
 use crate::domain::objects::ClusterId;
 
 /// The smallest change of an estimate that is reported (the `Date` header
@@ -129,6 +140,44 @@ impl ClockSync {
             return;
         };
         self.sample(cluster, sent, received, date);
+    }
+}
+
+/// The clock probe: sends [`ClusterEvent::ClockOffset`] for each cluster whose offset changed
+/// (at once for offsets already known from the start-up probe), asking both
+/// servers for `/version` every `every` so that there are samples to go on.
+pub(crate) async fn report_offsets(clusters: Clusters, every: Duration, tx: EventSender) {
+    let clock: ClockSync = clusters.clock.clone();
+    let mut rx = clock.subscribe();
+    let mut sent = [SignedDuration::ZERO; 2];
+    let mut probe = tokio::time::interval_at(Instant::now() + every, every);
+    probe.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let now = *rx.borrow_and_update();
+        for (i, cluster) in [ClusterId::Mgmt, ClusterId::Mosk].into_iter().enumerate() {
+            if now[i] != sent[i] {
+                sent[i] = now[i];
+                let ev = ClusterEvent::ClockOffset {
+                    cluster,
+                    offset: now[i],
+                };
+                if tx.send(ev).is_err() {
+                    return;
+                }
+            }
+        }
+        tokio::select! {
+            changed = rx.changed() => if changed.is_err() {
+                return;
+            },
+            _ = probe.tick() => {
+                // Only the answers' Date matters here; failures are the watches' to report.
+                let _ = tokio::join!(
+                    tokio::time::timeout(PROBE_TIMEOUT, clusters.mgmt.apiserver_version()),
+                    tokio::time::timeout(PROBE_TIMEOUT, clusters.mosk.apiserver_version()),
+                );
+            }
+        }
     }
 }
 

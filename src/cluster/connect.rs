@@ -33,6 +33,8 @@
 //!   server's audit log and `managedFields` name the console.
 //! - How each connection is protected ([`Transport`]) is kept for the status
 //!   bar, the confirmation dialog and the audit log.
+//! - No answer is read past a limit ([`limits`]): a watch event over 8 MiB or
+//!   a list over 64 MiB is an error, not memory.
 
 use std::path::{Path, PathBuf};
 use std::sync::Once;
@@ -48,6 +50,7 @@ use crate::domain::objects::ClusterId;
 use crate::sanitize::sanitize;
 
 mod error;
+pub mod limits;
 pub mod proxy;
 pub mod secret;
 pub mod tls;
@@ -362,6 +365,7 @@ async fn build(
             None => bad(secret::redact(&e.to_string())),
         })?
         .with_layer(&clock.layer(cluster))
+        .with_layer(&limits::AnswerLimits::default())
         .build();
     Ok(Built {
         cluster,

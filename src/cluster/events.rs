@@ -30,6 +30,10 @@ pub enum ClusterEvent {
     /// what the watch had delivered (a change lost on the wire); the
     /// differences were sent as `Applied`/`Deleted` just before this.
     Drift { kind: Kind, count: usize },
+    /// The kind has more objects than the console holds per kind
+    /// (`WatchOptions::max_objects`). Sent when the count changes;
+    /// `not_shown == 0` says the cap is no longer reached.
+    Capped { kind: Kind, over: OverCap },
     /// How far `cluster`'s API server clock is from this machine's
     /// (`server - local`, positive: the server is ahead), estimated from the
     /// `Date` of its answers; sent when it changes by a second or more.
@@ -37,6 +41,28 @@ pub enum ClusterEvent {
         cluster: ClusterId,
         offset: SignedDuration,
     },
+}
+
+/// How many objects of a kind are over the per-kind cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OverCap {
+    pub cap: usize,
+    pub not_shown: usize,
+    /// More may be over: the count stopped at the cap.
+    pub at_least: bool,
+}
+
+impl OverCap {
+    /// `Node: 20000-object cap reached, 31 not shown`.
+    pub fn warning(&self, kind: Kind) -> String {
+        format!(
+            "{}: {}-object cap reached, {}{} not shown",
+            kind.api_kind(),
+            self.cap,
+            if self.at_least { "at least " } else { "" },
+            self.not_shown
+        )
+    }
 }
 
 /// The state of one watch.

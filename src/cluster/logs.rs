@@ -28,6 +28,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::cluster::backoff::{BackoffPolicy, RetryBackoff, sleep_until};
+use crate::cluster::channel::EventSender;
 use crate::cluster::events::ClusterEvent;
 use crate::cluster::watch::{describe_watch_error, gone};
 use crate::sanitize::sanitize;
@@ -83,7 +84,7 @@ impl Default for LogOptions {
 pub fn spawn_log_follower(
     client: Client,
     opts: LogOptions,
-    tx: mpsc::UnboundedSender<ClusterEvent>,
+    tx: EventSender,
     cancel: CancellationToken,
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
@@ -131,7 +132,7 @@ struct PodInfo {
 struct Follower {
     opts: LogOptions,
     api: Api<Pod>,
-    tx: mpsc::UnboundedSender<ClusterEvent>,
+    tx: EventSender,
     pods: BTreeMap<String, PodInfo>,
     /// Pods seen during a re-list, swapped in at `InitDone`.
     listing: Option<BTreeMap<String, PodInfo>>,
@@ -157,7 +158,7 @@ struct Follower {
 }
 
 impl Follower {
-    fn new(client: Client, opts: LogOptions, tx: mpsc::UnboundedSender<ClusterEvent>) -> Self {
+    fn new(client: Client, opts: LogOptions, tx: EventSender) -> Self {
         let stream_status = format!(
             "looking for the lcm-controller pod in namespace {}",
             opts.namespace

@@ -19,14 +19,15 @@
 //!   restarts, access reviews) and the action executor.
 //! - [`backoff`]: retry delays ([`BackoffPolicy`]); tests use short ones.
 //! - [`events`]: [`ClusterEvent`], the only thing the rest of the console
-//!   receives from this layer (over a tokio unbounded channel).
+//!   receives from this layer, over [`channel`]: bounded, merging a burst
+//!   (the latest state of an object wins) instead of queueing it.
 //!
 //! Typical start-up (the runtime's job):
 //! ```no_run
 //! # async fn demo() -> Result<(), mosk_console::cluster::ConnectError> {
 //! use mosk_console::cluster::*;
 //! let clusters = connect(&Target::default()).await?;
-//! let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+//! let (tx, _rx) = channel::channel();
 //! let cancel = tokio_util::sync::CancellationToken::new();
 //! let _watchers = spawn_watchers(&clusters, &WatchOptions::default(), tx.clone(), cancel.clone());
 //! let _logs = spawn_log_follower(clusters.mgmt.clone(), LogOptions::default(), tx, cancel);
@@ -34,6 +35,7 @@
 //! ```
 
 pub mod backoff;
+pub mod channel;
 pub mod clock;
 pub mod connect;
 pub mod convert;

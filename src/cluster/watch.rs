@@ -17,8 +17,12 @@
 //! - The management kinds are read in the project namespace only (and, when a
 //!   cluster name is given, only that cluster's objects); vRouter pods and
 //!   DaemonSets are read in namespace `tf` and picked by name.
+//! - At most [`WatchOptions::max_objects`] objects of a kind are sent; what
+//!   is over is counted and reported as [`ClusterEvent::Capped`] ([`cap`]).
+//! - A watch reads on from its server only while the channel to the UI has
+//!   room ([`EventSender::room`]): a flood waits on the wire, not in memory.
 //! - Alongside the watchers one task reports the API servers' clock offsets
-//!   ([`ClusterEvent::ClockOffset`], see [`crate::cluster::clock`]).
+//!   ([`ClusterEvent::ClockOffset`], [`clock::report_offsets`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,23 +36,25 @@ use kube::runtime::utils::Backoff;
 use kube::runtime::watcher::{self, Event};
 use kube::runtime::{WatchStreamExt, watcher as watch_stream};
 use kube::{Client, ResourceExt};
-use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::cluster::backoff::{BackoffPolicy, RetryBackoff, sleep_until};
-use crate::cluster::clock::ClockSync;
-use crate::cluster::connect::{Clusters, PROBE_TIMEOUT};
+use crate::cluster::channel::EventSender;
+use crate::cluster::clock;
+use crate::cluster::connect::Clusters;
 use crate::cluster::convert::{VROUTER_NAMESPACE, convert, is_wanted, object_key};
 use crate::cluster::events::ClusterEvent;
 use crate::domain::objects::{ClusterId, Kind, Object};
 
+mod cap;
 mod describe;
 mod health;
 mod known;
 mod trim;
 
+use cap::Cap;
 use describe::{crd_missing, not_served, problem};
 pub(crate) use describe::{describe_kube_error, describe_watch_error, gone};
 pub use health::HEALTH_REFRESH;
@@ -83,6 +89,8 @@ pub struct WatchOptions {
     /// How often each API server is asked `/version`, so that its clock offset
     /// is sampled even when no other request goes out (long-lived watches).
     pub clock_probe_every: Duration,
+    /// The most objects of one kind the console holds (`--max-objects`).
+    pub max_objects: usize,
 }
 
 /// The project namespace used when `--namespace` is not given.
@@ -91,6 +99,10 @@ pub const DEFAULT_NAMESPACE: &str = "child-ns";
 pub const DEFAULT_RESYNC_EVERY: Duration = Duration::from_secs(300);
 /// How often the clocks are sampled with a `/version` request, by default.
 pub const DEFAULT_CLOCK_PROBE_EVERY: Duration = Duration::from_secs(30);
+/// The most objects of one kind the console holds, by default: ten times
+/// the machines of the `large` scenario (2,000), which a region of a few
+/// hundred servers is far below.
+pub const DEFAULT_MAX_OBJECTS: usize = 20_000;
 
 impl Default for WatchOptions {
     fn default() -> Self {
@@ -104,6 +116,7 @@ impl Default for WatchOptions {
             // kube's default page size (as kubectl's 500).
             page_size: 500,
             clock_probe_every: DEFAULT_CLOCK_PROBE_EVERY,
+            max_objects: DEFAULT_MAX_OBJECTS,
         }
     }
 }
@@ -115,7 +128,7 @@ impl Default for WatchOptions {
 pub fn spawn_watchers(
     clusters: &Clusters,
     opts: &WatchOptions,
-    tx: UnboundedSender<ClusterEvent>,
+    tx: EventSender,
     cancel: CancellationToken,
 ) -> JoinSet<()> {
     let opts = Arc::new(opts.clone());
@@ -128,6 +141,7 @@ pub fn spawn_watchers(
             opts: opts.clone(),
             health: HealthReport::new(kind, tx.clone()),
             known: Known::default(),
+            cap: Cap::new(kind, opts.max_objects),
             tx: tx.clone(),
             gone_missing: false,
         };
@@ -144,48 +158,10 @@ pub fn spawn_watchers(
     set.spawn(async move {
         tokio::select! {
             _ = cancel.cancelled() => {}
-            _ = report_clock(clusters, every, tx) => {}
+            _ = clock::report_offsets(clusters, every, tx) => {}
         }
     });
     set
-}
-
-/// Sends [`ClusterEvent::ClockOffset`] for each cluster whose offset changed
-/// (at once for offsets already known from the start-up probe), asking both
-/// servers for `/version` every `every` so that there are samples to go on.
-async fn report_clock(clusters: Clusters, every: Duration, tx: UnboundedSender<ClusterEvent>) {
-    let clock: ClockSync = clusters.clock.clone();
-    let mut rx = clock.subscribe();
-    let mut sent = [jiff::SignedDuration::ZERO; 2];
-    let mut probe = tokio::time::interval_at(Instant::now() + every, every);
-    probe.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        let now = *rx.borrow_and_update();
-        for (i, cluster) in [ClusterId::Mgmt, ClusterId::Mosk].into_iter().enumerate() {
-            if now[i] != sent[i] {
-                sent[i] = now[i];
-                let ev = ClusterEvent::ClockOffset {
-                    cluster,
-                    offset: now[i],
-                };
-                if tx.send(ev).is_err() {
-                    return;
-                }
-            }
-        }
-        tokio::select! {
-            changed = rx.changed() => if changed.is_err() {
-                return;
-            },
-            _ = probe.tick() => {
-                // Only the answers' Date matters here; failures are the watches' to report.
-                let _ = tokio::join!(
-                    tokio::time::timeout(PROBE_TIMEOUT, clusters.mgmt.apiserver_version()),
-                    tokio::time::timeout(PROBE_TIMEOUT, clusters.mosk.apiserver_version()),
-                );
-            }
-        }
-    }
 }
 
 /// The watch of one kind.
@@ -196,7 +172,8 @@ struct KindWatch {
     health: HealthReport,
     /// What was sent, for the periodic re-list to compare with.
     known: Known,
-    tx: UnboundedSender<ClusterEvent>,
+    cap: Cap,
+    tx: EventSender,
     /// `KindMissing` was sent for a 404 mid-session and no list has succeeded since.
     gone_missing: bool,
 }
@@ -241,6 +218,7 @@ impl KindWatch {
             let mut buffer: Option<Vec<Object>> = None;
             let mut quiet_until: Option<Instant> = None;
             loop {
+                self.tx.room().await;
                 let item = tokio::select! {
                     item = stream.next() => item,
                     _ = sleep_until(quiet_until) => {
@@ -365,11 +343,15 @@ impl KindWatch {
         let messages = match event {
             Event::Init => {
                 *buffer = Some(Vec::new());
+                self.cap.list_started();
                 Vec::new()
             }
             Event::InitApply(o) => {
                 if is_wanted(kind, &o, cluster_name) {
-                    buffer.get_or_insert_with(Vec::new).push(convert(kind, &o));
+                    let listed = buffer.get_or_insert_with(Vec::new);
+                    if self.cap.admit_listed(listed.len(), &object_key(kind, &o)) {
+                        listed.push(convert(kind, &o));
+                    }
                 }
                 Vec::new()
             }
@@ -377,29 +359,41 @@ impl KindWatch {
                 let objects = buffer.take().unwrap_or_default();
                 // After a 404 the kind was settled as missing: a full list brings it back.
                 let periodic = periodic && !std::mem::take(&mut self.gone_missing);
-                if periodic && self.known.listed() {
+                let mut out = if periodic && self.known.listed() && self.cap.list_comparable() {
                     self.drift(objects)
                 } else {
                     vec![ClusterEvent::Resynced { kind, objects }]
-                }
+                };
+                out.extend(self.cap.report());
+                out
             }
             Event::Apply(o) => {
+                let key = object_key(kind, &o);
                 if is_wanted(kind, &o, cluster_name) {
-                    vec![ClusterEvent::Applied(convert(kind, &o))]
-                } else {
-                    // An object that no longer belongs here (moved to another cluster).
-                    let key = object_key(kind, &o);
-                    if self.known.contains(&key) {
-                        vec![ClusterEvent::Deleted(key)]
+                    if self.cap.admit(&self.known, &key) {
+                        vec![ClusterEvent::Applied(convert(kind, &o))]
                     } else {
-                        Vec::new()
+                        self.cap.report().into_iter().collect()
                     }
+                } else if self.cap.forget(&key) {
+                    self.cap.report().into_iter().collect()
+                } else if self.known.contains(&key) {
+                    // An object that no longer belongs here (moved to another cluster).
+                    vec![ClusterEvent::Deleted(key)]
+                } else {
+                    Vec::new()
                 }
             }
-            Event::Delete(o) => is_wanted(kind, &o, cluster_name)
-                .then(|| ClusterEvent::Deleted(object_key(kind, &o)))
-                .into_iter()
-                .collect(),
+            Event::Delete(o) => {
+                let key = object_key(kind, &o);
+                if !is_wanted(kind, &o, cluster_name) {
+                    Vec::new()
+                } else if self.cap.forget(&key) {
+                    self.cap.report().into_iter().collect()
+                } else {
+                    vec![ClusterEvent::Deleted(key)]
+                }
+            }
         };
         // An InitApply only proves the list is progressing; report health once it is complete.
         let is_list_item = buffer.is_some();

@@ -3,6 +3,7 @@
 //! of `update`'s commands (the action executor) are in [`effects`].
 
 pub mod effects;
+pub mod inbox;
 pub mod runtime;
 
 use std::path::PathBuf;
@@ -13,10 +14,12 @@ use jiff::Timestamp;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use self::inbox::ConsoleInbox;
 use self::runtime::Effects;
 use crate::app::actions::EXIT_WAIT;
 use crate::app::model::{Model, SessionInfo};
 use crate::app::msg::Msg;
+use crate::cluster::channel::EventReceiver;
 use crate::cluster::writes::exit::ExitReport;
 use crate::cluster::{Clusters, LogOptions, WatchOptions, spawn_log_follower, spawn_watchers};
 use crate::config::keymap::Keymap;
@@ -39,6 +42,8 @@ pub struct ConsoleOptions {
     pub resync_every: Duration,
     /// How long parts of the update are expected to take (`--config`).
     pub expected: crate::domain::expected::Expected,
+    /// The most objects of one kind the console holds (`--max-objects`).
+    pub max_objects: usize,
 }
 
 /// Runs the console on `clusters` until the operator quits (or a signal or a
@@ -46,9 +51,10 @@ pub struct ConsoleOptions {
 /// write in flight it then waits up to [`EXIT_WAIT`] for its answer; the
 /// report says whether any outcome is unknown (the binary then exits non-zero).
 pub async fn run(clusters: Clusters, opts: ConsoleOptions) -> std::io::Result<ExitReport> {
-    let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
+    let (tx, msgs) = mpsc::unbounded_channel::<Msg>();
     let cancel = CancellationToken::new();
-    start_cluster_layer(&clusters, &opts, tx.clone(), cancel.clone());
+    let cluster = start_cluster_layer(&clusters, &opts, cancel.clone());
+    let mut inbox = ConsoleInbox { msgs, cluster };
 
     let mut effects = effects::ConsoleEffects::new(&clusters, &opts, tx.clone());
     let mut model = Model::new(opts.session.clone(), opts.keymap.clone(), (opts.now)());
@@ -71,7 +77,7 @@ pub async fn run(clusters: Clusters, opts: ConsoleOptions) -> std::io::Result<Ex
             &mut terminal,
             &mut model,
             &opts.theme,
-            &mut rx,
+            &mut inbox,
             &mut effects as &mut dyn Effects,
             || (opts.now)(),
         )
@@ -79,6 +85,7 @@ pub async fn run(clusters: Clusters, opts: ConsoleOptions) -> std::io::Result<Ex
     }
     .await;
     cancel.cancel();
+    tracing::info!(stats = ?inbox.cluster.stats(), "the cluster layer's channel");
     crate::terminal::leave();
     // Not ratatui's drop: it shows the cursor and, when that fails (the
     // terminal is gone), `eprintln!`s, which panics on a dead tty.
@@ -104,7 +111,7 @@ pub async fn run(clusters: Clusters, opts: ConsoleOptions) -> std::io::Result<Ex
     if let Some(f) = report.failure() {
         tracing::warn!("{f}");
     }
-    session_report_at_quit(&mut model, &mut rx, &effects);
+    session_report_at_quit(&mut model, &mut inbox.msgs, &effects);
     // A broken terminal (a hang-up can end the run this way) still waited
     // for the write above; its error then carries the unknown outcome too.
     match result {
@@ -153,19 +160,20 @@ fn say(line: &str) {
     let _ = writeln!(std::io::stderr(), "mosk-console: {line}");
 }
 
-/// Starts the watchers and the log follower; their events become messages.
+/// Starts the watchers and the log follower; the runtime reads their events
+/// from the returned receiver (bounded and merging, [`crate::cluster::channel`]).
 fn start_cluster_layer(
     clusters: &Clusters,
     opts: &ConsoleOptions,
-    tx: mpsc::UnboundedSender<Msg>,
     cancel: CancellationToken,
-) {
-    let (ctx, mut crx) = mpsc::unbounded_channel();
+) -> EventReceiver {
+    let (ctx, crx) = crate::cluster::channel::channel();
     let session = &opts.session;
     let mut watch = WatchOptions {
         namespace: session.namespace.clone(),
         cluster_name: Some(session.cluster_name.clone()),
         resync_every: opts.resync_every,
+        max_objects: opts.max_objects,
         ..WatchOptions::default()
     };
     if session.demo.is_some() {
@@ -175,11 +183,5 @@ fn start_cluster_layer(
     // The JoinSet is detached: the tasks stop when `cancel` fires.
     spawn_watchers(clusters, &watch, ctx.clone(), cancel.clone()).detach_all();
     spawn_log_follower(clusters.mgmt.clone(), LogOptions::default(), ctx, cancel);
-    tokio::spawn(async move {
-        while let Some(ev) = crx.recv().await {
-            if tx.send(Msg::Cluster(ev)).is_err() {
-                break;
-            }
-        }
-    });
+    crx
 }

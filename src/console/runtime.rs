@@ -7,13 +7,13 @@ use std::time::Duration;
 use jiff::Timestamp;
 use ratatui::Terminal;
 use ratatui::backend::Backend;
-use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::{Instant, MissedTickBehavior};
 
 use crate::app::model::Model;
 use crate::app::msg::{Command, Msg};
 use crate::app::update::{update, update_batch};
 use crate::config::theme::Theme;
+use crate::console::inbox::Inbox;
 
 /// The shortest time between two frames (~30 frames a second).
 pub const FRAME_BUDGET: Duration = Duration::from_millis(33);
@@ -40,7 +40,7 @@ pub async fn run<B: Backend>(
     terminal: &mut Terminal<B>,
     model: &mut Model,
     theme: &Theme,
-    rx: &mut UnboundedReceiver<Msg>,
+    rx: &mut impl Inbox,
     effects: &mut dyn Effects,
     now: impl Fn() -> Timestamp,
 ) -> std::io::Result<RunStats>

@@ -70,20 +70,37 @@ fn watch_forms(model: &Model) -> Vec<String> {
     if !model.missing_kinds.is_empty() {
         tail.push_str(&format!(", {} CRD missing", model.missing_kinds.len()));
     }
-    let n = degraded.len();
-    let form = |detail: &dyn Fn(&(String, String, String)) -> String| match degraded.as_slice() {
-        [] => format!("watches {ok}/{} ok{tail}", watched.len()),
-        [one] => format!("1 degraded: {}{tail}", detail(one)),
-        [first, ..] => format!("{n} degraded: {} +{}{tail}", detail(first), n - 1),
+    // Kinds over the per-kind object cap: named in full while there is room.
+    let capped: Vec<String> = model.over_cap.iter().map(|(k, o)| o.warning(*k)).collect();
+    let (long, short) = match capped.as_slice() {
+        [] => (String::new(), String::new()),
+        [one] => (format!(", {one}"), ", 1 kind capped".to_string()),
+        [first, rest @ ..] => (
+            format!(", {first} (+{} capped)", rest.len()),
+            format!(", {} kinds capped", capped.len()),
+        ),
     };
+    let n = degraded.len();
+    let form = |detail: &dyn Fn(&(String, String, String)) -> String, capped: &str| match degraded
+        .as_slice()
+    {
+        [] => format!("watches {ok}/{} ok{tail}{capped}", watched.len()),
+        [one] => format!("1 degraded: {}{tail}{capped}", detail(one)),
+        [first, ..] => format!("{n} degraded: {} +{}{tail}{capped}", detail(first), n - 1),
+    };
+    let counts = |capped: &str| match n {
+        0 => format!("{ok}/{} ok{tail}{capped}", watched.len()),
+        _ => format!("{n} degraded{tail}{capped}"),
+    };
+    // A kind over its cap stays named longer than a watch's error: the
+    // error has a pane border of its own, the objects not shown have not.
     let mut forms = vec![
-        form(&|(k, e, since)| format!("{k} ({e}{since})")),
-        form(&|(k, e, _)| format!("{k} ({e})")),
-        form(&|(k, _, _)| k.clone()),
-        match n {
-            0 => format!("{ok}/{} ok{tail}", watched.len()),
-            _ => format!("{n} degraded{tail}"),
-        },
+        form(&|(k, e, since)| format!("{k} ({e}{since})"), &long),
+        form(&|(k, e, _)| format!("{k} ({e})"), &long),
+        form(&|(k, _, _)| k.clone(), &long),
+        counts(&long),
+        form(&|(k, _, _)| k.clone(), &short),
+        counts(&short),
     ];
     forms.dedup();
     forms
@@ -177,7 +194,8 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
         .health
         .values()
         .any(|h| !h.connected || h.last_error.is_some())
-        || !model.missing_kinds.is_empty();
+        || !model.missing_kinds.is_empty()
+        || !model.over_cap.is_empty();
     let forms = watch_forms(model);
     let watch_style = if degraded {
         theme.status_bar.patch(theme.warn)
@@ -319,6 +337,64 @@ mod tests {
         assert_eq!(
             watch_summary(&m),
             "2 degraded: nodes (connection refused, 12s) +1, 1 CRD missing"
+        );
+    }
+
+    #[test]
+    fn a_kind_over_its_cap_is_named_and_outlasts_the_errors_when_short_of_room() {
+        use crate::cluster::events::OverCap;
+        let now = crate::domain::fixtures::mid_update_now();
+        let mut m = Model::new(Default::default(), Keymap::default_keymap(), now);
+        for k in Kind::ALL {
+            m.health.insert(
+                k,
+                WatchHealth {
+                    cluster: k.cluster(),
+                    connected: k != Kind::Node,
+                    last_event: Some(now),
+                    last_error: (k == Kind::Node).then(|| "connection refused".into()),
+                    retry_at: None,
+                    problem: Default::default(),
+                },
+            );
+        }
+        let over = OverCap {
+            cap: 20_000,
+            not_shown: 31,
+            at_least: false,
+        };
+        m.over_cap.insert(Kind::LcmMachine, over);
+        let forms = watch_forms(&m);
+        assert_eq!(
+            forms[0],
+            "1 degraded: nodes (connection refused, 0s), \
+             LCMMachine: 20000-object cap reached, 31 not shown"
+        );
+        assert!(
+            forms
+                .contains(&"1 degraded, LCMMachine: 20000-object cap reached, 31 not shown".into()),
+            "{forms:#?}"
+        );
+        assert_eq!(forms.last().unwrap(), "1 degraded, 1 kind capped");
+        m.over_cap.insert(
+            Kind::Node,
+            OverCap {
+                at_least: true,
+                ..over
+            },
+        );
+        assert_eq!(
+            watch_forms(&m)[1],
+            "1 degraded: nodes (connection refused), \
+             LCMMachine: 20000-object cap reached, 31 not shown (+1 capped)"
+        );
+        assert_eq!(
+            over.warning(Kind::Node).replace("31", "at least 31"),
+            OverCap {
+                at_least: true,
+                ..over
+            }
+            .warning(Kind::Node)
         );
     }
 

@@ -333,6 +333,7 @@ async fn audit_log_that_will_not_open_turns_actions_off_with_its_own_verdict() {
         now: Arc::new(jiff::Timestamp::now),
         resync_every: std::time::Duration::from_secs(300),
         expected: Default::default(),
+        max_objects: mosk_console::cluster::watch::DEFAULT_MAX_OBJECTS,
     };
     // A fresh model: nothing asked yet.
     h.model.actions = Default::default();

@@ -19,7 +19,6 @@ use mosk_console::sim::registry::Registry;
 use mosk_console::sim::server::{ServerOptions, router};
 use mosk_console::sim::store::Store;
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 
 /// How long any single wait may take before the test fails.
 pub const WAIT: Duration = Duration::from_secs(20);
@@ -144,14 +143,14 @@ pub fn fast_backoff() -> BackoffPolicy {
 
 /// Receives cluster events, keeping a [`Snapshot`] as the console's model would.
 pub struct Events {
-    pub rx: mpsc::UnboundedReceiver<ClusterEvent>,
+    pub rx: mosk_console::cluster::channel::EventReceiver,
     pub snapshot: Snapshot,
     /// Every event received so far, in order.
     pub log: Vec<ClusterEvent>,
 }
 
 impl Events {
-    pub fn new(rx: mpsc::UnboundedReceiver<ClusterEvent>) -> Events {
+    pub fn new(rx: mosk_console::cluster::channel::EventReceiver) -> Events {
         Events {
             rx,
             snapshot: Snapshot::default(),

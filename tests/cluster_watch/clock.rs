@@ -102,7 +102,7 @@ async fn ages_are_measured_on_the_api_servers_clock_and_the_offset_is_shown() {
         "{measured:?}"
     );
 
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let (tx, rx) = mosk_console::cluster::channel::channel();
     let cancel = CancellationToken::new();
     let _tasks = spawn_watchers(&clusters, &fast_watch(), tx, cancel.clone());
     let mut events = Events::new(rx);

@@ -29,7 +29,10 @@ impl Drop for Running {
 
 pub async fn start(pair: Pair) -> Running {
     let clusters = pair.connect().await;
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    // These tests check each event the watches send (each step of a resumed
+    // watch, each report of an outage); the console's merging channel would
+    // keep only the last (its own tests: `cluster::channel`).
+    let (tx, rx) = mosk_console::cluster::channel::unmerged_channel();
     let cancel = CancellationToken::new();
     let tasks = spawn_watchers(&clusters, &fast_watch(), tx, cancel.clone());
     Running {
@@ -67,7 +70,8 @@ impl Drop for RunningIn {
 pub fn start_in(mgmt: InSim, mosk: InSim, opts: &WatchOptions) -> RunningIn {
     seed(&mgmt.store, &mosk.store);
     let clusters = clusters(&mgmt, &mosk);
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    // Unmerged: see `start`.
+    let (tx, rx) = mosk_console::cluster::channel::unmerged_channel();
     let cancel = CancellationToken::new();
     let tasks = spawn_watchers(&clusters, opts, tx, cancel.clone());
     RunningIn {

@@ -87,7 +87,7 @@ async fn the_pod_lookup_backs_off_when_its_list_is_forbidden() {
     let mosk = InSim::new(Registry::mosk());
     mgmt.faults.forbid_reads("pods", true);
     let c = clusters(&mgmt, &mosk);
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let (tx, mut rx) = mosk_console::cluster::channel::channel();
     let cancel = CancellationToken::new();
     spawn_log_follower(c.mgmt.clone(), LogOptions::default(), tx, cancel.clone());
     let status = loop {

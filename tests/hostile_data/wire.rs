@@ -104,7 +104,7 @@ async fn hostile_strings_over_http_are_drawn_inert() {
     mgmt.append_log("kaas", LCM_POD, "controller", "the last line");
 
     let clusters = pair.connect().await;
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let (tx, rx) = mosk_console::cluster::channel::channel();
     let cancel = CancellationToken::new();
     let _watchers = spawn_watchers(&clusters, &fast_watch(), tx.clone(), cancel.clone());
     let opts = LogOptions {

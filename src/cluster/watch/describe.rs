@@ -3,6 +3,7 @@
 
 use kube::runtime::watcher;
 
+use crate::cluster::connect::limits::TooLong;
 use crate::cluster::connect::{error_chain, secret, tls};
 use crate::cluster::events::WatchProblem;
 use crate::sanitize::sanitize;
@@ -110,6 +111,9 @@ pub(crate) fn describe_kube_error(err: &kube::Error) -> String {
     if let Some(text) = secret::credential_failure(err) {
         return text;
     }
+    if let Some(too_long) = TooLong::find(err) {
+        return too_long.to_string();
+    }
     if let Some(text) = tls::describe(err) {
         return format!("the server's certificate was refused: {text}");
     }
@@ -145,7 +149,10 @@ pub(crate) fn describe_watch_error(err: &watcher::Error) -> String {
             "the server ended the watch with {} {}: {}",
             s.code, s.reason, s.message
         )),
-        watcher::Error::WatchFailed(e) => format!("watch stream broke: {}", describe_kube_error(e)),
+        watcher::Error::WatchFailed(e) => match TooLong::find(e) {
+            Some(too_long) => format!("watch stopped: {too_long}"),
+            None => format!("watch stream broke: {}", describe_kube_error(e)),
+        },
         watcher::Error::NoResourceVersion => {
             "the server sent an object without metadata.resourceVersion".to_string()
         }

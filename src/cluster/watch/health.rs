@@ -3,9 +3,9 @@
 use std::time::Duration;
 
 use jiff::Timestamp;
-use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
 
+use crate::cluster::channel::EventSender;
 use crate::cluster::events::{ClusterEvent, WatchHealth, WatchProblem};
 use crate::domain::objects::Kind;
 
@@ -16,7 +16,7 @@ pub const HEALTH_REFRESH: Duration = Duration::from_secs(5);
 /// every [`HEALTH_REFRESH`] otherwise (to move `last_event` on).
 pub(super) struct HealthReport {
     kind: Kind,
-    tx: UnboundedSender<ClusterEvent>,
+    tx: EventSender,
     connected: bool,
     last_error: Option<String>,
     problem: WatchProblem,
@@ -26,7 +26,7 @@ pub(super) struct HealthReport {
 }
 
 impl HealthReport {
-    pub(super) fn new(kind: Kind, tx: UnboundedSender<ClusterEvent>) -> Self {
+    pub(super) fn new(kind: Kind, tx: EventSender) -> Self {
         HealthReport {
             kind,
             tx,

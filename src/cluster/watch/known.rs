@@ -68,6 +68,11 @@ impl Known {
         self.objects.contains_key(key)
     }
 
+    /// How many objects were sent (and not deleted since).
+    pub(super) fn len(&self) -> usize {
+        self.objects.len()
+    }
+
     /// The events that turn what was sent into `listed` (the server's truth):
     /// `Applied` for each object that is new or differs, `Deleted` for each
     /// that is gone. Empty when nothing differs.
