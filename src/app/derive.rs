@@ -11,12 +11,16 @@
 //!   clock: recomputed when the data or the clock moved, or a reminder was
 //!   dismissed.
 
+mod settle;
+
+pub use settle::settle;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use jiff::{SignedDuration, Timestamp};
 
-use crate::app::model::{Model, View};
-use crate::app::tables::ViewTable;
+use crate::app::tables::cache::ViewTable;
+use crate::app::views::view::View;
 use crate::domain::attention::{AttentionItem, queue};
 use crate::domain::expected::Expected;
 use crate::domain::history::History;
@@ -24,10 +28,10 @@ use crate::domain::join::incremental::{Reach, rejoin};
 use crate::domain::join::{MachineRow, machine_rows};
 use crate::domain::objects::Snapshot;
 use crate::domain::phase::{PhaseInfo, phase};
-use crate::domain::plan::{self, PlanState};
+use crate::domain::plan::PlanState;
 use crate::domain::progress::{Progress, blocked, progress};
 use crate::domain::reminders::Reminder;
-use crate::domain::vrouter::{DaemonSetStatus, RestartPolicy, daemonsets, restart_policy};
+use crate::domain::vrouter::{DaemonSetStatus, RestartPolicy};
 
 /// Computed from the snapshot, its history and the clock by [`settle`].
 #[derive(Debug, Clone, Default)]
@@ -157,50 +161,4 @@ impl Pending {
         self.reaches.extend(reaches);
         self.to = snapshot.generation();
     }
-}
-
-/// Brings `model.derived` up to date with the snapshot, the clock and the
-/// dismissed reminders. Called by `update` after each batch.
-pub fn settle(model: &mut Model) {
-    let pending = std::mem::take(&mut model.pending);
-    let generation = model.snapshot.generation();
-    let d = &mut model.derived;
-    let joined = d.generation != Some(generation);
-    if joined {
-        // Only the pending changes lie between the rows and the snapshot:
-        // re-join what they reach; otherwise everything.
-        let exact =
-            d.generation.is_some() && pending.from == d.generation && pending.to == generation;
-        let reaches: &[Reach] = if exact { &pending.reaches } else { &[] };
-        d.join(&model.snapshot, &model.history, reaches);
-        d.plan = plan::active_plan(&model.snapshot, Some(&model.session.cluster_name)).map(|p| {
-            PlanSummary {
-                state: plan::state(p, plan::auto_pause_for(&model.snapshot, p)),
-                next_to_commence: plan::next_to_commence(p).map(|s| s.index),
-            }
-        });
-    }
-    if joined || d.at != Some(model.now) || d.dismissed != model.dismissed_reminders {
-        d.time(
-            &model.snapshot,
-            &model.history,
-            model.now,
-            &model.dismissed_reminders,
-            &model.expected,
-        );
-        // The session report's record of what changed (attention raised and
-        // cleared, phase and plan steps, workload impact).
-        let (phase, items) = (d.phase.as_ref(), &d.attention);
-        model
-            .session_log
-            .observe(phase, items, &model.snapshot, model.now);
-    }
-    if model.view == View::Vrouter && d.vrouter.as_ref().map(|v| v.generation) != Some(generation) {
-        d.vrouter = Some(VrouterSummary {
-            daemonsets: daemonsets(&model.snapshot),
-            policy: restart_policy(&model.snapshot),
-            generation,
-        });
-    }
-    crate::app::tables::settle(model);
 }

@@ -6,7 +6,7 @@
 //! sorts only by a column that was drawn, and an action key on the Overview
 //! acts only on an attention item that was drawn.
 
-use crate::app::views::View;
+use crate::app::views::view::View;
 
 /// What the last frame drew.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

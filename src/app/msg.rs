@@ -7,7 +7,7 @@ use crossterm::event::KeyEvent;
 use jiff::Timestamp;
 
 use crate::app::frame::FrameReport;
-use crate::app::report::Report;
+use crate::app::report::document::Report;
 use crate::cluster::events::ClusterEvent;
 use crate::cluster::writes::WriteEvent;
 use crate::domain::action::access::AccessKey;

@@ -11,6 +11,10 @@
 //! [`SessionLog`]: crate::domain::session_log::SessionLog
 //! [`History`]: crate::domain::history::History
 
+pub mod document;
+
+pub use document::Report;
+
 use std::fmt::Write as _;
 
 use jiff::{SignedDuration, Timestamp};
@@ -21,14 +25,6 @@ use crate::audit::{AuditOutcome, AuditPhase};
 use crate::domain::action::ActionId;
 use crate::domain::session_log::LoggedItem;
 use crate::sanitize::sanitize;
-
-/// A rendered report and the file name it is written under (in the state
-/// directory, next to the audit log).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Report {
-    pub file_name: String,
-    pub markdown: String,
-}
 
 /// Whether quitting writes a report: an action was taken or an attention
 /// item was raised during the session.

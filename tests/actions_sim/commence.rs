@@ -439,7 +439,7 @@ async fn commence_through_keys(h: &mut Harness) -> Option<String> {
     let Some(Dialog::Confirm(c)) = h.model.modals.dialog() else {
         return None;
     };
-    let step = mosk_console::app::actions::commence::commence_step(&c.plan)
+    let step = mosk_console::app::actions::plan::commence_step(&c.plan)
         .unwrap()
         .clone();
     match c.typed_name.as_ref().map(|t| t.expected.clone()) {

@@ -120,11 +120,3 @@ pub fn plan_commence(model: &Model) -> Result<ActionPlan, PlanError> {
         access: None,
     })
 }
-
-/// The step of a commence plan, if `plan` is one.
-pub fn commence_step(plan: &ActionPlan) -> Option<&CommenceStep> {
-    plan.steps.iter().find_map(|s| match &s.change {
-        Change::Commence(c) => Some(c),
-        _ => None,
-    })
-}

@@ -140,7 +140,7 @@ pub struct ConfirmDialog {
 
 impl ConfirmDialog {
     pub fn new(plan: ActionPlan) -> ConfirmDialog {
-        let typed_name = crate::app::actions::commence::commence_step(&plan)
+        let typed_name = crate::app::actions::plan::commence_step(&plan)
             .filter(|c| c.needs_typed_name())
             .map(|c| Box::new(TypedName::new(&c.name)));
         ConfirmDialog {

@@ -407,6 +407,14 @@ fn push_restarts(snap: &Snapshot, plan: &mut ActionPlan, pods: Vec<vrouter::PodS
     }
 }
 
+/// The step of a commence plan, if `plan` is one.
+pub fn commence_step(plan: &ActionPlan) -> Option<&crate::domain::action::plan::CommenceStep> {
+    plan.steps.iter().find_map(|s| match &s.change {
+        Change::Commence(c) => Some(c),
+        _ => None,
+    })
+}
+
 #[cfg(test)]
 #[path = "plan_tests.rs"]
 mod tests;

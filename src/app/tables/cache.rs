@@ -5,8 +5,8 @@
 
 use jiff::Timestamp;
 
-use super::{TableData, TableRow, selected_index, table, visible_order};
-use crate::app::model::{Model, TableCursor, View};
+use crate::app::tables::data::{TableData, TableRow, selected_index, visible_order};
+use crate::app::views::view::{TableCursor, View};
 use crate::domain::objects::Kind;
 
 /// One view's table as `update` last settled it.
@@ -38,7 +38,7 @@ impl ViewTable {
         selected_index(&self.rows(), cursor)
     }
 
-    fn new(data: TableData, inputs: Inputs, cursor: &TableCursor) -> ViewTable {
+    pub(super) fn new(data: TableData, inputs: Inputs, cursor: &TableCursor) -> ViewTable {
         let mut t = ViewTable {
             data,
             order: Vec::new(),
@@ -50,7 +50,14 @@ impl ViewTable {
         t
     }
 
-    fn reorder(&mut self, cursor: &TableCursor) {
+    /// Whether what the rows read is as it was when they were built, and
+    /// the order is the cursor's.
+    pub(super) fn current(&self, inputs: &Inputs, cursor: &TableCursor) -> (bool, bool) {
+        let rows = self.inputs.still(inputs);
+        (rows, rows && self.ordered_for == OrderKey::of(cursor))
+    }
+
+    pub(super) fn reorder(&mut self, cursor: &TableCursor) {
         self.order = visible_order(&self.data, cursor);
         self.content_widths = (0..self.data.columns.len())
             .map(|c| {
@@ -68,7 +75,7 @@ impl ViewTable {
 
 /// What a table's rows read besides the builder's fixed inputs.
 #[derive(Debug, Clone, PartialEq)]
-struct Inputs {
+pub(super) struct Inputs {
     /// The snapshot (and its history) the rows were built from.
     generation: u64,
     /// The Machines view's grouping (it moves a column).
@@ -82,12 +89,21 @@ struct Inputs {
 }
 
 impl Inputs {
-    fn of(model: &Model, view: View) -> Inputs {
+    /// What the rows of `view` read: the snapshot's generation, the
+    /// cursor's grouping, the kinds missing, and for the volatile views the
+    /// time.
+    pub(super) fn new(
+        view: View,
+        generation: u64,
+        group: Option<usize>,
+        missing: Vec<Kind>,
+        now: Timestamp,
+    ) -> Inputs {
         Inputs {
-            generation: model.snapshot.generation(),
-            group: model.cursor(view).group_column,
-            missing: model.missing_kinds.keys().copied().collect(),
-            volatile: matches!(view, View::Audit | View::UpdatePlan).then_some(model.now),
+            generation,
+            group,
+            missing,
+            volatile: matches!(view, View::Audit | View::UpdatePlan).then_some(now),
         }
     }
     fn still(&self, now: &Inputs) -> bool {
@@ -114,39 +130,4 @@ impl OrderKey {
             group_column: c.group_column,
         }
     }
-}
-
-/// Brings the current view's table up to date (called by `update`'s settle,
-/// after the derived data it reads).
-pub fn settle(model: &mut Model) {
-    let view = model.view;
-    if !view.is_table() {
-        return;
-    }
-    let inputs = Inputs::of(model, view);
-    let cursor = model.cursor(view);
-    match model.derived.tables.get_mut(&view) {
-        Some(t) if t.inputs.still(&inputs) => {
-            if t.ordered_for == OrderKey::of(&cursor) {
-                return;
-            }
-            t.reorder(&cursor);
-        }
-        _ => {
-            let t = ViewTable::new(table(model, view), inputs, &cursor);
-            model.derived.tables.insert(view, t);
-        }
-    }
-    // The cursor's row may have moved (a new sort, rows added): keep its
-    // place in step so that, should the row go, the cursor stays near.
-    let place = model.derived.tables[&view].selected(&cursor);
-    if let Some(i) = place {
-        model.cursor_mut(view).selected = i;
-    }
-}
-
-/// The table of `view` as `update` last settled it; `None` for a view that
-/// is not a table or has not been shown.
-pub fn shown(model: &Model, view: View) -> Option<&ViewTable> {
-    model.derived.tables.get(&view)
 }

@@ -11,7 +11,6 @@ use super::{
 };
 use std::collections::BTreeSet;
 
-use crate::app::modal::DetailOf;
 use crate::app::model::Model;
 use crate::domain::blocking::blocking_locks;
 use crate::domain::history::History;
@@ -44,20 +43,6 @@ fn key(kind: Kind, lock: &WorkloadLock) -> ObjectKey {
         namespace: String::new(),
         name: lock.name.clone(),
     }
-}
-
-/// The lock a row stands for (`cwl/<name>`, `nwl/<name>`), for Enter.
-pub(crate) fn detail_of(id: &str) -> Option<DetailOf> {
-    let kind = match id.split_once('/')? {
-        ("cwl", _) => Kind::ClusterWorkloadLock,
-        ("nwl", _) => Kind::NodeWorkloadLock,
-        _ => return None,
-    };
-    Some(DetailOf::Lock(ObjectKey {
-        kind,
-        namespace: String::new(),
-        name: id.split_once('/')?.1.to_string(),
-    }))
 }
 
 /// The time since the lock entered its state, on the management clock (the

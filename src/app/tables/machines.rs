@@ -19,9 +19,8 @@ use super::locks::controller_short;
 const NAME: usize = 1;
 const NODE: usize = 4;
 const WAITING_ON: usize = 10;
-/// The GROUP column: last (`-` for every machine when the cluster has no
-/// update groups).
-pub const GROUP: usize = 11;
+/// The GROUP column ([`super::refs::MACHINES_GROUP`]).
+pub const GROUP: usize = super::refs::MACHINES_GROUP;
 
 /// `#` is the update order (masters first, then by the machine index): the
 /// default sort, dropped from narrow screens but still sortable.

@@ -5,9 +5,8 @@ use super::{
     Cell, Column, SortKind, TableData, TableRow, Tone, Width, col, empty_text, missing_lines,
     or_dash, scoped_malformed_rows,
 };
-use crate::app::modal::DetailOf;
 use crate::app::model::Model;
-use crate::domain::objects::{ClusterId, Kind, ObjectKey};
+use crate::domain::objects::{ClusterId, Kind};
 
 const COLUMNS: [Column; 7] = [
     col("KIND", Width::Fixed(7), SortKind::Text, 1),
@@ -76,18 +75,4 @@ pub(super) fn table(model: &Model) -> TableData {
         missing: missing_lines(model, &kinds),
         empty: empty_text("maintenance requests", &kinds),
     }
-}
-
-/// The request a row stands for (`cmr/<name>`, `nmr/<name>`), for Enter.
-pub(crate) fn detail_of(id: &str) -> Option<DetailOf> {
-    let (kind, name) = match id.split_once('/')? {
-        ("cmr", name) => (Kind::ClusterMaintenanceRequest, name),
-        ("nmr", name) => (Kind::NodeMaintenanceRequest, name),
-        _ => return None,
-    };
-    Some(DetailOf::Request(ObjectKey {
-        kind,
-        namespace: String::new(),
-        name: name.to_string(),
-    }))
 }

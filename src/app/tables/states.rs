@@ -5,9 +5,8 @@ use super::{
     Column, SortKind, TableData, TableRow, Tone, Width, col, empty_text, malformed_rows,
     missing_lines, or_dash,
 };
-use crate::app::modal::DetailOf;
 use crate::app::model::Model;
-use crate::domain::objects::{ClusterState, Kind, ObjectKey};
+use crate::domain::objects::{ClusterState, Kind};
 
 const COLUMNS: [Column; 7] = [
     col("NAME", Width::Min(18), SortKind::Text, 2).keep_end(),
@@ -72,17 +71,4 @@ pub(super) fn table(model: &Model) -> TableData {
         missing: missing_lines(model, &kinds),
         empty: empty_text("cluster states", &kinds),
     }
-}
-
-/// The cluster state a row stands for (`<namespace>/<name>`), for Enter.
-pub(crate) fn detail_of(id: &str) -> Option<DetailOf> {
-    if id.starts_with("malformed/") {
-        return None;
-    }
-    let (namespace, name) = id.split_once('/')?;
-    Some(DetailOf::State(ObjectKey {
-        kind: Kind::LcmClusterState,
-        namespace: namespace.to_string(),
-        name: name.to_string(),
-    }))
 }

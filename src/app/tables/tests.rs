@@ -1,4 +1,5 @@
 use super::*;
+use crate::app::views::TableCursor;
 use crate::config::keymap::Keymap;
 use crate::domain::fixtures::{self, names::*};
 use crate::domain::objects::{MachineState, MalformedObject, Object};

@@ -5,16 +5,18 @@
 
 use crate::app::modal::{DetailOf, Modal};
 use crate::app::notices::NoticeLevel;
+use crate::app::tables::refs;
 use crate::app::views::table_keys::{self, selected_row};
-use crate::app::views::{Hint, Outcome, TableCursor, View, ViewCtx};
+use crate::app::views::view::{TableCursor, View};
+use crate::app::views::{Hint, Outcome, ViewCtx};
 use crate::config::keymap::KeyAction;
 
 /// What Enter opens for the row `id` of `view`, if the view has details.
 fn detail_of(view: View, id: &str) -> Option<Option<DetailOf>> {
     match view {
-        View::Locks => Some(crate::app::tables::locks::detail_of(id)),
-        View::Requests => Some(crate::app::tables::requests::detail_of(id)),
-        View::States => Some(crate::app::tables::states::detail_of(id)),
+        View::Locks => Some(refs::lock_of(id)),
+        View::Requests => Some(refs::request_of(id)),
+        View::States => Some(refs::state_of(id)),
         _ => None,
     }
 }

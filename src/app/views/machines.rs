@@ -5,7 +5,8 @@
 
 use crate::app::notices::NoticeLevel;
 use crate::app::views::table_keys::{self, selected_row};
-use crate::app::views::{Hint, Outcome, TableCursor, ViewCtx};
+use crate::app::views::view::TableCursor;
+use crate::app::views::{Hint, Outcome, ViewCtx};
 use crate::config::keymap::KeyAction;
 use crate::domain::action::ActionId;
 
@@ -50,7 +51,7 @@ fn toggle_group(cursor: &mut TableCursor, ctx: &ViewCtx) -> Option<Outcome> {
     cursor.group_column = if grouped {
         None
     } else {
-        Some(crate::app::tables::machines::GROUP)
+        Some(crate::app::tables::refs::MACHINES_GROUP)
     };
     cursor.selected_id = current;
     Outcome::done()

@@ -5,8 +5,10 @@
 
 use crate::app::modal::Modal;
 use crate::app::notices::NoticeLevel;
-use crate::app::tables::{TableRow, ViewTable, next_sort_column};
-use crate::app::views::{Outcome, TableCursor, ViewCtx};
+use crate::app::tables::cache::ViewTable;
+use crate::app::tables::data::{TableRow, next_sort_column};
+use crate::app::views::view::TableCursor;
+use crate::app::views::{Outcome, ViewCtx};
 use crate::config::keymap::KeyAction;
 
 /// The table of the view on screen, as `update` last settled it (what the

@@ -4,7 +4,8 @@
 //! waits (`update::switch_view`).
 
 use crate::app::views::table_keys;
-use crate::app::views::{Hint, Outcome, TableCursor, ViewCtx};
+use crate::app::views::view::TableCursor;
+use crate::app::views::{Hint, Outcome, ViewCtx};
 use crate::config::keymap::KeyAction;
 use crate::domain::action::ActionId;
 

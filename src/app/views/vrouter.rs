@@ -2,7 +2,8 @@
 //! are outdated, and the restarts (`R` one node, `ctrl-r` all outdated).
 
 use crate::app::views::table_keys;
-use crate::app::views::{Hint, Outcome, TableCursor, ViewCtx};
+use crate::app::views::view::TableCursor;
+use crate::app::views::{Hint, Outcome, ViewCtx};
 use crate::config::keymap::KeyAction;
 use crate::domain::action::ActionId;
 

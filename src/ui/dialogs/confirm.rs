@@ -9,8 +9,9 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::{connection_line, context_line, dry_run_line, frame_box, hints, title};
 use crate::app::actions::access::Availability;
-use crate::app::actions::commence::{CommenceStep, commence_step};
+use crate::app::actions::commence::CommenceStep;
 use crate::app::actions::dialog::{ConfirmDialog, ConfirmFocus};
+use crate::app::actions::plan::commence_step;
 use crate::app::actions::plan::{ActionPlan, Change};
 use crate::app::actions::{access_key, availability};
 use crate::app::frame::ConfirmView;
