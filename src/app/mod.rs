@@ -11,6 +11,8 @@ pub mod modal;
 pub mod model;
 pub mod msg;
 pub(crate) mod navigation;
+#[cfg(test)]
+mod parsed_once_tests;
 mod reminders;
 pub mod report;
 pub mod tables;

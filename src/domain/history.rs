@@ -16,7 +16,7 @@ use jiff::{SignedDuration, Timestamp};
 
 use super::changes::{Change, diff};
 use super::join::same_node;
-use super::lockmsg::{self, MessageKind};
+use super::lockmsg::MessageKind;
 use super::objects::{
     Controller, Kind, LockState, Machine, MachineState, MachineType, NodeRole, Object, ObjectKey,
     Snapshot,
@@ -327,10 +327,10 @@ impl History {
             return;
         }
         let old = match before {
-            Some(Object::NodeWorkloadLock(b)) => b.error_message.as_deref(),
+            Some(Object::NodeWorkloadLock(b)) => b.error_message.as_ref(),
             _ => None,
         };
-        let Some(message) = l.error_message.as_deref() else {
+        let Some(message) = l.error_message.as_ref() else {
             return;
         };
         if old == Some(message) {
@@ -338,7 +338,7 @@ impl History {
         }
         let node = self.servers.entry(key.clone()).or_default();
         let was_queued = node.queued_since.is_some() && node.dequeued.is_none();
-        node.record(&lockmsg::parse(message), at);
+        node.record(message.parsed(), at);
         // Queued behind another node, the node's turn had not begun: it
         // begins when the controller takes it up.
         if let (true, Some(dequeued), Some(name)) = (was_queued, node.dequeued, l.node_name.clone())
@@ -365,15 +365,15 @@ impl History {
     fn track_message(&mut self, key: &ObjectKey, obj: &Object, at: Timestamp) {
         let signature = match obj {
             Object::ClusterWorkloadLock(l) | Object::NodeWorkloadLock(l) => {
-                l.error_message.as_deref().map(|m| {
-                    let p = lockmsg::parse(m);
-                    match p.kind {
-                        MessageKind::Other => p.text,
+                l.error_message.as_ref().map(|m| {
+                    let p = m.parsed();
+                    match &p.kind {
+                        MessageKind::Other => p.text.clone(),
                         k => k.short().to_string(),
                     }
                 })
             }
-            Object::ClusterState(s) => s.message.clone(),
+            Object::ClusterState(s) => s.message.as_deref().map(str::to_string),
             Object::Malformed(m) => Some(m.error.clone()),
             _ => None,
         }
