@@ -126,7 +126,7 @@ fn cluster_request(
                     l.controller,
                     l.name,
                     l.state,
-                    quote(&text)
+                    quote(text)
                 )
             })
         })
