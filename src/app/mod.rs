@@ -10,6 +10,8 @@ pub mod modal;
 pub mod model;
 pub mod msg;
 pub mod notices;
+#[cfg(test)]
+mod parsed_once_tests;
 mod reminders;
 pub mod report;
 pub mod session;

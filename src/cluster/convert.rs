@@ -9,7 +9,10 @@
 //! row and never breaks the list it came in.
 //!
 //! Every string taken from the cluster passes through
-//! [`crate::sanitize::sanitize`] here, before it reaches the domain.
+//! [`crate::sanitize::sanitize`] here, before it reaches the domain. The
+//! messages the rules read are parsed here too, once per object version
+//! (a lock's message by `domain::lockmsg`, LCM's drain message by
+//! `domain::drainmsg`): the rules read the typed result.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -22,9 +25,9 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use crate::domain::objects::{
-    ClusterMaintenanceRequest, ClusterState, Kind, LcmCluster, Machine, MalformedObject,
-    MigrationMode, Node, NodeMaintenanceRequest, NodeNotice, Object, ObjectKey, VrouterDaemonSet,
-    VrouterPod, WorkloadLock,
+    ClusterMaintenanceRequest, ClusterState, ErrorMessage, Kind, LcmCluster, Machine,
+    MalformedObject, MigrationMode, Node, NodeMaintenanceRequest, NodeNotice, Object, ObjectKey,
+    StateMessage, VrouterDaemonSet, VrouterPod, WorkloadLock,
 };
 use crate::sanitize::sanitize;
 pub use vocabulary::parse;
@@ -329,7 +332,7 @@ fn cluster_state(obj: &DynamicObject) -> Result<ClusterState, String> {
         value: so(spec.value),
         actual_value: so(status.value),
         attempt: status.attempt,
-        message: so(status.message),
+        message: so(status.message).map(StateMessage::new),
     })
 }
 
@@ -433,7 +436,7 @@ fn lock(obj: &DynamicObject, per_node: bool) -> Result<WorkloadLock, String> {
         controller,
         node_name,
         state: parse(status.state.as_deref()),
-        error_message: so(status.error_message),
+        error_message: so(status.error_message).map(ErrorMessage::new),
         release: so(status.release),
         inner_state: annotation(&obj.metadata, INNER_STATE_ANNOTATION),
         progress_percentage: progress.percentage,

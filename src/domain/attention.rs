@@ -272,7 +272,7 @@ fn failed_locks(snap: &Snapshot, history: &History, now: Timestamp, out: &mut Ve
             continue;
         }
         let key = lock_key(lock);
-        let msg = lock.error_message.as_deref().map(lockmsg::parse);
+        let msg = lock.error_message.as_ref().map(|m| m.parsed());
         let why = match &msg {
             Some(m) if !m.text.is_empty() => format!(
                 "lock {} ({}) failed: {}",

@@ -22,7 +22,7 @@
 use std::collections::{BTreeSet, HashSet};
 
 use crate::domain::join::short_node as short;
-use crate::domain::lockmsg::{self, MessageKind};
+use crate::domain::lockmsg::MessageKind;
 use crate::domain::objects::{Kind, LockState, ObjectKey, Snapshot, WorkloadLock};
 
 /// Whether a lock's state holds LCM back (`active`, `failed`); an unknown
@@ -82,12 +82,9 @@ pub fn blocking_locks(snap: &Snapshot) -> BTreeSet<ObjectKey> {
 pub fn queued_nodes(snap: &Snapshot) -> impl Iterator<Item = &str> {
     snap.node_locks()
         .filter(|l| {
-            l.error_message.as_deref().is_some_and(|m| {
-                matches!(
-                    lockmsg::parse(m).kind,
-                    MessageKind::ConcurrencyDeferred { .. }
-                )
-            })
+            l.error_message
+                .as_ref()
+                .is_some_and(|m| matches!(m.parsed().kind, MessageKind::ConcurrencyDeferred { .. }))
         })
         .filter_map(|l| l.node_name.as_deref())
         .map(short)

@@ -189,7 +189,7 @@ pub fn node_lock(
         controller,
         node_name: Some(node.into()),
         state,
-        error_message: message.map(str::to_string),
+        error_message: message.map(ErrorMessage::new),
         release: Some(LOCK_RELEASE.into()),
         inner_state: None,
         progress_percentage: None,
@@ -246,7 +246,7 @@ pub fn cluster_state(
         value: Some(value.into()),
         actual_value: actual.map(str::to_string),
         attempt: Some(attempt),
-        message: message.map(str::to_string),
+        message: message.map(StateMessage::new),
     }
 }
 

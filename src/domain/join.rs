@@ -34,23 +34,26 @@ pub enum NodeLink {
     NotFound,
 }
 
-/// One NodeWorkloadLock on the machine's node, with its message parsed.
+/// One NodeWorkloadLock on the machine's node.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LockRow {
     pub lock: Arc<WorkloadLock>,
-    pub message: Option<LockMessage>,
 }
 
 impl LockRow {
     pub fn new(lock: &Arc<WorkloadLock>) -> LockRow {
         LockRow {
-            message: lock
-                .error_message
-                .as_deref()
-                .filter(|m| !m.trim().is_empty())
-                .map(lockmsg::parse),
             lock: Arc::clone(lock),
         }
+    }
+    /// What the lock's message says; `None` when it has none, or only
+    /// white space.
+    pub fn message(&self) -> Option<&LockMessage> {
+        self.lock
+            .error_message
+            .as_ref()
+            .filter(|m| !m.trim().is_empty())
+            .map(|m| m.parsed())
     }
     /// The lock holds the node (not released to LCM).
     pub fn holding(&self) -> bool {
@@ -160,7 +163,7 @@ impl MachineRow {
     pub fn servers_present(&self) -> Option<&lockmsg::ServersPresent> {
         self.openstack_lock()
             .filter(|l| l.holding())
-            .and_then(|l| l.message.as_ref())
+            .and_then(LockRow::message)
             .and_then(|m| match &m.kind {
                 MessageKind::ServersPresent(p) => Some(p),
                 _ => None,
@@ -407,7 +410,7 @@ pub fn waiting_on(row: &MachineRow) -> Option<String> {
         return Some(DISABLED_WAITING.to_string());
     }
     if let Some(l) = row.locks.iter().find(|l| l.lock.state == LockState::Failed) {
-        return Some(match &l.message {
+        return Some(match l.message() {
             Some(m) => format!("lock {} failed: {}", l.lock.controller, m.text),
             None => format!("lock {} failed", l.lock.controller),
         });
@@ -421,7 +424,7 @@ pub fn waiting_on(row: &MachineRow) -> Option<String> {
                 first.lock.controller,
                 first.lock.state.as_str()
             );
-            if let Some(m) = &first.message {
+            if let Some(m) = first.message() {
                 s.push_str(": ");
                 s.push_str(m.kind.short());
             }

@@ -198,8 +198,12 @@ pub fn split_timestamp(message: &str) -> (Option<Timestamp>, &str) {
     }
 }
 
-/// Parses a lock `errorMessage`.
+/// Parses a lock `errorMessage`. The cluster layer calls it once, as the
+/// lock arrives ([`crate::domain::objects::ErrorMessage`]); the rules read
+/// what it returned.
 pub fn parse(message: &str) -> LockMessage {
+    #[cfg(test)]
+    parse_count::PARSED.with(|n| n.set(n.get() + 1));
     let (at, text) = split_timestamp(message);
     LockMessage {
         at,
@@ -333,6 +337,22 @@ fn dedup(items: impl Iterator<Item = String>) -> Vec<String> {
         }
     }
     out
+}
+
+/// How often [`parse`] ran on this thread: what the tests count to hold
+/// that a lock's message is parsed once, when the lock arrives.
+#[cfg(test)]
+pub(crate) mod parse_count {
+    use std::cell::Cell;
+
+    thread_local! {
+        pub(super) static PARSED: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// The parses on this thread since the last call, and starts counting again.
+    pub(crate) fn take() -> usize {
+        PARSED.with(|n| n.replace(0))
+    }
 }
 
 #[cfg(test)]

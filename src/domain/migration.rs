@@ -33,7 +33,7 @@ use jiff::Timestamp;
 
 use super::history::{History, ServerTrack};
 use super::join::same_node;
-use super::lockmsg::{self, MessageKind, ServerGroupKind, ServersFormat, server_groups};
+use super::lockmsg::{MessageKind, ServerGroupKind, ServersFormat, server_groups};
 use super::objects::{
     Controller, Kind, LockState, MigrationMode, Node, ObjectKey, Snapshot, WorkloadLock,
 };
@@ -223,7 +223,7 @@ pub fn node_migration(
         return None;
     }
     let node = lock.node_name.as_deref()?;
-    let msg = lockmsg::parse(lock.error_message.as_deref()?);
+    let msg = lock.error_message.as_ref()?.parsed();
     let key = lock_key(lock);
     let seen = history.node_servers(&key);
     let mode = node_obj(snap, node)

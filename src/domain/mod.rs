@@ -16,6 +16,7 @@ pub mod action;
 pub mod attention;
 pub mod blocking;
 pub mod changes;
+pub mod drainmsg;
 pub mod expected;
 pub mod fixtures;
 pub mod history;

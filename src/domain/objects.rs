@@ -12,11 +12,13 @@ use std::sync::Arc;
 use jiff::Timestamp;
 
 mod kaas;
+mod messages;
 mod removal;
 mod snapshot;
 mod vocabulary;
 
 pub use kaas::*;
+pub use messages::{ErrorMessage, StateMessage};
 pub use removal::NodeNotice;
 pub use snapshot::Snapshot;
 pub use vocabulary::*;
@@ -342,8 +344,9 @@ pub struct WorkloadLock {
     /// `spec.nodeName`; `None` for a ClusterWorkloadLock.
     pub node_name: Option<String>,
     pub state: LockState,
-    /// `status.errorMessage`, verbatim (Rockoon prefixes a UTC timestamp).
-    pub error_message: Option<String>,
+    /// `status.errorMessage`, verbatim (Rockoon prefixes a UTC timestamp),
+    /// and what it says.
+    pub error_message: Option<ErrorMessage>,
     pub release: Option<String>,
     /// The `inner_state` annotation (OpenStack locks only).
     pub inner_state: Option<String>,
@@ -368,7 +371,8 @@ pub struct ClusterState {
     /// `status.value` (ACTUALVALUE).
     pub actual_value: Option<String>,
     pub attempt: Option<i64>,
-    pub message: Option<String>,
+    /// `status.message`, and which node locks it says hold the node (LCM's drain).
+    pub message: Option<StateMessage>,
 }
 
 /// A pod of a `tf-vrouter` DaemonSet in namespace `tf`.

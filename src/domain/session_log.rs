@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, VecDeque};
 use jiff::Timestamp;
 
 use super::attention::AttentionItem;
-use super::lockmsg::{self, MessageKind};
+use super::lockmsg::MessageKind;
 use super::objects::{Controller, MigrationMode, Snapshot};
 use super::phase::PhaseInfo;
 
@@ -256,10 +256,10 @@ impl SessionLog {
             else {
                 continue;
             };
-            if let MessageKind::ServersPresent(p) = lockmsg::parse(msg).kind
+            if let MessageKind::ServersPresent(p) = &msg.parsed().kind
                 && !p.servers.is_empty()
             {
-                self.lock_servers.insert(node.clone(), p.servers);
+                self.lock_servers.insert(node.clone(), p.servers.clone());
             }
         }
         let mut found = Vec::new();

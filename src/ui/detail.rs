@@ -245,14 +245,14 @@ pub(crate) fn detail_lines<'a>(
         if let Some(inner) = &l.lock.inner_state {
             spans.push(Span::styled(format!("  inner {inner}"), theme.muted));
         }
-        if let Some(at) = l.message.as_ref().and_then(|m| m.at) {
+        if let Some(at) = l.message().and_then(|m| m.at) {
             spans.push(Span::styled(
                 format!("  checked {} ago", format::age(model.now, at)),
                 theme.muted,
             ));
         }
         out.push(Line::from(spans));
-        if let Some(msg) = &l.message {
+        if let Some(msg) = l.message() {
             wrapped(&mut out, &msg.text, 4);
             // The message read: each list of servers under its own heading
             // (MOSK 25.1 tells owners to notify from unset actions).

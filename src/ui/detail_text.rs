@@ -260,14 +260,10 @@ fn lock_text(model: &Model, key: &ObjectKey, theme: &Theme) -> (String, Vec<Line
         ),
         Line::raw(""),
     ];
-    match lock
-        .error_message
-        .as_deref()
-        .filter(|m| !m.trim().is_empty())
-    {
+    match lock.error_message.as_ref().filter(|m| !m.trim().is_empty()) {
         None => out.push(Line::styled("no message", theme.muted)),
         Some(m) => {
-            let parsed = lockmsg::parse(m);
+            let parsed = m.parsed();
             let head = match parsed.at {
                 Some(at) => format!("message, written {}", ago(model, at)),
                 None => "message".to_string(),

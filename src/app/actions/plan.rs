@@ -170,13 +170,13 @@ fn acknowledge_groups(
     let Some(kind) = snap
         .node_locks()
         .find(|l| l.controller == Controller::Openstack && l.node_name.as_deref() == Some(node))
-        .and_then(|l| l.error_message.as_deref())
-        .map(|m| lockmsg::parse(m).kind)
+        .and_then(|l| l.error_message.as_ref())
+        .map(|m| &m.parsed().kind)
     else {
         return Vec::new();
     };
     let mode = old_mode.map(MigrationMode::parse);
-    lockmsg::server_groups(&kind)
+    lockmsg::server_groups(kind)
         .into_iter()
         .map(|group| AcknowledgeGroup {
             warning: servers::skip_effect(group.kind, mode.as_ref()),

@@ -7,7 +7,7 @@ use crate::cluster::events::ClusterEvent;
 use crate::cluster::writes::WriteEvent;
 use crate::config::keymap::Keymap;
 use crate::domain::fixtures::{self, mid_update, mid_update_now, names};
-use crate::domain::objects::Object;
+use crate::domain::objects::{ErrorMessage, Object};
 use std::sync::Arc;
 
 const HOSTILE: &str = "a|b\x1b[31m*c*\n<script>`x`_y_ [l](http://e) \\ # ~~s~~ \u{202e}rev";
@@ -81,10 +81,10 @@ fn hostile_strings_do_not_break_the_tables() {
         if let Object::NodeWorkloadLock(l) = &mut obj
             && l.error_message.is_some()
         {
-            Arc::make_mut(l).error_message = Some(format!(
+            Arc::make_mut(l).error_message = Some(ErrorMessage::new(format!(
                 "{} Some servers are still present on the host. {HOSTILE}",
                 fixtures::rockoon_stamp("10:29:05")
-            ));
+            )));
         }
         update(&mut model, Msg::Cluster(ClusterEvent::Applied(obj)));
     }

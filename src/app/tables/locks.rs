@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use crate::app::model::Model;
 use crate::domain::blocking::blocking_locks;
 use crate::domain::history::History;
-use crate::domain::lockmsg::{self, MessageKind};
+use crate::domain::lockmsg::MessageKind;
 use crate::domain::objects::{ClusterId, Controller, Kind, LockState, ObjectKey, WorkloadLock};
 
 /// The column of the message (malformed rows put their error there).
@@ -93,9 +93,9 @@ fn row(
     let blocks = blocking.contains(&key);
     let parsed = lock
         .error_message
-        .as_deref()
+        .as_ref()
         .filter(|m| !m.trim().is_empty())
-        .map(lockmsg::parse);
+        .map(|m| m.parsed());
     let (age, text) = match &parsed {
         Some(m) => (Cell::age(m.at, ClusterId::Mgmt), m.text.clone()),
         None => (Cell::age(None, ClusterId::Mgmt), "-".to_string()),

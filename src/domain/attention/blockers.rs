@@ -9,7 +9,6 @@ use jiff::Timestamp;
 use super::{AttentionItem, AttentionKind, machine_for_node, quote};
 use crate::domain::history::History;
 use crate::domain::join::same_node;
-use crate::domain::lockmsg;
 use crate::domain::objects::{Kind, ObjectKey, Snapshot};
 
 /// What a disabled machine means (reference §5.3 [C: D-DIS], shortened).
@@ -28,10 +27,10 @@ const REMOVAL_TEXTS: [&str; 3] = [
 fn removal_messages(snap: &Snapshot, node: &str) -> Vec<String> {
     snap.node_locks()
         .filter(|l| l.node_name.as_deref().is_some_and(|n| same_node(n, node)))
-        .filter_map(|l| l.error_message.as_deref())
-        .map(|m| lockmsg::parse(m).text)
+        .filter_map(|l| l.error_message.as_ref())
+        .map(|m| m.parsed().text.as_str())
         .filter(|t| REMOVAL_TEXTS.iter().any(|r| t.contains(r)))
-        .map(|t| quote(&t))
+        .map(quote)
         .collect()
 }
 

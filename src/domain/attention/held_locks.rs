@@ -1,58 +1,24 @@
-//! Locks the update waits on (issue 10 item 1): a node's workload lock
+//! Locks the update waits on: a node's workload lock
 //! still `active` in the node's turn, a cluster lock still `active` while
 //! the update waits on it. The root cause an operator looks for when LCM's
 //! drain keeps retrying and the machine stalls: which lock, of which
 //! controller, since when, saying what.
 
 use std::collections::HashMap;
-use std::sync::LazyLock;
 
 use jiff::{SignedDuration, Timestamp};
-use regex::Regex;
 
 use super::{AttentionItem, AttentionKind, lock_key, machine_for_node, quote};
 use crate::domain::blocking::blocking_locks;
 use crate::domain::expected::Expected;
 use crate::domain::history::History;
 use crate::domain::join::short_node as short;
-use crate::domain::lockmsg::{self, MessageKind};
+use crate::domain::lockmsg::MessageKind;
 use crate::domain::objects::{
     ClusterState, ClusterStateType, Controller, LockState, Machine, Snapshot, WorkloadLock,
 };
 use crate::domain::plan;
 use crate::domain::progress::human_duration;
-
-/// What LCM's drain writes while node locks hold the node (reference §7.2,
-/// observed [C: D-UPD22]): `Error: following NodeWorkloadLocks are still
-/// active - ceph: UpdatingController,openstack: InProgress`. The seed shows
-/// it with four spaces after `following` (`kubectl get -o wide` keeps
-/// them): white space between the words is matched as any run of it. LCM's
-/// source is not public, so its exact spacing is not known [I].
-static STILL_ACTIVE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"following\s+NodeWorkloadLocks\s+are\s+still\s+active\s*-\s*").expect("valid regex")
-});
-
-/// Whether an LCM drain message says node locks still hold the node.
-pub fn says_locks_still_active(message: &str) -> bool {
-    STILL_ACTIVE.is_match(message)
-}
-
-/// The controllers a drain message names as still holding the node, with
-/// the word LCM gives for each (`UpdatingController`, `InProgress`: not
-/// lock states; where LCM takes them from is unknown, reference §7.2 [?]).
-pub fn named_by_drain(message: &str) -> Vec<(String, String)> {
-    let Some(m) = STILL_ACTIVE.find(message) else {
-        return Vec::new();
-    };
-    let list = &message[m.end()..];
-    list.split(',')
-        .filter_map(|part| {
-            let (controller, word) = part.split_once(':').unwrap_or((part, ""));
-            let controller = controller.trim();
-            (!controller.is_empty()).then(|| (controller.to_string(), word.trim().to_string()))
-        })
-        .collect()
-}
 
 /// A lock whose message is about servers on the node belongs to the
 /// migrations' rules (a running migration is progress; a failing one, a
@@ -60,9 +26,9 @@ pub fn named_by_drain(message: &str) -> Vec<(String, String)> {
 /// here. Rockoon's `Nova._migrate_servers` writes these while it works.
 fn migration_lock(lock: &WorkloadLock) -> bool {
     lock.controller == Controller::Openstack
-        && lock.error_message.as_deref().is_some_and(|m| {
+        && lock.error_message.as_ref().is_some_and(|m| {
             matches!(
-                lockmsg::parse(m).kind,
+                m.parsed().kind,
                 MessageKind::ServersPresent(_)
                     | MessageKind::MigrationStarted { .. }
                     | MessageKind::MigrationWaiting { .. }
@@ -74,7 +40,7 @@ fn migration_lock(lock: &WorkloadLock) -> bool {
 /// What the lock itself says: its message, inner state and progress.
 fn lock_says(lock: &WorkloadLock) -> String {
     let mut parts = Vec::new();
-    match lock.error_message.as_deref().map(lockmsg::parse) {
+    match lock.error_message.as_ref().map(|m| m.parsed()) {
         Some(m) if !m.text.trim().is_empty() => parts.push(format!("it says {}", quote(&m.text))),
         _ => parts.push("it has no message".to_string()),
     }
@@ -131,7 +97,10 @@ fn node_locks(
         if matches!(
             s.state_type,
             ClusterStateType::CordonDrain | ClusterStateType::SwarmDrain
-        ) && s.message.as_deref().is_some_and(says_locks_still_active)
+        ) && s
+            .message
+            .as_ref()
+            .is_some_and(|m| m.locks_still_active().is_some())
             && let Some(arg) = s.arg.as_deref()
         {
             drains.insert(arg, s);
@@ -156,9 +125,8 @@ fn node_locks(
         // naming the controllers it waits for.
         let drain = machine.and_then(|m| drains.get(m.name.as_str()).copied());
         let named = drain
-            .and_then(|s| s.message.as_deref())
-            .map(named_by_drain)
-            .unwrap_or_default();
+            .and_then(|s| s.message.as_ref())
+            .and_then(|m| m.locks_still_active());
         for lock in locks.get(short(node)).into_iter().flatten().copied() {
             if migration_lock(lock) {
                 continue;
@@ -171,7 +139,7 @@ fn node_locks(
                 _ => turn,
             };
             let waited = now.duration_since(since);
-            let lcm_names_it = named.iter().any(|(c, _)| c == lock.controller.as_str());
+            let lcm_names_it = named.is_some_and(|n| n.names(lock.controller.as_str()));
             let (limit, limit_key): (SignedDuration, &str) = if lcm_names_it {
                 (expected.lock_wait, "expected.lock_wait")
             } else {
@@ -301,44 +269,5 @@ fn cluster_locks(
             key,
             symptoms: Vec::new(),
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::named_by_drain;
-
-    #[test]
-    fn the_drain_message_names_each_controller_and_its_word() {
-        assert_eq!(
-            named_by_drain(
-                "Error: following NodeWorkloadLocks are still active - ceph: UpdatingController,openstack: InProgress"
-            ),
-            vec![
-                ("ceph".to_string(), "UpdatingController".to_string()),
-                ("openstack".to_string(), "InProgress".to_string())
-            ]
-        );
-        assert!(
-            named_by_drain("Error: waiting for kubernetes node x to be drained first").is_empty()
-        );
-    }
-
-    #[test]
-    fn the_seeds_spacing_still_names_the_controllers() {
-        // The seed's `kubectl get lcmclusterstates -o wide` line: four spaces.
-        for text in [
-            "Error: following    NodeWorkloadLocks are still active - ceph: UpdatingController,openstack: InProgress",
-            "Error: following NodeWorkloadLocks  are still\tactive -ceph: UpdatingController,openstack: InProgress",
-        ] {
-            assert_eq!(
-                named_by_drain(text),
-                vec![
-                    ("ceph".to_string(), "UpdatingController".to_string()),
-                    ("openstack".to_string(), "InProgress".to_string())
-                ],
-                "{text:?}"
-            );
-        }
     }
 }

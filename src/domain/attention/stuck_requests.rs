@@ -68,9 +68,9 @@ fn node_request(
                 && l.state == LockState::Inactive
         })
         .filter_map(|l| {
-            let text = lockmsg::parse(l.error_message.as_deref()?).text;
+            let text = &l.error_message.as_ref()?.parsed().text;
             (!text.trim().is_empty())
-                .then(|| format!("{} lock {} says {}", l.controller, l.name, quote(&text)))
+                .then(|| format!("{} lock {} says {}", l.controller, l.name, quote(text)))
         })
         .collect();
     let waited = now.duration_since(since);
@@ -119,14 +119,14 @@ fn cluster_request(
     let said: Vec<String> = snap
         .cluster_locks()
         .filter_map(|l| {
-            let text = lockmsg::parse(l.error_message.as_deref()?).text;
+            let text = &l.error_message.as_ref()?.parsed().text;
             (!text.trim().is_empty()).then(|| {
                 format!(
                     "{} lock {} ({}) says {}",
                     l.controller,
                     l.name,
                     l.state,
-                    quote(&text)
+                    quote(text)
                 )
             })
         })
