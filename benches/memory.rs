@@ -149,7 +149,7 @@ fn main() {
         mib(clone_size(&model.derived))
     );
     // The derived rows by part: what they copy (a shared object counts
-    // 0.0 here; issue 9: "keep one copy of what is shown").
+    // 0.0 here; "keep one copy of what is shown").
     let rows = &model.derived.rows;
     let part = |f: &dyn Fn(&mosk_console::domain::join::MachineRow) -> usize| -> usize {
         rows.iter().map(f).sum()

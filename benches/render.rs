@@ -134,7 +134,7 @@ fn benches(c: &mut Criterion) {
     }
     g.finish();
 
-    // A key press and the frame it causes, at 200x50 (issue 9: <= 1 ms in
+    // A key press and the frame it causes, at 200x50 (<= 1 ms in
     // any view): `j` then `k` in each table view, two presses per iteration.
     let mut g = c.benchmark_group("key_frame");
     let down = Msg::Key(KeyEvent::new(KeyCode::Char('j'), KeyModifiers::NONE));

@@ -190,7 +190,7 @@ async fn run_console(
 /// One glibc malloc arena instead of one per worker thread: the console
 /// allocates little after start-up, and each extra arena kept several MiB of
 /// freed list pages resident (6.7 MiB with the `large` scenario,
-/// docs/PERFORMANCE.md "Issue 9"). Before the runtime starts its threads.
+/// docs/PERFORMANCE.md). Before the runtime starts its threads.
 fn limit_malloc_arenas() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only sets an allocator parameter; called before any

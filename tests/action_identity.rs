@@ -1,4 +1,4 @@
-//! One action identity (issue 9 item 5): every hint the screen shows for an
+//! One action identity: every hint the screen shows for an
 //! operator action — the footer, the Overview's attention items, the help
 //! overlay — is the action's one label (`ActionId::hint`) next to the key
 //! the active keymap binds to `KeyAction::Act(id)`. Rebinding the keys in

@@ -1,4 +1,4 @@
-//! The cockpit (issue 10 items 1–4): what waits, since when, and what to do.
+//! The cockpit: what waits, since when, and what to do.
 //! The `stuck-drain` scenario stepped on the simulator's clock with a
 //! History fed as the console feeds it, and small fixtures for the first
 //! machine's stall, a cluster lock and the honest age after an operator's

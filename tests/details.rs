@@ -1,4 +1,4 @@
-//! Details everywhere (issue 10 item 5) and the selection (item 8), reached
+//! Details everywhere and the selection, reached
 //! by keys through `update` as the runtime sends them: Enter on an
 //! attention item, a lock, a maintenance request or a cluster state opens
 //! its full text in the one details modal (wrapped, scrolled with j/k, Esc

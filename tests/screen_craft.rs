@@ -1,4 +1,4 @@
-//! Screen craft (issue 10 item 6): notices live in real seconds, names keep
+//! Screen craft: notices live in real seconds, names keep
 //! their distinguishing end, low-value columns go before names are cut,
 //! numbers are never cut, columns do not come and go with the data, and
 //! vRouter rows and dialogs name the machine beside the node. Every state

@@ -85,7 +85,7 @@ fn the_detail_panel_names_the_update_group() {
     );
 }
 
-/// Columns do not come and go with the data (issue 10): without update
+/// Columns do not come and go with the data: without update
 /// groups GROUP is still a column, `-` for every machine.
 #[test]
 fn without_update_groups_the_group_column_says_none() {

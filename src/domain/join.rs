@@ -63,7 +63,7 @@ impl LockRow {
 
 /// A machine joined with everything about it in both clusters. The objects
 /// are the snapshot's own (shared, not copied): 2,000 rows of copies cost
-/// ~4 MiB (docs/PERFORMANCE.md, issue 9 RSS).
+/// ~4 MiB (docs/PERFORMANCE.md, resident memory).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MachineRow {
     pub machine: Arc<Machine>,

@@ -248,7 +248,7 @@ pub struct Node {
     pub uid: String,
     /// The node's labels among [`Node::KEPT_LABELS`]: the ones the console
     /// reads. A node carries 10–30 labels; keeping them all cost ~1.6 MiB
-    /// per copy at 2,000 nodes (docs/PERFORMANCE.md, issue 9 RSS).
+    /// per copy at 2,000 nodes (docs/PERFORMANCE.md, resident memory).
     pub labels: BTreeMap<String, String>,
     /// The migration mode annotation; `None` when unset (the controller then uses `live`).
     pub migration_mode: Option<MigrationMode>,
@@ -427,7 +427,7 @@ pub struct VrouterDaemonSet {
 /// data. The snapshot and the joined rows (`domain::join::MachineRow`) hold
 /// the same copy; a BTreeMap keeps its values inline, so an enum of the
 /// structs themselves (288 bytes each) cost 6.6 MiB of tree nodes for
-/// 11,842 objects (docs/PERFORMANCE.md, issue 9 RSS).
+/// 11,842 objects (docs/PERFORMANCE.md, resident memory).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Object {
     LcmCluster(Arc<LcmCluster>),

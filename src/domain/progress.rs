@@ -45,7 +45,7 @@ pub struct Progress {
     pub blocked: Option<Blocked>,
 }
 
-/// The update waits on something a human must look at (issue 10 item 4).
+/// The update waits on something a human must look at.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Blocked {
     /// The machine (or lock, or plan) it waits on.

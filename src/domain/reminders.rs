@@ -1,5 +1,5 @@
 //! The guidance of the update guide (seed 000, "Update a MOSK cluster"),
-//! as short reminders shown once where they apply (issue 8 item 10): in the
+//! as short reminders shown once where they apply: in the
 //! attention queue while the update runs ([`Reminder::due`] via
 //! `attention`), or as a line of the migration-mode dialog
 //! ([`for_migration_dialog`]). Each can be dismissed for the session (the

@@ -265,7 +265,7 @@ fn draw_update(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme:
     // While something holds the update, the wait is the news: how long,
     // on what; the ETA is then what is left after it.
     // While something holds the update, the wait is the news: the ETA is
-    // what is left once it ends (issue 10 item 4).
+    // what is left once it ends.
     let blocked = blocked_text(model, p);
     let eta = match (p.updating, p.eta, blocked) {
         (false, _, _) => String::new(),

@@ -5,7 +5,7 @@
 //! Why not `Table`: it builds a `Cell`, `Text`, `Line` and `Span` for every
 //! cell on screen and paints each cell's style before its text; at 200x50
 //! with 2,000 machines that was most of a key press's cost (the target is
-//! 1 ms for a key press and its frame; docs/PERFORMANCE.md, issue 9). Text
+//! 1 ms for a key press and its frame; docs/PERFORMANCE.md). Text
 //! of plain printable ASCII, which is nearly all a table holds, is written
 //! a character per cell; anything else goes through ratatui's `Line`, as
 //! before. `tests` compares the two buffers cell by cell.

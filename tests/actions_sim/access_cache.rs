@@ -1,4 +1,4 @@
-//! One permission cache (issue 9 item 5): the model's. The key-time check
+//! One permission cache: the model's. The key-time check
 //! and the execute-time check read the same answer — the confirmed plan
 //! carries it to the executor — so a review answered once is not asked
 //! again, and the executor asks the server only when the model holds no

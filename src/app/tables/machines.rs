@@ -190,7 +190,7 @@ fn lcm_state_cell(row: &MachineRow, history: &History) -> Cell {
         return "-".into();
     }
     // The time in the state within the machine's turn: a worker's wait in
-    // Prepare before its turn is not its own (issue 10 item 3).
+    // Prepare before its turn is not its own.
     match history.in_turn_since(row.name()) {
         Some(s) if s.observed => {
             Cell::since(format!("{} ", row.state()), Some(s.at), ClusterId::Mgmt, "")

@@ -7,7 +7,7 @@
 //! heaps (between the objects the model keeps, and in one arena per worker
 //! thread), so the console's resident memory stayed at the high-water mark
 //! of its start-up: about 18 MiB more than what it holds with the `large`
-//! scenario (docs/PERFORMANCE.md, "Issue 9"). `malloc_trim` releases the
+//! scenario (docs/PERFORMANCE.md). `malloc_trim` releases the
 //! free pages of every arena, also those in the middle of a heap.
 
 /// Releases the allocator's free memory to the operating system (glibc only;

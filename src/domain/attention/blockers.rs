@@ -1,4 +1,4 @@
-//! What else blocks a node (issue 8 item 9): a NodeDeletionRequest (the node
+//! What else blocks a node: a NodeDeletionRequest (the node
 //! is being removed), a NodeDisableNotification or a disabled Machine (taken
 //! out of the update), an LCMMachine whose LCM operation is stuck or whose
 //! Kubernetes drain failed. Each is an attention item naming the machine and

@@ -1,4 +1,4 @@
-//! Root cause first (issue 10 item 1): one attention item per cause per
+//! Root cause first: one attention item per cause per
 //! node, with the symptoms of that wait folded under it.
 //!
 //! A *symptom* says that something waits, not what for: LCM's cluster

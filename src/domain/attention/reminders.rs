@@ -1,4 +1,4 @@
-//! The update guide's reminders as attention items (issue 8 item 10; the
+//! The update guide's reminders as attention items (the
 //! texts and their seeds are in `domain::reminders`). The console drops the
 //! ones the operator dismissed.
 

@@ -1,4 +1,4 @@
-//! Attention items from the update plan (issue 8 items 4 and 5): the plan
+//! Attention items from the update plan: the plan
 //! auto-paused by alerts (always the queue's first item), a running step
 //! past its estimate, and the update waiting for a step's `commence`.
 

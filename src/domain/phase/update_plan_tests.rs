@@ -1,4 +1,4 @@
-//! Table tests: the update plan drives the phase (issue 8 item 1).
+//! Table tests: the update plan drives the phase.
 
 use super::*;
 use crate::domain::fixtures::blockers::{self, WAITING, completed, in_progress};
