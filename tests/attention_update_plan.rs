@@ -216,7 +216,7 @@ mod against_the_simulator {
     use mosk_console::domain::attention::{AttentionItem, AttentionKind, attention};
     use mosk_console::domain::history::History;
     use mosk_console::domain::objects::Snapshot;
-    use mosk_console::domain::plan::{self, PlanState};
+    use mosk_console::domain::update_plan::{self, PlanState};
     use mosk_console::sim::scenario::load::load_scenario;
     use mosk_console::sim::world::SimWorld;
     use serde_json::json;
@@ -225,7 +225,7 @@ mod against_the_simulator {
 
     async fn commence(world: &SimWorld, snap: &Snapshot, step: usize) {
         use tower::ServiceExt;
-        let p = plan::active_plan(snap, None).expect("plan");
+        let p = update_plan::active_plan(snap, None).expect("plan");
         let path = format!(
             "/apis/kaas.mirantis.com/v1alpha1/namespaces/{}/clusterupdateplans/{}",
             p.namespace, p.name
@@ -260,8 +260,8 @@ mod against_the_simulator {
         let mut cleared: Option<AttentionItem> = None;
         for _ in 0..5000 {
             let snap = snapshot(&world);
-            let p = plan::active_plan(&snap, None).expect("the plan scenario has a plan");
-            let state = plan::state(p, plan::auto_pause_for(&snap, p));
+            let p = update_plan::active_plan(&snap, None).expect("the plan scenario has a plan");
+            let state = update_plan::state(p, update_plan::auto_pause_for(&snap, p));
             match state {
                 PlanState::NotStarted => commence(&world, &snap, 0).await,
                 PlanState::PausedBefore { next } => commence(&world, &snap, next).await,
@@ -288,8 +288,8 @@ mod against_the_simulator {
                     for _ in 0..100 {
                         world.step(SignedDuration::from_secs(30));
                         let snap = snapshot(&world);
-                        let p = plan::active_plan(&snap, None).expect("plan");
-                        let state = plan::state(p, plan::auto_pause_for(&snap, p));
+                        let p = update_plan::active_plan(&snap, None).expect("plan");
+                        let state = update_plan::state(p, update_plan::auto_pause_for(&snap, p));
                         if matches!(state, PlanState::AutoPaused { .. }) {
                             assert!(auto_pause_item(&snap, &world).is_some());
                             continue;

@@ -28,9 +28,9 @@ use crate::domain::join::incremental::{Reach, rejoin};
 use crate::domain::join::{MachineRow, machine_rows};
 use crate::domain::objects::Snapshot;
 use crate::domain::phase::{PhaseInfo, phase};
-use crate::domain::plan::PlanState;
 use crate::domain::progress::{Progress, blocked, progress};
 use crate::domain::reminders::Reminder;
+use crate::domain::update_plan::PlanState;
 use crate::domain::vrouter::{DaemonSetStatus, RestartPolicy};
 
 /// Computed from the snapshot, its history and the clock by [`settle`].

@@ -331,9 +331,9 @@ pub(crate) fn switch_view(model: &mut Model, view: View) {
     crate::app::derive::settle(model);
     if view == View::UpdatePlan && model.cursor(view).selected_id.is_none() {
         // The first visit selects the step that runs, else the one waiting.
-        let step = crate::app::tables::update_plan::focus_step(model);
+        let step = crate::app::tables::plan_steps::focus_step(model);
         if let Some(i) = step {
-            model.cursor_mut(view).selected_id = Some(crate::app::tables::update_plan::row_id(i));
+            model.cursor_mut(view).selected_id = Some(crate::app::tables::plan_steps::row_id(i));
         }
     }
 }

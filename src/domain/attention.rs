@@ -15,10 +15,10 @@ mod blockers;
 pub mod causes;
 pub mod held_locks;
 mod migrations;
+mod plan_items;
 mod reminders;
 mod stalls;
 mod stuck_requests;
-mod update_plan;
 mod vrouter_pods;
 
 use migrations::migrations;
@@ -229,7 +229,7 @@ pub fn attention_with(
     expected: &Expected,
 ) -> Vec<AttentionItem> {
     let mut items = Vec::new();
-    update_plan::update_plan(snap, history, now, &mut items);
+    plan_items::update_plan(snap, history, now, &mut items);
     blockers::blockers(snap, history, now, &mut items);
     migrations(snap, history, now, &mut items);
     failed_locks(snap, history, now, &mut items);

@@ -139,8 +139,8 @@ fn target_release<'a>(snap: &'a Snapshot, machines: &[&Machine]) -> Option<&'a s
 /// the update plan.
 pub fn phase(snap: &Snapshot, history: &History) -> PhaseInfo {
     let objects = from_objects(snap, history);
-    match super::plan::active_plan(snap, None) {
-        Some(plan) => update_plan::drive(snap, plan, objects),
+    match super::update_plan::active_plan(snap, None) {
+        Some(plan) => from_plan::drive(snap, plan, objects),
         None => objects,
     }
 }
@@ -412,7 +412,7 @@ fn list(machines: &[&Machine]) -> String {
     }
 }
 
-mod update_plan;
+mod from_plan;
 
 #[cfg(test)]
 #[path = "phase/tests.rs"]

@@ -2,7 +2,7 @@
 //!
 //! The time left comes, in order of preference, from the update plan's
 //! estimates of the steps left (corrected by what the finished steps took,
-//! [`plan::estimate_factor`]); from the machines finished in this update,
+//! [`update_plan::estimate_factor`]); from the machines finished in this update,
 //! scheduled by update group when the cluster has UpdateGroups
 //! ([`super::update_groups`]); or from those machines and the concurrency
 //! seen so far. Disabled machines are left out of every count (reference §5.3).
@@ -14,8 +14,8 @@ use jiff::{SignedDuration, Timestamp};
 use super::attention::{AttentionItem, AttentionKind};
 use super::history::{FinishedMachine, History};
 use super::objects::{Machine, MachineType, Snapshot};
-use super::plan;
 use super::update_groups::{self, GroupIndex};
+use super::update_plan;
 
 /// Progress of the update (or the cluster's state when there is none).
 #[derive(Debug, Clone, PartialEq)]
@@ -222,11 +222,11 @@ impl Left<'_> {
 /// applied: only while the plan is not done and every step left has an
 /// estimate.
 fn plan_eta(snap: &Snapshot, now: Timestamp) -> Option<(SignedDuration, f64)> {
-    let p = plan::active_plan(snap, None)?;
-    if plan::state(p, plan::auto_pause_for(snap, p)) == plan::PlanState::Done {
+    let p = update_plan::active_plan(snap, None)?;
+    if update_plan::state(p, update_plan::auto_pause_for(snap, p)) == update_plan::PlanState::Done {
         return None;
     }
-    Some((plan::eta(p, now)?, plan::estimate_factor(p)))
+    Some((update_plan::eta(p, now)?, update_plan::estimate_factor(p)))
 }
 
 /// The mean machine duration of `ty`, else of any type.

@@ -10,7 +10,7 @@ use jiff::{SignedDuration, Timestamp};
 use super::history::History;
 use super::objects::{MigrationMode, Node, Snapshot};
 use super::phase::{self, Phase};
-use super::plan::{self, PlanState};
+use super::update_plan::{self, PlanState};
 
 /// How long a cluster may stay half-updated before the guide warns of
 /// workload corruption (seed 000: "longer than one day").
@@ -111,8 +111,8 @@ pub enum UpdateStage {
 /// the update plan.
 pub fn stage(snap: &Snapshot, history: &History) -> UpdateStage {
     let request = snap.cluster_requests().next();
-    let plan = plan::active_plan(snap, None);
-    let plan_state = plan.map(|p| plan::state(p, plan::auto_pause_for(snap, p)));
+    let plan = update_plan::active_plan(snap, None);
+    let plan_state = plan.map(|p| update_plan::state(p, update_plan::auto_pause_for(snap, p)));
     let plan_started = plan.and_then(|p| p.steps.iter().filter_map(|s| s.started_at).min());
     if let Some(r) = request {
         let since = [r.created, history.update_started(), plan_started]

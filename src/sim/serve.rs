@@ -446,7 +446,7 @@ pub async fn run(opts: ServeOptions) -> Result<(), ServeError> {
     );
     println!("  kubectl --context sim-mosk get nodeworkloadlocks");
     println!();
-    let help = super::scenario::plan::plan_help(&spec);
+    let help = super::scenario::plan_controllers::plan_help(&spec);
     if !help.is_empty() {
         for line in help {
             println!("{line}");

@@ -11,13 +11,13 @@ use ratatui::widgets::{Gauge, Paragraph};
 use crate::app::derive::Derived;
 use crate::app::freshness::{self, Pane};
 use crate::app::model::Model;
-use crate::app::tables::update_plan::{plan_state, shown_plan};
+use crate::app::tables::plan_steps::{plan_state, shown_plan};
 use crate::config::keymap::KeyAction;
 use crate::config::theme::Theme;
 use crate::domain::action::ActionId;
 use crate::domain::join::MachineRow;
 use crate::domain::objects::LockState;
-use crate::domain::plan::{self, PlanState};
+use crate::domain::update_plan::{self, PlanState};
 use crate::ui::attention::{draw_attention, lead_item_lines};
 use crate::ui::cells::state_text;
 use crate::ui::format::{self, duration_secs};
@@ -98,7 +98,7 @@ fn plan_line(model: &Model, stale: &str, width: usize, theme: &Theme) -> Option<
         PlanState::Done => theme.ok,
         PlanState::Running { .. } => theme.phase,
     };
-    let text = format!("{}{stale}", plan::summary(p, &state));
+    let text = format!("{}{stale}", update_plan::summary(p, &state));
     let key = model
         .keymap
         .first_key(KeyAction::Act(ActionId::CommenceStep));

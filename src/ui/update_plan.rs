@@ -10,7 +10,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use crate::app::freshness::Pane;
 use crate::app::model::{Model, View};
-use crate::app::tables::update_plan::{
+use crate::app::tables::plan_steps::{
     commence_text, estimate_text, plan_state, row_id, shown_plan, status_text,
 };
 use crate::app::tables::{self};
@@ -18,7 +18,7 @@ use crate::config::keymap::KeyAction;
 use crate::config::theme::Theme;
 use crate::domain::action::ActionId;
 use crate::domain::objects::{PlanStep, UpdatePlan};
-use crate::domain::plan::{self, PlanState};
+use crate::domain::update_plan::{self, PlanState};
 use crate::ui::{format, fresh_pane, pane, table};
 
 pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
@@ -100,8 +100,8 @@ fn header_lines<'a>(model: &Model, p: &'a UpdatePlan, theme: &Theme) -> Vec<Line
         PlanState::Done => theme.ok,
         PlanState::Running { .. } => theme.base,
     };
-    let mut spans = vec![Span::styled(plan::summary(p, &state), style)];
-    if let Some(next) = plan::next_to_commence(p)
+    let mut spans = vec![Span::styled(update_plan::summary(p, &state), style)];
+    if let Some(next) = update_plan::next_to_commence(p)
         && state != PlanState::Done
     {
         let key = model

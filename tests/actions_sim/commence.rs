@@ -423,11 +423,11 @@ async fn a_major_step_needs_its_name_typed() {
 }
 
 /// Where the console reads the plan now (from what the watches would show).
-fn console_state(h: &mut Harness) -> mosk_console::domain::plan::PlanState {
+fn console_state(h: &mut Harness) -> mosk_console::domain::update_plan::PlanState {
     // What `update` derives after the changes a batch brought.
     mosk_console::app::derive::settle(&mut h.model);
     assert!(h.model.derived.plan.is_some(), "a plan");
-    mosk_console::app::tables::update_plan::plan_state(&h.model)
+    mosk_console::app::tables::plan_steps::plan_state(&h.model)
 }
 
 /// Commences the next step through the keys (`c`, then the step's name
@@ -516,7 +516,7 @@ async fn acknowledge_waiting_nodes(h: &mut Harness) {
 
 #[tokio::test(start_paused = true)]
 async fn the_plan_scenario_runs_to_the_end_when_each_step_is_commenced() {
-    use mosk_console::domain::plan::PlanState;
+    use mosk_console::domain::update_plan::PlanState;
     let (mut h, seen) = plan_harness(WriteMode::Live);
     h.tick_and_settle().await;
     let mut commenced: Vec<String> = Vec::new();
@@ -607,10 +607,10 @@ async fn commence_and_acknowledge_record_each_clusters_own_user() {
     for _ in 0..2000 {
         h.world.step(jiff::SignedDuration::from_secs(30));
         h.refresh();
-        if console_state(&mut h) != mosk_console::domain::plan::PlanState::Done
+        if console_state(&mut h) != mosk_console::domain::update_plan::PlanState::Done
             && !matches!(
                 console_state(&mut h),
-                mosk_console::domain::plan::PlanState::Running { .. }
+                mosk_console::domain::update_plan::PlanState::Running { .. }
             )
         {
             commence_through_keys(&mut h).await;

@@ -1,6 +1,6 @@
 //! Commence the next step of the cluster's ClusterUpdatePlan: set the
 //! step's `commence` to true (reference `mosk-update-plan.md` §1.3). Only the
-//! step the update waits at ([`plan::next_to_commence`]) is offered, only
+//! step the update waits at ([`update_plan::next_to_commence`]) is offered, only
 //! from a view that shows it (the update plan view, the Overview), and never
 //! "cancel" (an update that has started cannot be cancelled \[I\]).
 //!
@@ -11,11 +11,11 @@
 
 use crate::app::actions::plan::{ActionPlan, Change, ObjectRef, PlanError, PlannedStep};
 use crate::app::model::{Model, View};
-use crate::app::tables::update_plan::{estimate_text, shown_plan};
+use crate::app::tables::plan_steps::{estimate_text, shown_plan};
 use crate::domain::action::ActionId;
 pub use crate::domain::action::plan::CommenceStep;
 use crate::domain::objects::{ClusterId, Impact, Kind, PlanStep, UpdatePlan};
-use crate::domain::plan::{self, PlanState};
+use crate::domain::update_plan::{self, PlanState};
 
 /// The step as the screen shows it.
 fn commence_step_of(plan: &UpdatePlan, s: &PlanStep) -> CommenceStep {
@@ -51,13 +51,13 @@ pub fn plan_commence(model: &Model) -> Result<ActionPlan, PlanError> {
             model.session.cluster_name
         )));
     };
-    let state = plan::state(p, plan::auto_pause_for(&model.snapshot, p));
+    let state = update_plan::state(p, update_plan::auto_pause_for(&model.snapshot, p));
     if state == PlanState::Done {
         return Err(PlanError(
             "the update plan is done: nothing to commence".into(),
         ));
     }
-    let Some(next) = plan::next_to_commence(p) else {
+    let Some(next) = update_plan::next_to_commence(p) else {
         return Err(PlanError(
             "every step of the update plan is already commenced".into(),
         ));

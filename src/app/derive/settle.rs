@@ -7,7 +7,7 @@
 use crate::app::derive::{PlanSummary, VrouterSummary};
 use crate::app::model::{Model, View};
 use crate::domain::join::incremental::Reach;
-use crate::domain::plan;
+use crate::domain::update_plan;
 use crate::domain::vrouter::{daemonsets, restart_policy};
 
 /// Brings `model.derived` up to date with the snapshot, the clock and the
@@ -24,12 +24,13 @@ pub fn settle(model: &mut Model) {
             d.generation.is_some() && pending.from == d.generation && pending.to == generation;
         let reaches: &[Reach] = if exact { &pending.reaches } else { &[] };
         d.join(&model.snapshot, &model.history, reaches);
-        d.plan = plan::active_plan(&model.snapshot, Some(&model.session.cluster_name)).map(|p| {
-            PlanSummary {
-                state: plan::state(p, plan::auto_pause_for(&model.snapshot, p)),
-                next_to_commence: plan::next_to_commence(p).map(|s| s.index),
-            }
-        });
+        d.plan =
+            update_plan::active_plan(&model.snapshot, Some(&model.session.cluster_name)).map(|p| {
+                PlanSummary {
+                    state: update_plan::state(p, update_plan::auto_pause_for(&model.snapshot, p)),
+                    next_to_commence: update_plan::next_to_commence(p).map(|s| s.index),
+                }
+            });
     }
     if joined || d.at != Some(model.now) || d.dismissed != model.dismissed_reminders {
         d.time(

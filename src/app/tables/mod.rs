@@ -12,11 +12,11 @@ pub mod data;
 pub mod events;
 pub mod locks;
 pub mod machines;
+pub mod plan_steps;
 pub mod refs;
 pub mod requests;
 pub mod states;
-pub mod update_plan;
-mod vrouter;
+mod vrouter_pods;
 
 use crate::app::model::{Model, View};
 use crate::domain::objects::{Kind, MalformedObject};
@@ -33,10 +33,10 @@ pub fn table(model: &Model, view: View) -> TableData {
         View::States => states::table(model),
         View::Locks => locks::table(model),
         View::Requests => requests::table(model),
-        View::Vrouter => vrouter::table(model),
+        View::Vrouter => vrouter_pods::table(model),
         View::Events => events::table(model),
         View::Audit => audit::table(model),
-        View::UpdatePlan => update_plan::table(model),
+        View::UpdatePlan => plan_steps::table(model),
         View::Overview | View::Logs => TableData::default(),
     }
 }

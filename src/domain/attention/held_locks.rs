@@ -17,8 +17,8 @@ use crate::domain::lockmsg::MessageKind;
 use crate::domain::objects::{
     ClusterState, ClusterStateType, Controller, LockState, Machine, Snapshot, WorkloadLock,
 };
-use crate::domain::plan;
 use crate::domain::progress::human_duration;
+use crate::domain::update_plan;
 
 /// A lock whose message is about servers on the node belongs to the
 /// migrations' rules (a running migration is progress; a failing one, a
@@ -208,11 +208,11 @@ fn cluster_locks(
     // An update plan that is not running (not started, paused before a
     // step, auto-paused, failed) holds the update itself: the locks wait
     // for its `commence`, which the plan's own items say.
-    if let Some(plan) = plan::active_plan(snap, None) {
-        let state = plan::state(plan, plan::auto_pause_for(snap, plan));
+    if let Some(plan) = update_plan::active_plan(snap, None) {
+        let state = update_plan::state(plan, update_plan::auto_pause_for(snap, plan));
         if !matches!(
             state,
-            plan::PlanState::Running { .. } | plan::PlanState::Done
+            update_plan::PlanState::Running { .. } | update_plan::PlanState::Done
         ) {
             return;
         }

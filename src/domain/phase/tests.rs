@@ -472,8 +472,8 @@ fn no_state_produces_a_phase_the_flow_has_not_reached() {
     assert_eq!(checked, 27 * 2 * 25);
 }
 
-#[path = "update_plan_tests.rs"]
-mod update_plan;
+#[path = "from_plan_tests.rs"]
+mod from_plan;
 
 /// A master LCM drains without a maintenance request the console can see
 /// (no workload roles, so no lock to hold it): its pending cordon-drain

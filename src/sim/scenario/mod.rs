@@ -26,7 +26,7 @@ pub mod load;
 pub mod nova;
 pub mod objects;
 pub mod openstack;
-pub mod plan;
+pub mod plan_controllers;
 pub mod plan_spec;
 pub mod run;
 pub mod seed;

@@ -10,7 +10,7 @@ use super::lcm::{Lcm, MachineStep};
 use super::lcmlog::{LcmLog, Level};
 use super::nova::Nova;
 use super::openstack::Openstack;
-use super::plan::Plan;
+use super::plan_controllers::Plan;
 use super::seed::seed;
 use super::spec::{Controller, ScenarioSpec};
 use super::storage_net::AppController;

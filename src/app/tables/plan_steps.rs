@@ -12,7 +12,7 @@ use super::{
 };
 use crate::app::model::Model;
 use crate::domain::objects::{Impact, Kind, PlanStep, StepStatus, UpdatePlan};
-use crate::domain::plan::{self, PlanState};
+use crate::domain::update_plan::{self, PlanState};
 
 const COLUMNS: [Column; 7] = [
     col("#", Width::Fixed(3), SortKind::Number, 0),
@@ -26,7 +26,7 @@ const COLUMNS: [Column; 7] = [
 
 /// The plan the view shows: the active plan of the session's cluster.
 pub fn shown_plan(model: &Model) -> Option<&UpdatePlan> {
-    plan::active_plan(&model.snapshot, Some(&model.session.cluster_name))
+    update_plan::active_plan(&model.snapshot, Some(&model.session.cluster_name))
 }
 
 /// The plan's state (with the cluster's UpdateAutoPause), as `update`
@@ -89,7 +89,7 @@ fn ran_text(step: &PlanStep, now: Timestamp) -> String {
         Some(est) => format!("{} of ~{} est.", short_duration(ran), short_duration(est)),
         None => format!("{} (no estimate)", short_duration(ran)),
     };
-    if let Some(over) = plan::over_estimate(step, now) {
+    if let Some(over) = update_plan::over_estimate(step, now) {
         text.push_str(&format!(" (+{} over)", short_duration(over)));
     }
     text
@@ -97,7 +97,7 @@ fn ran_text(step: &PlanStep, now: Timestamp) -> String {
 
 /// The step's status in words, from the plan's status (unknown values raw).
 pub fn status_text(p: &UpdatePlan, step: &PlanStep, now: Timestamp) -> String {
-    let waiting = plan::next_to_commence(p).is_some_and(|n| n.index == step.index);
+    let waiting = update_plan::next_to_commence(p).is_some_and(|n| n.index == step.index);
     match &step.status {
         Some(StepStatus::Completed) => match (step.started_at, step.completed_at) {
             (Some(a), Some(b)) => {
@@ -118,7 +118,7 @@ pub fn status_text(p: &UpdatePlan, step: &PlanStep, now: Timestamp) -> String {
         Some(StepStatus::Other(raw)) => raw.clone(),
         Some(StepStatus::NotStarted) | None if waiting => "waits for commence".into(),
         Some(StepStatus::NotStarted) | None if step.commence => {
-            match plan::current_step(p).map(|c| c.index) {
+            match update_plan::current_step(p).map(|c| c.index) {
                 Some(c) if c == step.index && step.started_at.is_some() => {
                     format!("running {}", ran_text(step, now))
                 }
@@ -156,7 +156,9 @@ fn tone(step: &PlanStep, running: Option<usize>, waiting: Option<usize>, now: Ti
         Some(StepStatus::Failed) => Tone::Error,
         Some(StepStatus::AutoPaused) => Tone::Warn,
         Some(StepStatus::Completed) => Tone::Ok,
-        _ if running == Some(step.index) && plan::over_estimate(step, now).is_some() => Tone::Warn,
+        _ if running == Some(step.index) && update_plan::over_estimate(step, now).is_some() => {
+            Tone::Warn
+        }
         _ if running == Some(step.index) => Tone::Normal,
         _ if waiting == Some(step.index) => Tone::Attention,
         _ => Tone::Muted,
@@ -167,7 +169,7 @@ fn tone(step: &PlanStep, running: Option<usize>, waiting: Option<usize>, now: Ti
 /// waits for commence.
 pub fn focus_step(model: &Model) -> Option<usize> {
     let p = shown_plan(model)?;
-    running_index(&plan_state(model)).or_else(|| plan::next_to_commence(p).map(|s| s.index))
+    running_index(&plan_state(model)).or_else(|| update_plan::next_to_commence(p).map(|s| s.index))
 }
 
 /// The row id of step `index` (the cursor follows it).
@@ -182,7 +184,7 @@ pub(super) fn table(model: &Model) -> TableData {
     if let Some(p) = shown_plan(model) {
         let state = plan_state(model);
         let running = running_index(&state);
-        let waiting = plan::next_to_commence(p).map(|s| s.index);
+        let waiting = update_plan::next_to_commence(p).map(|s| s.index);
         rows = p
             .steps
             .iter()

@@ -8,8 +8,8 @@ use super::{AttentionItem, AttentionKind};
 use crate::domain::action::ActionId;
 use crate::domain::history::History;
 use crate::domain::objects::{Kind, ObjectKey, Snapshot, UpdatePlan};
-use crate::domain::plan::{self, PlanState};
 use crate::domain::progress::human_duration;
+use crate::domain::update_plan::{self, PlanState};
 
 fn plan_key(plan: &UpdatePlan) -> ObjectKey {
     ObjectKey {
@@ -41,12 +41,12 @@ pub(super) fn update_plan(
     now: Timestamp,
     out: &mut Vec<AttentionItem>,
 ) {
-    let Some(plan) = plan::active_plan(snap, None) else {
+    let Some(plan) = update_plan::active_plan(snap, None) else {
         return;
     };
-    let auto_pause = plan::auto_pause_for(snap, plan);
+    let auto_pause = update_plan::auto_pause_for(snap, plan);
     let key = plan_key(plan);
-    let state = plan::state(plan, auto_pause);
+    let state = update_plan::state(plan, auto_pause);
     match &state {
         PlanState::AutoPaused { step, alerts } => {
             let pause_name = auto_pause.map_or(plan.cluster.as_str(), |a| a.name.as_str());
@@ -142,7 +142,7 @@ pub(super) fn update_plan(
     if let PlanState::Running { step: i } | PlanState::Failed { step: i } = state {
         let step = &plan.steps[i];
         if let (Some(over), Some(started), Some(estimated)) = (
-            plan::over_estimate(step, now),
+            update_plan::over_estimate(step, now),
             step.started_at,
             step.estimated,
         ) {
@@ -168,5 +168,5 @@ pub(super) fn update_plan(
 }
 
 #[cfg(test)]
-#[path = "update_plan_tests.rs"]
+#[path = "plan_items_tests.rs"]
 mod tests;

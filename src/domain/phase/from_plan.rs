@@ -17,7 +17,7 @@
 
 use super::{Phase, PhaseInfo};
 use crate::domain::objects::{PlanStep, Snapshot, UpdatePlan};
-use crate::domain::plan::{self, PlanState};
+use crate::domain::update_plan::{self, PlanState};
 
 /// The last phase a step may bring the update to; `None` for a step we do
 /// not know, which then bounds nothing \[I\].
@@ -80,8 +80,8 @@ fn label(p: Phase) -> String {
 
 /// The phase with the plan's word on it.
 pub(super) fn drive(snap: &Snapshot, plan: &UpdatePlan, objects: PhaseInfo) -> PhaseInfo {
-    let auto_pause = plan::auto_pause_for(snap, plan);
-    match plan::state(plan, auto_pause) {
+    let auto_pause = update_plan::auto_pause_for(snap, plan);
+    match update_plan::state(plan, auto_pause) {
         PlanState::Done => PhaseInfo {
             step: Some("update plan done".into()),
             reason: format!("update plan done; {}", objects.reason),
