@@ -124,6 +124,21 @@ impl Outcome {
     }
 }
 
+/// Esc over rows selected with `space`: lets them go, saying how many;
+/// `None` when none is selected.
+pub fn clear_selection(ctx: &ViewCtx) -> Option<Outcome> {
+    let n = ctx.selected_nodes.len();
+    if n == 0 {
+        return None;
+    }
+    let s = if n == 1 { "" } else { "s" };
+    Some(Outcome {
+        clear_selection: true,
+        notice: Some((NoticeLevel::Info, format!("selection cleared ({n} row{s})"))),
+        ..Default::default()
+    })
+}
+
 /// One hint of the footer: a key's action and what it does here.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hint {

@@ -7,7 +7,7 @@
 
 use crate::app::modal::Modal;
 use crate::app::notices::NoticeLevel;
-use crate::app::views::{Hint, Outcome, ViewCtx};
+use crate::app::views::{Hint, Outcome, ViewCtx, clear_selection};
 use crate::config::keymap::KeyAction;
 use crate::domain::action::ActionId;
 use crate::domain::attention::{AttentionItem, AttentionKind};
@@ -129,17 +129,7 @@ pub fn on_key(state: &mut State, action: KeyAction, ctx: &ViewCtx) -> Option<Out
             }
         }
         DismissReminder => return reminder_to_dismiss(state, ctx),
-        Back => {
-            let n = ctx.selected_nodes.len();
-            if n > 0 {
-                let s = if n == 1 { "" } else { "s" };
-                return Some(Outcome {
-                    clear_selection: true,
-                    notice: Some((NoticeLevel::Info, format!("selection cleared ({n} row{s})"))),
-                    ..Default::default()
-                });
-            }
-        }
+        Back => return clear_selection(ctx).or_else(Outcome::done),
         _ => return None,
     }
     Outcome::done()

@@ -8,7 +8,7 @@ use crate::app::notices::NoticeLevel;
 use crate::app::tables::cache::ViewTable;
 use crate::app::tables::data::{TableRow, next_sort_column};
 use crate::app::views::view::TableCursor;
-use crate::app::views::{Outcome, ViewCtx};
+use crate::app::views::{Outcome, ViewCtx, clear_selection};
 use crate::config::keymap::KeyAction;
 
 /// The table of the view on screen, as `update` last settled it (what the
@@ -81,16 +81,9 @@ fn toggle_select(cursor: &mut TableCursor, ctx: &ViewCtx) -> Option<Outcome> {
 /// Esc with no modal open: clears the rows selected with `space`, saying
 /// how many; with none selected, the view's filter.
 pub(super) fn back(cursor: &mut TableCursor, ctx: &ViewCtx) -> Option<Outcome> {
-    let n = ctx.selected_nodes.len();
-    if n == 0 {
+    clear_selection(ctx).or_else(|| {
         cursor.filter.clear();
-        return Outcome::done();
-    }
-    let s = if n == 1 { "" } else { "s" };
-    Some(Outcome {
-        clear_selection: true,
-        notice: Some((NoticeLevel::Info, format!("selection cleared ({n} row{s})"))),
-        ..Default::default()
+        Outcome::done()
     })
 }
 
