@@ -9,7 +9,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState, Wrap};
 
 use crate::app::freshness::Pane;
-use crate::app::model::{Model, View};
+use crate::app::model::{Model, TableCursor, View};
 use crate::app::tables::{Column, SortKind, ViewTable, Width, shown};
 use crate::config::theme::Theme;
 use crate::ui::cells;
@@ -42,26 +42,64 @@ const GROW_CAP: u16 = 32;
 /// shown do not fit: a message keeps this much, a name as much again.
 const SQUEEZE_FLOOR: u16 = 8;
 
-/// Chooses which columns to show and how wide, for `width` cells. A
-/// column's minimum is at most its declared width (a number column's is its
-/// widest number: numbers are never cut), so a long message does not push
-/// other columns out; a column exists whatever the data (`-` when empty).
-/// 1. columns are taken by priority while their minimum widths fit
-///    (priority 0 always);
-/// 2. when the columns shown must all be drawn but do not fit, the messages
-///    give up room first, then the other texts, the names last;
-/// 3. they grow towards their content, by priority: names whole, other
-///    texts up to [`GROW_CAP`]; then the Fill columns (messages), then
-///    everything to its content; what is left goes to the Fill columns (or
-///    the last);
-/// 4. while a more important name is cut and dropping the least important
-///    columns makes it whole, or the more important texts lack at least the
-///    room the least important column takes, that column is dropped and
-///    2.–3. are redone (a low-value column goes before a name is cut).
-///
-/// Returns (column index, width) in column order.
-/// `content` is each column's widest cell among the rows shown.
-pub(crate) fn layout_columns(columns: &[Column], content: &[u16], width: u16) -> Vec<(usize, u16)> {
+/// The room a column is given when it is shown: its declared width, and at
+/// least its title. It is read from the column alone, never from the
+/// cells, so the columns drawn at a width do not come and go with the data.
+fn declared(c: &Column) -> u16 {
+    let n = match c.width {
+        Width::Fixed(n) | Width::Min(n) | Width::Fill(n) => n,
+    };
+    n.max(cell_width(c.title))
+}
+
+/// Which columns are drawn in `width` cells, in column order: by priority
+/// (then from the left) while their [`declared`] widths fit; priority 0
+/// always, and the columns in `kept` (the sorted one) as if of priority 0,
+/// so they take the place of the least important. The answer depends on
+/// the columns, the width and `kept` only: content never adds or drops a
+/// column, it is only cut.
+pub(crate) fn choose_columns(columns: &[Column], width: u16, kept: &[usize]) -> Vec<usize> {
+    let priority = |i: usize| {
+        if kept.contains(&i) {
+            0
+        } else {
+            columns[i].priority
+        }
+    };
+    let mut order: Vec<usize> = (0..columns.len()).collect();
+    order.sort_by_key(|&i| (priority(i), i));
+    let mut chosen: Vec<usize> = Vec::new();
+    let mut used: u16 = 0;
+    for i in order {
+        let need = declared(&columns[i]) + if chosen.is_empty() { 0 } else { SPACING };
+        if priority(i) == 0 || used.saturating_add(need) <= width {
+            used = used.saturating_add(need);
+            chosen.push(i);
+        }
+    }
+    chosen.sort_unstable();
+    chosen
+}
+
+/// How wide each of the `chosen` columns is drawn in `width` cells, in the
+/// order of `chosen`. `content` is each column's widest cell among the rows
+/// shown: the content decides widths only, never which columns are drawn.
+/// 1. each column starts at what it needs: a number column as wide as its
+///    widest number (numbers are never cut), the others their content up
+///    to their declared width (so a long message does not take the room of
+///    another column);
+/// 2. when that does not fit, room is taken back: from the messages first,
+///    then the other texts, the names last;
+/// 3. otherwise they grow towards their content, by priority: names whole,
+///    other texts up to [`GROW_CAP`]; then the Fill columns (messages),
+///    then everything to its content; what is left goes to the Fill
+///    columns (or the last).
+pub(crate) fn column_widths(
+    columns: &[Column],
+    chosen: &[usize],
+    content: &[u16],
+    width: u16,
+) -> Vec<u16> {
     let desired: Vec<u16> = columns
         .iter()
         .enumerate()
@@ -71,86 +109,40 @@ pub(crate) fn layout_columns(columns: &[Column], content: &[u16], width: u16) ->
             content.max(cell_width(c.title) + 1)
         })
         .collect();
-    let declared = |c: &Column| match c.width {
-        Width::Fixed(n) | Width::Min(n) | Width::Fill(n) => n,
-    };
-    // What a column needs to be shown: whole numbers; names up to their
-    // declared width; other columns their content up to their declared
-    // width (so a long message does not push a column out).
     let minimum: Vec<u16> = (0..columns.len())
         .map(|i| {
             let c = &columns[i];
+            let declared = declared(c);
             match c.width {
-                _ if c.sort == SortKind::Number => declared(c).max(desired[i]),
+                _ if c.sort == SortKind::Number => desired[i],
                 Width::Fixed(n) => n,
-                _ => declared(c).min(desired[i]).max(cell_width(c.title)),
+                _ => declared.min(desired[i]),
             }
         })
         .collect();
+    grow(columns, chosen, &minimum, &desired, width)
+}
 
-    let mut order: Vec<usize> = (0..columns.len()).collect();
-    order.sort_by_key(|&i| (columns[i].priority, i));
-    let mut chosen: Vec<usize> = Vec::new();
-    let mut used: u16 = 0;
-    for i in order {
-        let need = minimum[i] + if chosen.is_empty() { 0 } else { SPACING };
-        if columns[i].priority == 0 || used.saturating_add(need) <= width {
-            used = used.saturating_add(need);
-            chosen.push(i);
-        }
-    }
-    chosen.sort_unstable();
-    loop {
-        let widths = grow(columns, &chosen, &minimum, &desired, width);
-        // The least important column shown (the rightmost among equals).
-        let Some(k_low) = (0..chosen.len()).max_by_key(|&k| (columns[chosen[k]].priority, k))
-        else {
-            return Vec::new();
-        };
-        let low = columns[chosen[k_low]].priority;
-        // The names (other than this column) that are cut, and how much
-        // they lack to be whole.
-        let cut: Vec<usize> = (0..chosen.len())
-            .filter(|&k| {
-                let i = chosen[k];
-                k != k_low
-                    && columns[i].keep_end
-                    && columns[i].priority <= low
-                    && widths[k] < desired[i]
-            })
-            .collect();
-        let lacking: u16 = cut.iter().map(|&k| desired[chosen[k]] - widths[k]).sum();
-        // The room the columns less important than those names would free.
-        let most = cut.iter().map(|&k| columns[chosen[k]].priority).min();
-        let freeable: u16 = (0..chosen.len())
-            .filter(|&k| most.is_some_and(|p| columns[chosen[k]].priority > p))
-            .map(|k| widths[k] + SPACING)
-            .sum();
-        // What the more important texts (not messages) lack up to
-        // GROW_CAP: when it is at least what this column takes, the room
-        // is better spent on them.
-        let texts_lacking: u16 = (0..chosen.len())
-            .filter(|&k| {
-                let c = &columns[chosen[k]];
-                c.priority < low && !c.keep_end && matches!(c.width, Width::Min(_))
-            })
-            .map(|k| desired[chosen[k]].min(GROW_CAP).saturating_sub(widths[k]))
-            .sum();
-        // A name is worth a column only when that makes it whole: a column
-        // is not given up for a few more characters of a name cut anyway.
-        let for_names = lacking > 0 && lacking <= freeable;
-        let for_texts = texts_lacking >= widths[k_low] + SPACING;
-        if low == 0 || !(for_names || for_texts) {
-            return chosen.into_iter().zip(widths).collect();
-        }
-        chosen.remove(k_low);
-    }
+/// [`choose_columns`] and their [`column_widths`]: (column index, width)
+/// in column order. The columns are chosen in `choose_width` cells, the
+/// widths in `width` (a scrollbar that comes with more rows takes a cell
+/// from the widths, never a column away).
+pub(crate) fn layout_columns(
+    columns: &[Column],
+    content: &[u16],
+    choose_width: u16,
+    width: u16,
+    kept: &[usize],
+) -> Vec<(usize, u16)> {
+    let chosen = choose_columns(columns, choose_width, kept);
+    let widths = column_widths(columns, &chosen, content, width);
+    chosen.into_iter().zip(widths).collect()
 }
 
 /// Which columns a growth step applies to.
 type ColumnTest = dyn Fn(&Column) -> bool;
 
-/// The widths of the `chosen` columns (steps 2 and 3 of [`layout_columns`]).
+/// The widths of the `chosen` columns (steps 2 and 3 of [`column_widths`]).
 fn grow(
     columns: &[Column],
     chosen: &[usize],
@@ -228,7 +220,7 @@ fn grow(
     widths
 }
 
-/// Takes `over` cells from the columns (step 2 of [`layout_columns`]): the
+/// Takes `over` cells from the columns (step 2 of [`column_widths`]): the
 /// messages (Fill columns) down to [`SQUEEZE_FLOOR`], then the other texts
 /// down to their titles, then the names down to twice the floor. Numbers
 /// keep their width. What cannot be taken is left to the terminal's edge.
@@ -392,9 +384,8 @@ fn draw_table(
     let highlight_width = HIGHLIGHT.chars().count() as u16;
     let height = body.height.saturating_sub(1) as usize;
     let scroll_room = u16::from(rows.len() > height);
-    let columns_width = body
-        .width
-        .saturating_sub(mark_width + highlight_width + scroll_room);
+    let choose_width = body.width.saturating_sub(mark_width + highlight_width);
+    let columns_width = choose_width.saturating_sub(scroll_room);
     // The rows that fit; the cursor's row among them.
     let selected = table.selected(&cursor);
     let offset = window_offset(selected, height);
@@ -410,32 +401,16 @@ fn draw_table(
             }
         }
     }
-    let layout = layout_columns(&data.columns, &content, columns_width);
+    // The sorted column is never dropped, nor the one a fresh cursor sorts
+    // by: `s` moves only among the columns drawn, so a column drawn only
+    // while it is sorted by would vanish at the first `s` for good.
+    let kept = [TableCursor::default().sort_column, cursor.sort_column];
+    let layout = layout_columns(&data.columns, &content, choose_width, columns_width, &kept);
     crate::ui::record_drawn(|d| {
         d.table_columns = Some((view, layout.iter().map(|&(i, _)| i).collect()));
     });
 
     let sort_mark = if cursor.sort_reverse { "▼" } else { "▲" };
-    // The sorted column is always marked: in its header, or, when it is too
-    // narrow a terminal to show it, in the title (`sorted by #▲`).
-    if !layout.iter().any(|&(i, _)| i == cursor.sort_column)
-        && let Some(c) = data.columns.get(cursor.sort_column)
-    {
-        let named = format!(
-            "{}sorted by {}{sort_mark} ",
-            title(name, rows.len(), data.rows.len(), &cursor.filter),
-            c.title
-        );
-        let block = fresh_pane(
-            named,
-            !model.modals.overlay_open(),
-            model,
-            Pane::View(view),
-            area,
-            theme,
-        );
-        frame.render_widget(block, area);
-    }
     let mut header: Vec<String> = Vec::new();
     if marking {
         header.push(String::new());
@@ -589,13 +564,13 @@ mod tests {
             keys: Vec::new(),
         };
         let content: Vec<u16> = row.cells.iter().map(|c| c.width()).collect();
-        let wide = layout_columns(&cols, &content, 100);
+        let wide = layout_columns(&cols, &content, 100, 100, &[]);
         assert_eq!(
             wide.iter().map(|x| x.0).collect::<Vec<_>>(),
             vec![0, 1, 2, 3]
         );
         assert_eq!(wide.iter().map(|x| x.1 + 1).sum::<u16>() - 1, 100);
-        let narrow = layout_columns(&cols, &content, 50);
+        let narrow = layout_columns(&cols, &content, 50, 50, &[]);
         assert_eq!(
             narrow.iter().map(|x| x.0).collect::<Vec<_>>(),
             vec![0, 2, 3]
@@ -603,6 +578,64 @@ mod tests {
         // NAME is only as wide as its content; WHY takes the rest.
         assert_eq!(narrow[0].1, 6);
         assert_eq!(narrow[2].1, 50 - 6 - 8 - 2);
+    }
+
+    #[test]
+    fn the_columns_chosen_depend_on_the_width_not_the_content() {
+        let cols = vec![
+            c("NAME", Width::Min(10), 0),
+            c("EXTRA", Width::Fixed(20), 3),
+            c("STATE", Width::Fixed(8), 0),
+            c("WHY", Width::Fill(20), 0),
+            c("LAST", Width::Min(6), 2),
+        ];
+        // 10 + 8 + 20 and their gaps; then LAST (priority 2) before EXTRA.
+        assert_eq!(choose_columns(&cols, 40, &[]), vec![0, 2, 3]);
+        assert_eq!(choose_columns(&cols, 47, &[]), vec![0, 2, 3, 4]);
+        assert_eq!(choose_columns(&cols, 67, &[]), vec![0, 2, 3, 4]);
+        assert_eq!(choose_columns(&cols, 68, &[]), vec![0, 1, 2, 3, 4]);
+        // Whatever the cells hold, the same columns at a width; only the
+        // widths follow the content.
+        for content in [[0u16; 5], [50; 5], [3, 90, 2, 200, 1]] {
+            let layout = layout_columns(&cols, &content, 47, 47, &[]);
+            let chosen: Vec<usize> = layout.iter().map(|x| x.0).collect();
+            assert_eq!(chosen, vec![0, 2, 3, 4], "content {content:?}");
+        }
+        // Priority 0 is drawn even where it does not fit.
+        assert_eq!(choose_columns(&cols, 10, &[]), vec![0, 2, 3]);
+    }
+
+    #[test]
+    fn the_sorted_column_takes_the_place_of_the_least_important() {
+        let cols = vec![
+            c("NAME", Width::Min(10), 0),
+            c("EXTRA", Width::Fixed(20), 3),
+            c("STATE", Width::Fixed(8), 0),
+            c("WHY", Width::Fill(20), 0),
+            c("LAST", Width::Min(6), 2),
+        ];
+        assert_eq!(choose_columns(&cols, 47, &[]), vec![0, 2, 3, 4]);
+        // Sorted by EXTRA: LAST goes, EXTRA is drawn (squeezed if need be).
+        assert_eq!(choose_columns(&cols, 47, &[1]), vec![0, 1, 2, 3]);
+        let layout = layout_columns(&cols, &[5, 1, 5, 9, 1], 47, 47, &[1]);
+        assert_eq!(layout.iter().map(|x| x.1 + 1).sum::<u16>() - 1, 47);
+        // Sorted by a column drawn anyway: nothing changes.
+        assert_eq!(choose_columns(&cols, 47, &[4]), vec![0, 2, 3, 4]);
+    }
+
+    #[test]
+    fn a_number_column_is_as_wide_as_its_widest_number() {
+        let number = Column {
+            sort: SortKind::Number,
+            ..c("#", Width::Fixed(3), 5)
+        };
+        let cols = vec![number, c("WHY", Width::Fill(20), 0)];
+        // One-digit numbers: `#▲` needs 2 cells, whatever was declared.
+        let layout = layout_columns(&cols, &[1, 20], 23, 23, &[0]);
+        assert_eq!(layout, vec![(0, 2), (1, 20)]);
+        // Four digits are never cut.
+        let layout = layout_columns(&cols, &[4, 20], 23, 23, &[0]);
+        assert_eq!(layout, vec![(0, 4), (1, 18)]);
     }
 
     #[test]
@@ -620,7 +653,7 @@ mod tests {
         assert_eq!(fit(&text, "tungstenfabric", 10), "tungstenf…");
         assert_eq!(fit(&number, "2000", 3), "2000");
         // The # column is as wide as its widest number.
-        let layout = layout_columns(&[number, text], &[4, 30], 40);
+        let layout = layout_columns(&[number, text], &[4, 30], 40, 40, &[]);
         assert_eq!(layout[0], (0, 4));
     }
 
