@@ -4,10 +4,13 @@
 //! columns at each width, the sorted one among them. Keys and frame
 //! reports go through `update` as in the runtime.
 
+#[path = "support/domain.rs"]
+mod domain;
 mod ui_support;
 
 use std::sync::Arc;
 
+use crate::domain::fixtures;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use jiff::SignedDuration;
 use mosk_console::app::model::{Model, View};
@@ -16,7 +19,6 @@ use mosk_console::app::tables::shown;
 use mosk_console::app::update::{update, update_batch};
 use mosk_console::cluster::events::ClusterEvent;
 use mosk_console::config::theme::Theme;
-use mosk_console::domain::fixtures;
 use mosk_console::domain::objects::{MachineState, MachineType, Object};
 use ui_support::*;
 

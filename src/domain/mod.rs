@@ -10,13 +10,16 @@
 //! [`join::machine_rows`], [`phase::phase`], [`progress::progress`],
 //! [`attention::queue`] (the attention items and the update guide's
 //! [`reminders`] not dismissed), [`vrouter::daemonsets`] and
-//! [`vrouter::restart_order`]. [`fixtures`] builds realistic Snapshots for tests.
+//! [`vrouter::restart_order`]. `fixtures` (`tests/support/fixtures/`, compiled
+//! for tests only) builds realistic Snapshots for tests.
 
 pub mod action;
 pub mod attention;
 pub mod blocking;
 pub mod changes;
 pub mod expected;
+#[cfg(test)]
+#[path = "../../tests/support/fixtures/mod.rs"]
 pub mod fixtures;
 pub mod history;
 pub mod join;
