@@ -4,8 +4,11 @@
 //! the active keymap binds to `KeyAction::Act(id)`. Rebinding the keys in
 //! the keymap moves every hint with them; no label is written twice.
 
+#[path = "support/domain.rs"]
+mod domain;
 mod ui_support;
 
+use crate::domain::fixtures::update_plan as up;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mosk_console::app::actions::access::{AccessVerdict, all_keys};
 use mosk_console::app::model::Model;
@@ -13,7 +16,6 @@ use mosk_console::app::msg::Msg;
 use mosk_console::app::update::update;
 use mosk_console::config::keymap::{DEFAULT_KEYMAP, KeyAction, Keymap};
 use mosk_console::domain::action::ActionId;
-use mosk_console::domain::fixtures::update_plan as up;
 use mosk_console::domain::objects::Object;
 use std::sync::Arc;
 use ui_support::*;

@@ -2,6 +2,9 @@
 //! what a key does, and which commands come out. No cluster here; the
 //! executor tests (actions_sim.rs) cover what is sent.
 
+#[path = "support/domain.rs"]
+mod domain;
+use crate::domain::fixtures::{self, names::*};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mosk_console::app::actions::access::{AccessKey, AccessVerdict, all_keys};
 use mosk_console::app::actions::dialog::{Dialog, PickerFocus};
@@ -15,7 +18,6 @@ use mosk_console::cluster::writes::WriteEvent;
 use mosk_console::config::keymap::Keymap;
 use mosk_console::domain::action::ActionId;
 use mosk_console::domain::action::run::{RunOutcome, StepStatus};
-use mosk_console::domain::fixtures::{self, names::*};
 use mosk_console::domain::objects::MigrationMode;
 
 fn model_with(read_only: bool, dry_run: bool) -> Model {

@@ -2,6 +2,9 @@
 //! on the model an operator would see: joined rows, phase, attention items
 //! appearing and clearing, view switching and filters.
 
+#[path = "support/domain.rs"]
+mod domain;
+use crate::domain::fixtures::{self, names};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use jiff::{SignedDuration, Timestamp};
 use mosk_console::app::modal::Modal;
@@ -11,7 +14,6 @@ use mosk_console::app::update::update;
 use mosk_console::cluster::events::ClusterEvent;
 use mosk_console::config::keymap::Keymap;
 use mosk_console::domain::attention::AttentionKind;
-use mosk_console::domain::fixtures::{self, names};
 use mosk_console::domain::objects::{
     Controller, Kind, LockState, MigrationMode, Object, ObjectKey, Snapshot,
 };

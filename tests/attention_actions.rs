@@ -3,6 +3,8 @@
 //! and an action key acts only on an item the last frame drew. Reached by
 //! sending keys and frame reports through `update`, as the runtime does.
 
+#[path = "support/domain.rs"]
+mod domain;
 mod ui_support;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};

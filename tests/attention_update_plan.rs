@@ -5,16 +5,18 @@
 //! again), the step commenced (the item goes; the step is over its
 //! estimate). Screens are insta snapshots of the Overview's attention pane.
 
+#[path = "support/domain.rs"]
+mod domain;
 mod sim_snapshot;
 mod ui_support;
 
+use crate::domain::fixtures::at;
+use crate::domain::fixtures::blockers::{self, ALERT_CEPH, StepAt, completed};
 use mosk_console::app::model::{Model, View};
 use mosk_console::app::msg::Msg;
 use mosk_console::app::update::update;
 use mosk_console::cluster::events::ClusterEvent;
 use mosk_console::domain::attention::AttentionKind;
-use mosk_console::domain::fixtures::at;
-use mosk_console::domain::fixtures::blockers::{self, ALERT_CEPH, StepAt, completed};
 use mosk_console::domain::objects::{Object, StepStatus};
 use mosk_console::domain::phase::Phase;
 use std::sync::Arc;

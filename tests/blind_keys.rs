@@ -3,6 +3,9 @@
 //! the `Msg::Drawn` report of what was drawn (`ui::report_at` draws the model
 //! off screen at a given size).
 
+#[path = "support/domain.rs"]
+mod domain;
+use crate::domain::fixtures::{self, names::*};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mosk_console::app::actions::access::{AccessVerdict, all_keys};
 use mosk_console::app::actions::dialog::Dialog;
@@ -13,7 +16,6 @@ use mosk_console::app::msg::{Command, Msg};
 use mosk_console::app::update::update;
 use mosk_console::config::keymap::Keymap;
 use mosk_console::config::theme::Theme;
-use mosk_console::domain::fixtures::{self, names::*};
 
 fn model() -> Model {
     let session = SessionInfo {

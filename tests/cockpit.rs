@@ -4,12 +4,14 @@
 //! machine's stall, a cluster lock and the honest age after an operator's
 //! wait.
 
+#[path = "support/domain.rs"]
+mod domain;
 mod sim_snapshot;
 
+use crate::domain::fixtures::{self, Scenario, at, names::*};
 use jiff::{SignedDuration, Timestamp};
 use mosk_console::domain::attention::{AttentionItem, AttentionKind, attention_with, queue};
 use mosk_console::domain::expected::Expected;
-use mosk_console::domain::fixtures::{self, Scenario, at, names::*};
 use mosk_console::domain::history::History;
 use mosk_console::domain::next_step;
 use mosk_console::domain::objects::{Controller, Kind, LockState, MachineState, Object, Snapshot};

@@ -4,8 +4,11 @@
 //! screen, filtered and sorted. Mixed batches of watch events, re-lists,
 //! missing CRDs and keys, as the runtime applies them together.
 
+#[path = "support/domain.rs"]
+mod domain;
 mod ui_support;
 
+use crate::domain::fixtures;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use jiff::SignedDuration;
 use mosk_console::app::logs::OVERVIEW_TAIL_EVERY;
@@ -14,7 +17,6 @@ use mosk_console::app::msg::Msg;
 use mosk_console::app::tables::{shown, table, visible_order};
 use mosk_console::app::update::{update, update_batch};
 use mosk_console::cluster::events::ClusterEvent;
-use mosk_console::domain::fixtures;
 use mosk_console::domain::join::machine_rows;
 use mosk_console::domain::objects::{
     Kind, LockState, MachineState, MigrationMode, Object, ObjectKey, Snapshot,

@@ -6,15 +6,17 @@
 //! see the transition) and BLOCKS mark; the selected rows counted in the
 //! table's title and cleared by Esc.
 
+#[path = "support/domain.rs"]
+mod domain;
 mod ui_support;
 
+use crate::domain::fixtures::names::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mosk_console::app::modal::{DetailOf, Modal};
 use mosk_console::app::model::Model;
 use mosk_console::app::msg::Msg;
 use mosk_console::app::update::update;
 use mosk_console::config::theme::Theme;
-use mosk_console::domain::fixtures::names::*;
 use mosk_console::domain::objects::{Kind, ObjectKey};
 use ui_support::*;
 

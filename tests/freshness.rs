@@ -4,6 +4,9 @@
 //! derived claims are marked stale; recovery removes the marks; until every
 //! watch has listed once the Overview says what is still loading.
 
+#[path = "support/domain.rs"]
+mod domain;
+use crate::domain::fixtures;
 use jiff::{SignedDuration, Timestamp};
 use mosk_console::app::model::{Model, SessionInfo, View};
 use mosk_console::app::msg::Msg;
@@ -12,7 +15,6 @@ use mosk_console::cluster::connect::Transport;
 use mosk_console::cluster::events::{ClusterEvent, WatchHealth, WatchProblem};
 use mosk_console::config::keymap::Keymap;
 use mosk_console::config::theme::Theme;
-use mosk_console::domain::fixtures;
 use mosk_console::domain::objects::{ClusterId, Kind, Object, Snapshot};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;

@@ -2,6 +2,8 @@
 //! state on every part of the screen, search position and `n`/`N`, and
 //! wrapped lines indented under their message.
 
+#[path = "support/domain.rs"]
+mod domain;
 mod ui_support;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};

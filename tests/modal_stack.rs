@@ -3,6 +3,8 @@
 //! the keys, Esc closes one level, the screen draws the stack bottom to top;
 //! `/` edits in the middle of the line and filters as it is typed.
 
+#[path = "support/domain.rs"]
+mod domain;
 mod ui_support;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};

@@ -2,14 +2,16 @@
 //! attention queue, the migration-mode dialog) and dismissed with `x` for
 //! the session, driven by keys through `update`.
 
+#[path = "support/domain.rs"]
+mod domain;
 mod ui_support;
 
+use crate::domain::fixtures::names::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mosk_console::app::model::{Model, TableCursor, View};
 use mosk_console::app::msg::Msg;
 use mosk_console::app::update::update;
 use mosk_console::domain::attention::AttentionKind;
-use mosk_console::domain::fixtures::names::*;
 use mosk_console::domain::reminders::Reminder;
 use ui_support::*;
 

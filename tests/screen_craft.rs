@@ -5,18 +5,20 @@
 //! is reached by sending messages through `update`. Update the snapshots
 //! with `INSTA_UPDATE=always cargo test --test screen_craft` and read them.
 
+#[path = "support/domain.rs"]
+mod domain;
 mod ui_support;
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::domain::fixtures::{self, names::*};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use jiff::SignedDuration;
 use mosk_console::app::model::{Model, View};
 use mosk_console::app::msg::Msg;
 use mosk_console::app::update::{update, update_batch};
 use mosk_console::cluster::events::ClusterEvent;
-use mosk_console::domain::fixtures::{self, names::*};
 use mosk_console::domain::objects::{MachineState, MachineType, Object};
 use ui_support::*;
 

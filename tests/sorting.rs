@@ -2,11 +2,15 @@
 //! the sorted column is always marked. For every table view, at 80x24 and
 //! 160x48, keys and frame reports go through `update` as in the runtime.
 
+#[path = "support/domain.rs"]
+mod domain;
 mod ui_support;
 
 use std::cmp::Ordering;
 use std::sync::Arc;
 
+use crate::domain::fixtures::names::*;
+use crate::domain::fixtures::update_plan;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mosk_console::app::model::{Model, View};
 use mosk_console::app::msg::Msg;
@@ -15,8 +19,6 @@ use mosk_console::app::update::update;
 use mosk_console::audit::{AuditOutcome, AuditPhase, AuditRecord};
 use mosk_console::cluster::writes::WriteEvent;
 use mosk_console::config::theme::Theme;
-use mosk_console::domain::fixtures::names::*;
-use mosk_console::domain::fixtures::update_plan;
 use mosk_console::domain::objects::Object;
 use ui_support::*;
 

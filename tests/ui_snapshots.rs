@@ -3,8 +3,11 @@
 //! fixed `now`). Update with `INSTA_UPDATE=always cargo test --test ui_snapshots`
 //! and read every changed `.snap` file before committing it.
 
+#[path = "support/domain.rs"]
+mod domain;
 mod ui_support;
 
+use crate::domain::fixtures::{self, names::*};
 use jiff::SignedDuration;
 use mosk_console::app::modal::Modal;
 use mosk_console::app::model::{Model, Notice, NoticeLevel, TableCursor, View};
@@ -13,7 +16,6 @@ use mosk_console::app::update::update;
 use mosk_console::audit::AuditRecord;
 use mosk_console::cluster::events::WatchHealth;
 use mosk_console::cluster::writes::WriteEvent;
-use mosk_console::domain::fixtures::{self, names::*};
 use mosk_console::domain::objects::{ClusterId, Kind, MachineState, Object};
 use std::sync::Arc;
 use ui_support::*;

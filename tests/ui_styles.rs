@@ -1,11 +1,13 @@
 //! Styles the text snapshots cannot show: theme colours applied to the
 //! right cells, and under `NO_COLOR` every state told apart by modifiers.
 
+#[path = "support/domain.rs"]
+mod domain;
 mod ui_support;
 
+use crate::domain::fixtures::names::*;
 use mosk_console::app::model::{TableCursor, View};
 use mosk_console::config::theme::Theme;
-use mosk_console::domain::fixtures::names::*;
 use mosk_console::domain::objects::Kind;
 use ratatui::buffer::Buffer;
 use std::sync::Arc;

@@ -5,8 +5,11 @@
 //! `cluster::convert` as the watchers do, and reach the model through
 //! `update` as watch events; the screen is reached by key presses.
 
+#[path = "support/domain.rs"]
+mod domain;
 mod ui_support;
 
+use crate::domain::fixtures::names::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use kube::api::DynamicObject;
 use mosk_console::app::model::{Model, View};
@@ -14,7 +17,6 @@ use mosk_console::app::msg::Msg;
 use mosk_console::app::update::update;
 use mosk_console::cluster::convert::convert;
 use mosk_console::cluster::events::ClusterEvent;
-use mosk_console::domain::fixtures::names::*;
 use mosk_console::domain::objects::{ClusterStateType, Controller, Kind, LockState, MachineState};
 use serde_json::{Value, json};
 use ui_support::*;

@@ -8,16 +8,18 @@
 //! (kube-rs over HTTP) carry their groups.
 
 mod cluster_support;
+#[path = "support/domain.rs"]
+mod domain;
 mod ui_support;
 
+use crate::domain::fixtures::names::*;
+use crate::domain::fixtures::update_groups as ug;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mosk_console::app::actions::target_nodes;
 use mosk_console::app::model::{Model, NoticeLevel, TableCursor, View};
 use mosk_console::app::msg::Msg;
 use mosk_console::app::tables::{self, selected_index, visible_rows};
 use mosk_console::app::update::update;
-use mosk_console::domain::fixtures::names::*;
-use mosk_console::domain::fixtures::update_groups as ug;
 use mosk_console::domain::objects::{Object, UpdatePlan};
 use std::sync::Arc;
 use ui_support::*;
@@ -196,7 +198,7 @@ fn the_overview_eta_comes_from_the_update_groups() {
 #[test]
 fn the_overview_eta_comes_from_the_update_plan_when_it_has_estimates() {
     let mut m = grouped_scenario_model();
-    let step = mosk_console::domain::fixtures::update_plan::timed_step;
+    let step = crate::domain::fixtures::update_plan::timed_step;
     // openstack took 78m for 60m estimated (x1.3); ceph (40m) runs since
     // 10:00; k8s-workers (60m) waits: 52m - 30m + 78m = 1h40m.
     m.snapshot.apply(Object::UpdatePlan(Arc::new(UpdatePlan {

@@ -3,8 +3,11 @@
 //! at 80x24 and 160x48. Update snapshots with `INSTA_UPDATE=always cargo
 //! test --test update_plan_view` and read every changed `.snap` first.
 
+#[path = "support/domain.rs"]
+mod domain;
 mod ui_support;
 
+use crate::domain::fixtures::update_plan::{self as up, PLAN_NAME, RELEASE_NOTES};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use jiff::SignedDuration;
 use mosk_console::app::actions::access::{AccessVerdict, all_keys};
@@ -14,7 +17,6 @@ use mosk_console::app::msg::{Command, Msg};
 use mosk_console::app::update::update;
 use mosk_console::cluster::events::WatchHealth;
 use mosk_console::domain::action::ActionId;
-use mosk_console::domain::fixtures::update_plan::{self as up, PLAN_NAME, RELEASE_NOTES};
 use mosk_console::domain::objects::{Kind, Object, StepStatus, UpdateAutoPause, UpdatePlan};
 use std::sync::Arc;
 use ui_support::*;

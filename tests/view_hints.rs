@@ -3,6 +3,8 @@
 //! hints at does something in that view (moves, opens, switches, asks, or
 //! says why not), and every key of the keymap is in the help overlay.
 
+#[path = "support/domain.rs"]
+mod domain;
 mod ui_support;
 
 use crossterm::event::KeyEvent;

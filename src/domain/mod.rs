@@ -10,7 +10,8 @@
 //! [`join::machine_rows`], [`phase::phase`], [`progress::progress`],
 //! [`attention::queue`] (the attention items and the update guide's
 //! [`reminders`] not dismissed), [`vrouter::daemonsets`] and
-//! [`vrouter::restart_order`]. [`fixtures`] builds realistic Snapshots for tests.
+//! [`vrouter::restart_order`]. `fixtures` (`tests/support/fixtures/`, compiled
+//! for tests only) builds realistic Snapshots for tests.
 
 pub mod action;
 pub mod attention;
@@ -18,6 +19,8 @@ pub mod blocking;
 pub mod changes;
 pub mod drainmsg;
 pub mod expected;
+#[cfg(test)]
+#[path = "../../tests/support/fixtures/mod.rs"]
 pub mod fixtures;
 pub mod history;
 pub mod join;

@@ -1,7 +1,10 @@
 //! The generic table renderer: header, rows coloured by tone, the cursor's
 //! row highlighted, rows selected with `space` marked `*`, a scrollbar, and
 //! a title with counts. Only the rows that fit are turned into widgets, so a
-//! table of 2,000 machines costs what a table of 20 does.
+//! table of 2,000 machines costs what a table of 20 does. Which columns are
+//! drawn and how wide is decided in `columns`.
+
+mod columns;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Margin, Rect};
@@ -9,16 +12,15 @@ use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState, Wrap};
 
 use crate::app::freshness::Pane;
-use crate::app::model::{Model, View};
-use crate::app::tables::{Column, SortKind, ViewTable, Width, shown};
+use crate::app::model::{Model, TableCursor, View};
+use crate::app::tables::{Column, SortKind, ViewTable, shown};
 use crate::config::theme::Theme;
 use crate::ui::cells;
 use crate::ui::format::{truncate, truncate_middle};
 use crate::ui::table_rows::TableRows;
 use crate::ui::{fresh_pane, tone_style};
+use columns::{SPACING, cell_width, layout_columns};
 
-/// Space between columns.
-const SPACING: u16 = 1;
 /// The cursor's row marker.
 const HIGHLIGHT: &str = ">";
 
@@ -28,252 +30,6 @@ pub(crate) fn title(name: &str, shown: usize, total: usize, filter: &str) -> Str
         format!(" {name} ({total}) ")
     } else {
         format!(" {name} ({shown}/{total}, filter: \"{filter}\") ")
-    }
-}
-
-fn cell_width(s: &str) -> u16 {
-    s.chars().count().min(u16::MAX as usize) as u16
-}
-
-/// A Min column that is not a name grows at most this wide before the Fill
-/// columns (messages) reach their content; names grow to their full length.
-const GROW_CAP: u16 = 32;
-/// What squeezing leaves a column when even the columns that are always
-/// shown do not fit: a message keeps this much, a name as much again.
-const SQUEEZE_FLOOR: u16 = 8;
-
-/// Chooses which columns to show and how wide, for `width` cells. A
-/// column's minimum is at most its declared width (a number column's is its
-/// widest number: numbers are never cut), so a long message does not push
-/// other columns out; a column exists whatever the data (`-` when empty).
-/// 1. columns are taken by priority while their minimum widths fit
-///    (priority 0 always);
-/// 2. when the columns shown must all be drawn but do not fit, the messages
-///    give up room first, then the other texts, the names last;
-/// 3. they grow towards their content, by priority: names whole, other
-///    texts up to [`GROW_CAP`]; then the Fill columns (messages), then
-///    everything to its content; what is left goes to the Fill columns (or
-///    the last);
-/// 4. while a more important name is cut and dropping the least important
-///    columns makes it whole, or the more important texts lack at least the
-///    room the least important column takes, that column is dropped and
-///    2.–3. are redone (a low-value column goes before a name is cut).
-///
-/// Returns (column index, width) in column order.
-/// `content` is each column's widest cell among the rows shown.
-pub(crate) fn layout_columns(columns: &[Column], content: &[u16], width: u16) -> Vec<(usize, u16)> {
-    let desired: Vec<u16> = columns
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let content = content.get(i).copied().unwrap_or(0);
-            // Room for the sort marker after the title.
-            content.max(cell_width(c.title) + 1)
-        })
-        .collect();
-    let declared = |c: &Column| match c.width {
-        Width::Fixed(n) | Width::Min(n) | Width::Fill(n) => n,
-    };
-    // What a column needs to be shown: whole numbers; names up to their
-    // declared width; other columns their content up to their declared
-    // width (so a long message does not push a column out).
-    let minimum: Vec<u16> = (0..columns.len())
-        .map(|i| {
-            let c = &columns[i];
-            match c.width {
-                _ if c.sort == SortKind::Number => declared(c).max(desired[i]),
-                Width::Fixed(n) => n,
-                _ => declared(c).min(desired[i]).max(cell_width(c.title)),
-            }
-        })
-        .collect();
-
-    let mut order: Vec<usize> = (0..columns.len()).collect();
-    order.sort_by_key(|&i| (columns[i].priority, i));
-    let mut chosen: Vec<usize> = Vec::new();
-    let mut used: u16 = 0;
-    for i in order {
-        let need = minimum[i] + if chosen.is_empty() { 0 } else { SPACING };
-        if columns[i].priority == 0 || used.saturating_add(need) <= width {
-            used = used.saturating_add(need);
-            chosen.push(i);
-        }
-    }
-    chosen.sort_unstable();
-    loop {
-        let widths = grow(columns, &chosen, &minimum, &desired, width);
-        // The least important column shown (the rightmost among equals).
-        let Some(k_low) = (0..chosen.len()).max_by_key(|&k| (columns[chosen[k]].priority, k))
-        else {
-            return Vec::new();
-        };
-        let low = columns[chosen[k_low]].priority;
-        // The names (other than this column) that are cut, and how much
-        // they lack to be whole.
-        let cut: Vec<usize> = (0..chosen.len())
-            .filter(|&k| {
-                let i = chosen[k];
-                k != k_low
-                    && columns[i].keep_end
-                    && columns[i].priority <= low
-                    && widths[k] < desired[i]
-            })
-            .collect();
-        let lacking: u16 = cut.iter().map(|&k| desired[chosen[k]] - widths[k]).sum();
-        // The room the columns less important than those names would free.
-        let most = cut.iter().map(|&k| columns[chosen[k]].priority).min();
-        let freeable: u16 = (0..chosen.len())
-            .filter(|&k| most.is_some_and(|p| columns[chosen[k]].priority > p))
-            .map(|k| widths[k] + SPACING)
-            .sum();
-        // What the more important texts (not messages) lack up to
-        // GROW_CAP: when it is at least what this column takes, the room
-        // is better spent on them.
-        let texts_lacking: u16 = (0..chosen.len())
-            .filter(|&k| {
-                let c = &columns[chosen[k]];
-                c.priority < low && !c.keep_end && matches!(c.width, Width::Min(_))
-            })
-            .map(|k| desired[chosen[k]].min(GROW_CAP).saturating_sub(widths[k]))
-            .sum();
-        // A name is worth a column only when that makes it whole: a column
-        // is not given up for a few more characters of a name cut anyway.
-        let for_names = lacking > 0 && lacking <= freeable;
-        let for_texts = texts_lacking >= widths[k_low] + SPACING;
-        if low == 0 || !(for_names || for_texts) {
-            return chosen.into_iter().zip(widths).collect();
-        }
-        chosen.remove(k_low);
-    }
-}
-
-/// Which columns a growth step applies to.
-type ColumnTest = dyn Fn(&Column) -> bool;
-
-/// The widths of the `chosen` columns (steps 2 and 3 of [`layout_columns`]).
-fn grow(
-    columns: &[Column],
-    chosen: &[usize],
-    minimum: &[u16],
-    desired: &[u16],
-    width: u16,
-) -> Vec<u16> {
-    let mut widths: Vec<u16> = chosen.iter().map(|&i| minimum[i]).collect();
-    let gaps = SPACING * (chosen.len() as u16).saturating_sub(1);
-    let used = widths.iter().sum::<u16>() + gaps;
-    if used > width {
-        squeeze(columns, chosen, &mut widths, used - width);
-        return widths;
-    }
-    let mut left = width - used;
-    let is = |k: usize, f: &ColumnTest| f(&columns[chosen[k]]);
-    // Names and texts by priority (names whole, texts up to GROW_CAP),
-    // then the messages, then everything to its content.
-    let named = |c: &Column| matches!(c.width, Width::Min(_));
-    let fill = |c: &Column| matches!(c.width, Width::Fill(_));
-    let any = |c: &Column| !matches!(c.width, Width::Fixed(_));
-    let steps: [(&ColumnTest, bool); 3] = [(&named, true), (&fill, false), (&any, false)];
-    for (kind, capped) in steps {
-        let mut priorities: Vec<u8> = (0..chosen.len())
-            .filter(|&k| is(k, kind))
-            .map(|k| columns[chosen[k]].priority)
-            .collect();
-        priorities.sort_unstable();
-        priorities.dedup();
-        // Within one priority the names first, then the rest; one cell at
-        // a time, so long columns share.
-        let tiers = priorities.into_iter().flat_map(|p| [(p, true), (p, false)]);
-        for (p, names) in tiers {
-            let tier: Vec<usize> = (0..chosen.len())
-                .filter(|&k| {
-                    let c = &columns[chosen[k]];
-                    c.priority == p && is(k, kind) && (!capped || c.keep_end == names)
-                })
-                .collect();
-            while left > 0 {
-                let mut grew = false;
-                for &k in &tier {
-                    let i = chosen[k];
-                    let cap = if capped && !columns[i].keep_end {
-                        desired[i].min(GROW_CAP.max(minimum[i]))
-                    } else {
-                        desired[i]
-                    };
-                    if left > 0 && widths[k] < cap {
-                        widths[k] += 1;
-                        left -= 1;
-                        grew = true;
-                    }
-                }
-                if !grew {
-                    break;
-                }
-            }
-        }
-    }
-    // The rest goes to the Fill columns (or the last column).
-    let fills: Vec<usize> = (0..chosen.len()).filter(|&k| is(k, &fill)).collect();
-    if !fills.is_empty() {
-        let each = left / fills.len() as u16;
-        for (n, &k) in fills.iter().enumerate() {
-            widths[k] += if n == 0 {
-                each + left % fills.len() as u16
-            } else {
-                each
-            };
-        }
-    } else if let Some(last) = widths.last_mut() {
-        *last += left;
-    }
-    widths
-}
-
-/// Takes `over` cells from the columns (step 2 of [`layout_columns`]): the
-/// messages (Fill columns) down to [`SQUEEZE_FLOOR`], then the other texts
-/// down to their titles, then the names down to twice the floor. Numbers
-/// keep their width. What cannot be taken is left to the terminal's edge.
-fn squeeze(columns: &[Column], chosen: &[usize], widths: &mut [u16], mut over: u16) {
-    let floor = |c: &Column| -> Option<u16> {
-        if c.sort == SortKind::Number {
-            None
-        } else if matches!(c.width, Width::Fill(_)) {
-            Some(SQUEEZE_FLOOR)
-        } else if c.keep_end {
-            Some(2 * SQUEEZE_FLOOR)
-        } else {
-            Some(cell_width(c.title))
-        }
-    };
-    let rank = |c: &Column| -> u8 {
-        if matches!(c.width, Width::Fill(_)) {
-            0
-        } else if c.keep_end {
-            2
-        } else {
-            1
-        }
-    };
-    for round in 0..3u8 {
-        while over > 0 {
-            let mut took = false;
-            for (k, &i) in chosen.iter().enumerate() {
-                let c = &columns[i];
-                if rank(c) != round {
-                    continue;
-                }
-                if let Some(f) = floor(c)
-                    && over > 0
-                    && widths[k] > f
-                {
-                    widths[k] -= 1;
-                    over -= 1;
-                    took = true;
-                }
-            }
-            if !took {
-                break;
-            }
-        }
     }
 }
 
@@ -392,9 +148,8 @@ fn draw_table(
     let highlight_width = HIGHLIGHT.chars().count() as u16;
     let height = body.height.saturating_sub(1) as usize;
     let scroll_room = u16::from(rows.len() > height);
-    let columns_width = body
-        .width
-        .saturating_sub(mark_width + highlight_width + scroll_room);
+    let choose_width = body.width.saturating_sub(mark_width + highlight_width);
+    let columns_width = choose_width.saturating_sub(scroll_room);
     // The rows that fit; the cursor's row among them.
     let selected = table.selected(&cursor);
     let offset = window_offset(selected, height);
@@ -410,32 +165,16 @@ fn draw_table(
             }
         }
     }
-    let layout = layout_columns(&data.columns, &content, columns_width);
+    // The sorted column is never dropped, nor the one a fresh cursor sorts
+    // by: `s` moves only among the columns drawn, so a column drawn only
+    // while it is sorted by would vanish at the first `s` for good.
+    let kept = [TableCursor::default().sort_column, cursor.sort_column];
+    let layout = layout_columns(&data.columns, &content, choose_width, columns_width, &kept);
     crate::ui::record_drawn(|d| {
         d.table_columns = Some((view, layout.iter().map(|&(i, _)| i).collect()));
     });
 
     let sort_mark = if cursor.sort_reverse { "▼" } else { "▲" };
-    // The sorted column is always marked: in its header, or, when it is too
-    // narrow a terminal to show it, in the title (`sorted by #▲`).
-    if !layout.iter().any(|&(i, _)| i == cursor.sort_column)
-        && let Some(c) = data.columns.get(cursor.sort_column)
-    {
-        let named = format!(
-            "{}sorted by {}{sort_mark} ",
-            title(name, rows.len(), data.rows.len(), &cursor.filter),
-            c.title
-        );
-        let block = fresh_pane(
-            named,
-            !model.modals.overlay_open(),
-            model,
-            Pane::View(view),
-            area,
-            theme,
-        );
-        frame.render_widget(block, area);
-    }
     let mut header: Vec<String> = Vec::new();
     if marking {
         header.push(String::new());
@@ -555,7 +294,7 @@ fn constraints(marking: bool, layout: &[(usize, u16)]) -> Vec<Constraint> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::tables::{SortKind, TableRow, Tone};
+    use crate::app::tables::Width;
 
     fn c(title: &'static str, width: Width, priority: u8) -> Column {
         Column {
@@ -565,44 +304,6 @@ mod tests {
             priority,
             keep_end: false,
         }
-    }
-
-    #[test]
-    fn narrow_tables_drop_low_priority_columns_first() {
-        let cols = vec![
-            c("NAME", Width::Min(10), 0),
-            c("EXTRA", Width::Fixed(20), 3),
-            c("STATE", Width::Fixed(8), 0),
-            c("WHY", Width::Fill(20), 0),
-        ];
-        let row = TableRow {
-            id: "a".into(),
-            cells: vec![
-                "a-name".into(),
-                "x".into(),
-                "Ready".into(),
-                "w".repeat(50).into(),
-            ],
-            search: String::new(),
-            tone: Tone::Normal,
-            node: None,
-            keys: Vec::new(),
-        };
-        let content: Vec<u16> = row.cells.iter().map(|c| c.width()).collect();
-        let wide = layout_columns(&cols, &content, 100);
-        assert_eq!(
-            wide.iter().map(|x| x.0).collect::<Vec<_>>(),
-            vec![0, 1, 2, 3]
-        );
-        assert_eq!(wide.iter().map(|x| x.1 + 1).sum::<u16>() - 1, 100);
-        let narrow = layout_columns(&cols, &content, 50);
-        assert_eq!(
-            narrow.iter().map(|x| x.0).collect::<Vec<_>>(),
-            vec![0, 2, 3]
-        );
-        // NAME is only as wide as its content; WHY takes the rest.
-        assert_eq!(narrow[0].1, 6);
-        assert_eq!(narrow[2].1, 50 - 6 - 8 - 2);
     }
 
     #[test]
@@ -619,9 +320,6 @@ mod tests {
         assert_eq!(fit(&text, "lock openstack active", 10), "lock open…");
         assert_eq!(fit(&text, "tungstenfabric", 10), "tungstenf…");
         assert_eq!(fit(&number, "2000", 3), "2000");
-        // The # column is as wide as its widest number.
-        let layout = layout_columns(&[number, text], &[4, 30], 40);
-        assert_eq!(layout[0], (0, 4));
     }
 
     #[test]

@@ -3,13 +3,13 @@
 
 #![allow(dead_code)]
 
+use crate::domain::fixtures::{self, names::*};
 use jiff::{SignedDuration, Timestamp};
 use mosk_console::app::freshness::KindFreshness;
 use mosk_console::app::model::{Model, SessionInfo, View};
 use mosk_console::cluster::events::WatchHealth;
 use mosk_console::config::keymap::Keymap;
 use mosk_console::config::theme::Theme;
-use mosk_console::domain::fixtures::{self, names::*};
 use mosk_console::domain::objects::Kind;
 use mosk_console::ui::draw;
 use ratatui::Terminal;
