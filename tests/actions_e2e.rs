@@ -85,7 +85,9 @@ fn restart_in_flight(state: &std::path::Path, audit: &str) -> Console {
     let scenario = state.join("never-ready.toml");
     let durations = include_str!("data/short_durations.toml");
     std::fs::write(&scenario, format!("{NEVER_READY}{durations}")).unwrap();
-    let mut c = Console::start(
+    // Wide enough for the Machines view's VROUTER column (the columns a
+    // width shows are fixed by their priorities; at 120 it is not among them).
+    let mut c = Console::start_with(
         &[
             "demo",
             "--scenario",
@@ -96,6 +98,10 @@ fn restart_in_flight(state: &std::path::Path, audit: &str) -> Console {
             audit,
         ],
         state,
+        pty_console::Options {
+            cols: 200,
+            ..Default::default()
+        },
     );
     c.send("2");
     c.wait_for("an outdated vRouter", |s| s.contains("outdated"));
