@@ -178,7 +178,8 @@ impl Console {
     }
 
     /// Like [`Console::wait_for`], but gives up after `within` and says
-    /// whether `pred` came to hold (for a step a test may try again).
+    /// whether `pred` came to hold (for a test that reports what it measured
+    /// either way, not for trying a step again).
     pub fn try_wait_for(&mut self, within: Duration, pred: impl Fn(&str) -> bool) -> bool {
         let deadline = Instant::now() + within;
         loop {
