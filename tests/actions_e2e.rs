@@ -44,7 +44,7 @@ fn a_dry_run_action_goes_through_the_dialogs_into_the_audit_log() {
         s.contains("Set migration mode") && s.contains("dry-run succeeded")
     });
     c.send("q");
-    let status = c.child.wait().unwrap();
+    let status = c.finish();
     assert!(status.success(), "{status:?}");
 
     let text = std::fs::read_to_string(&audit).unwrap();

@@ -11,7 +11,6 @@ mod pty_console;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
 use pty_console::{COLS, Console, Options, ROWS};
 
@@ -46,7 +45,12 @@ fn keys_at_a_terminal_too_small_to_draw_reach_no_write() {
     // it, or set its migration mode, do nothing.
     c.resize(40, 10);
     c.wait_for("terminal too small", |s| s.contains("terminal too small"));
-    c.send("2Gkay2Gkmj\ry");
+    let keys = "2Gkay2Gkmj\ry";
+    c.send(keys);
+    // Every key read while still too small: a key left to arrive after the
+    // resize would act at full size.
+    let ignored = format!("{} keys ignored", keys.chars().count());
+    c.wait_for(&ignored, |s| s.contains(&ignored));
     c.resize(COLS, ROWS);
     c.wait_for("the Overview again, no dialog", |s| {
         s.contains("Update") && s.contains("Attention") && !s.contains("terminal too small")
@@ -57,29 +61,33 @@ fn keys_at_a_terminal_too_small_to_draw_reach_no_write() {
         "{screen}"
     );
 
-    // The same keys at full size open the dialogs (so the above can fail).
-    // Tried up to three times: once in CI (2026-11-23, under I/O load) the
-    // first try left the Machines view with the cursor on the node and no
-    // dialog, for a reason not found yet (noted on the issue).
-    let dialog = |s: &str| {
+    // The same keys at full size open the dialogs (so the above can fail),
+    // each sent once the screen shows what the previous one did: an action
+    // key acts on the row the last frame drew under the cursor.
+    c.send("2");
+    c.wait_for("the Machines view with a cursor", |s| {
+        s.contains("Machines (") && machine_cursor(s).is_some()
+    });
+    c.send("G");
+    c.wait_for("the cursor on the last machine", |s| {
+        machine_cursor(s).is_some_and(|(at, rows, _)| at + 1 == rows)
+    });
+    c.send("k");
+    c.wait_for("the cursor on the manual compute above it", |s| {
+        machine_cursor(s).is_some_and(|(at, rows, row)| at + 2 == rows && row.contains(" manual "))
+    });
+    c.send("m");
+    c.wait_for("the migration-mode picker on manual", |s| {
+        s.contains("Set migration mode") && s.contains("(*) manual")
+    });
+    c.send("j");
+    c.wait_for("skip chosen", |s| s.contains("(*) skip"));
+    c.send("\r");
+    c.wait_for("the confirmation, Cancel focused, allowed", |s| {
         s.contains("Set migration mode")
             && s.contains("[> Cancel <]")
             && s.contains("permission: allowed")
-    };
-    let mut opened = false;
-    for _ in 0..3 {
-        c.send("2Gkmj\r");
-        if c.try_wait_for(Duration::from_secs(20), dialog) {
-            opened = true;
-            break;
-        }
-        c.send("\x1b");
-    }
-    assert!(
-        opened,
-        "the confirmation dialog never opened:\n{}",
-        c.screen()
-    );
+    });
     // Shrunk with the dialog open: y, Tab and Enter do nothing.
     c.resize(40, 10);
     c.wait_for("terminal too small", |s| s.contains("terminal too small"));
@@ -96,6 +104,23 @@ fn keys_at_a_terminal_too_small_to_draw_reach_no_write() {
     let status = c.finish();
     assert!(status.success(), "{status:?}");
     assert_eq!(audit_records(&audit), Vec::<String>::new(), "no write");
+}
+
+/// The Machines table's cursor: its row's index, the number of rows and
+/// the row's text (rows are the lines after the `NAME` header up to the
+/// first blank one; the cursor's row starts with `>`).
+fn machine_cursor(screen: &str) -> Option<(usize, usize, String)> {
+    let rows: Vec<&str> = screen
+        .lines()
+        .skip_while(|l| !l.contains(" NAME "))
+        .skip(1)
+        .take_while(|l| {
+            !l.trim_matches(|c: char| c == '│' || c.is_whitespace())
+                .is_empty()
+        })
+        .collect();
+    let at = rows.iter().position(|l| l.starts_with("│>"))?;
+    Some((at, rows.len(), rows[at].to_string()))
 }
 
 /// `mosk-console sim serve` on fixed loopback ports, ready when it says so.

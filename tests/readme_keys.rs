@@ -32,7 +32,7 @@ fn readme_lists_every_key_of_the_default_keymap() {
 
 /// Prints the key table for the README (`cargo test --test readme_keys -- --ignored --nocapture`).
 #[test]
-#[ignore]
+#[ignore = "a manual helper that prints the README's key table; it checks nothing"]
 fn print_key_table() {
     let km = Keymap::default_keymap();
     let mut group = None;

@@ -14,6 +14,11 @@ use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 pub const COLS: u16 = 120;
 pub const ROWS: u16 = 36;
 
+/// How long any harness wait lasts before it fails the test. A safety net
+/// against a hung console, not a wait: every wait ends as soon as what it
+/// waits for happens.
+pub const PATIENCE: Duration = Duration::from_secs(90);
+
 /// A running console in a pty, with its screen as a VT parser sees it.
 pub struct Console {
     pub parser: vt100::Parser,
@@ -153,7 +158,7 @@ impl Console {
     /// Feeds output to the parser until `pred` holds for the screen. The
     /// deadline is a safety net against a hung console, not a wait.
     pub fn wait_for(&mut self, what: &str, pred: impl Fn(&str) -> bool) {
-        let deadline = Instant::now() + Duration::from_secs(90);
+        let deadline = Instant::now() + PATIENCE;
         loop {
             if pred(&self.screen()) {
                 return;
@@ -161,13 +166,20 @@ impl Console {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.rx.recv_timeout(left) {
                 Ok(bytes) => self.feed(&bytes),
-                Err(_) => panic!("timed out waiting for {what}; screen:\n{}", self.screen()),
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    panic!("waited {PATIENCE:?} for {what}; screen:\n{}", self.screen())
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => panic!(
+                    "the console's output ended while waiting for {what}; screen:\n{}",
+                    self.screen()
+                ),
             }
         }
     }
 
     /// Like [`Console::wait_for`], but gives up after `within` and says
-    /// whether `pred` came to hold (for a step a test may try again).
+    /// whether `pred` came to hold (for a test that reports what it measured
+    /// either way, not for trying a step again).
     pub fn try_wait_for(&mut self, within: Duration, pred: impl Fn(&str) -> bool) -> bool {
         let deadline = Instant::now() + within;
         loop {
@@ -200,10 +212,35 @@ impl Console {
         );
     }
 
+    /// Waits for the console to exit, then reads its output to the end (the
+    /// pty hangs up once the console is gone). Each wait fails the test after
+    /// [`PATIENCE`], saying what it waited for and showing the screen.
     pub fn finish(&mut self) -> portable_pty::ExitStatus {
+        let deadline = Instant::now() + PATIENCE;
+        let pid = self.child.process_id().expect("the console's pid");
+        if !exited_by(pid, deadline) {
+            // Show the screen as it is now, not as it was at the last wait.
+            while let Ok(bytes) = self.rx.try_recv() {
+                self.feed(&bytes);
+            }
+            panic!(
+                "waited {PATIENCE:?} for mosk-console (pid {pid}) to exit; screen:\n{}",
+                self.screen()
+            );
+        }
+        // It has exited: this returns at once.
         let status = self.child.wait().expect("wait for mosk-console");
-        while let Ok(bytes) = self.rx.recv_timeout(Duration::from_millis(500)) {
-            self.feed(&bytes);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.rx.recv_timeout(left) {
+                Ok(bytes) => self.feed(&bytes),
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                Err(mpsc::RecvTimeoutError::Timeout) => panic!(
+                    "mosk-console exited ({status:?}) but its pty did not hang up within \
+                     {PATIENCE:?} (something else holds the terminal?); screen:\n{}",
+                    self.screen()
+                ),
+            }
         }
         status
     }
@@ -211,9 +248,14 @@ impl Console {
     /// Closes the terminal as an SSH drop does: every descriptor of the
     /// pty's master is closed, so the console gets SIGHUP and `EIO` on its
     /// tty. Returns the exit status, waiting at most `within`.
-    pub fn hang_up(self, within: Duration) -> portable_pty::ExitStatus {
+    pub fn hang_up(mut self, within: Duration) -> portable_pty::ExitStatus {
         self.stop.store(true, Ordering::SeqCst);
         self.reader.join().expect("the pty reader thread");
+        // Fields, not `feed`: the reader is moved out of `self` already.
+        while let Ok(bytes) = self.rx.try_recv() {
+            self.parser.process(&bytes);
+        }
+        let screen = self.parser.screen().contents();
         drop(self.writer);
         drop(self.master);
         let mut child = self.child;
@@ -223,7 +265,48 @@ impl Console {
         });
         match rx.recv_timeout(within) {
             Ok(status) => status.expect("wait for mosk-console"),
-            Err(_) => panic!("mosk-console did not exit within {within:?} of the hang-up"),
+            Err(_) => panic!(
+                "waited {within:?} for mosk-console to exit after the hang-up; \
+                 screen before the hang-up:\n{screen}"
+            ),
+        }
+    }
+}
+
+/// Whether process `pid` (a child of this one, not yet reaped) has exited by
+/// `deadline`: polls a pidfd, which becomes readable when the process exits,
+/// so the wait ends at the exit rather than at a sleep's end.
+fn exited_by(pid: u32, deadline: Instant) -> bool {
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+    assert!(
+        fd >= 0,
+        "pidfd_open({pid}): {}",
+        std::io::Error::last_os_error()
+    );
+    // SAFETY: the descriptor is new and only this File owns it.
+    let pidfd = unsafe { std::fs::File::from_raw_fd(fd as i32) };
+    loop {
+        use std::os::fd::AsRawFd;
+        let left = deadline.saturating_duration_since(Instant::now());
+        let mut pfd = libc::pollfd {
+            fd: pidfd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = left.as_millis().min(i32::MAX as u128) as i32;
+        // SAFETY: one valid pollfd.
+        match unsafe { libc::poll(&mut pfd, 1, ms) } {
+            1.. => return true,
+            0 => return false,
+            _ => {
+                let err = std::io::Error::last_os_error();
+                assert_eq!(
+                    err.kind(),
+                    std::io::ErrorKind::Interrupted,
+                    "poll a pidfd: {err}"
+                );
+            }
         }
     }
 }

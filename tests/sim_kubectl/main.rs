@@ -1,7 +1,8 @@
-//! Fidelity: the real `kubectl` (the preinstalled dispatcher, which picks a
-//! kubectl 1.27–1.33 from the server's `/version`) against the simulator
-//! served on loopback TCP. Skipped with a message when kubectl is missing,
-//! except with CI=true, where that is a failure.
+//! Fidelity: the real `kubectl` (found on `PATH`) against the simulator
+//! served on loopback TCP. Every test needs kubectl and is ignored unless
+//! asked for (`cargo test --test sim_kubectl -- --ignored`); one needs the
+//! Google Cloud SDK's dispatcher, which picks a kubectl 1.27–1.33 from the
+//! server's `/version`.
 
 mod fixture;
 mod get;
