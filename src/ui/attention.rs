@@ -3,6 +3,7 @@
 //! keep it on screen), the leading auto-pause item drawn whole, and the
 //! full text of an item (Enter) over the view.
 
+use crate::ui::Drawn;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -78,6 +79,7 @@ pub(crate) fn draw_attention(
     model: &Model,
     d: &Derived,
     theme: &Theme,
+    drawn: &mut Drawn,
 ) {
     let loading = freshness::loading(model);
     let stale = freshness::is_stale(model, Pane::Attention);
@@ -202,7 +204,7 @@ pub(crate) fn draw_attention(
         shown.push(id);
         lines.extend(item_lines);
     }
-    crate::ui::record_drawn(|r| r.attention_shown = shown);
+    drawn.attention_shown = shown;
     frame.render_widget(Paragraph::new(lines), inner);
     // The cursor's marker, on the pane's left border like a table's `>`.
     if let Some(row) = cursor_row

@@ -2,6 +2,7 @@
 //! selected machine (full lock messages, cluster states, maintenance
 //! request, what else blocks it, vRouter pod, recent changes).
 
+use crate::ui::Drawn;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -29,9 +30,15 @@ const SIDE_BY_SIDE: u16 = 140;
 /// How many of the machine's recent changes the panel lists.
 const RECENT_CHANGES: usize = 8;
 
-pub(crate) fn draw_machines(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
+pub(crate) fn draw_machines(
+    frame: &mut Frame,
+    area: Rect,
+    model: &Model,
+    theme: &Theme,
+    drawn: &mut Drawn,
+) {
     if !model.views.machines.detail_open {
-        table::draw(frame, area, model, View::Machines, theme);
+        table::draw(frame, area, model, View::Machines, theme, drawn);
         return;
     }
     let cursor = model.cursor(View::Machines);
@@ -46,7 +53,7 @@ pub(crate) fn draw_machines(frame: &mut Frame, area: Rect, model: &Model, theme:
         let [a, b] = Layout::vertical([Constraint::Length(7), Constraint::Fill(1)]).areas(area);
         (a, b)
     };
-    table::draw(frame, table_area, model, View::Machines, theme);
+    table::draw(frame, table_area, model, View::Machines, theme, drawn);
     let d = &model.derived;
     let row = selected
         .as_deref()

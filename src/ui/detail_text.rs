@@ -4,6 +4,7 @@
 //! popup's width and scrolled with j/k (the frame reports how far it can
 //! scroll: `FrameReport::detail_scroll_max`). Esc closes it.
 
+use crate::ui::Drawn;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -31,6 +32,7 @@ pub(crate) fn draw_detail(
     of: &DetailOf,
     scroll: u16,
     theme: &Theme,
+    drawn: &mut Drawn,
 ) {
     let width = area.width.saturating_sub(8).clamp(20, 100).min(area.width);
     let room = width.saturating_sub(2) as usize;
@@ -56,7 +58,7 @@ pub(crate) fn draw_detail(
     let shown = height.saturating_sub(2) as usize;
     let most = total.saturating_sub(shown).min(u16::MAX as usize) as u16;
     let scroll = scroll.min(most);
-    crate::ui::record_drawn(|d| d.detail_scroll_max = Some(most));
+    drawn.detail_scroll_max = Some(most);
     let bottom = if most > 0 {
         let first = scroll as usize + 1;
         let last = (scroll as usize + shown).min(total);

@@ -47,7 +47,6 @@ pub fn draw(frame: &mut Frame, model: &Model, theme: &Theme) {
 /// Draws the whole screen from the model and reports what keys may act on
 /// (the runtime sends it back to `update` as `Msg::Drawn`).
 pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameReport {
-    DRAWN.with(|d| d.take());
     let area = frame.area();
     if !blank(theme.base) {
         frame.render_widget(Block::new().style(theme.base), area);
@@ -68,7 +67,8 @@ pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameRe
     .areas(area);
 
     tabs::draw(frame, tab_area, model, theme);
-    draw_view(frame, body, model, theme);
+    let mut drawn = Drawn::default();
+    draw_view(frame, body, model, theme, &mut drawn);
     status_bar::draw(frame, status_area, model, theme);
     if !model.modals.iter().any(|m| m.input().is_some()) {
         footer::draw(frame, footer_area, model, theme);
@@ -86,7 +86,7 @@ pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameRe
             Modal::Help { scroll } => help::draw(frame, body, model, *scroll, theme),
             Modal::Notices { scroll } => footer::draw_notices(frame, body, model, *scroll, theme),
             Modal::Detail { of, scroll } => {
-                detail_text::draw_detail(frame, body, model, of, *scroll, theme)
+                detail_text::draw_detail(frame, body, model, of, *scroll, theme, &mut drawn)
             }
             // Only a confirmation dialog on top (nothing drawn over it)
             // counts as seen.
@@ -95,7 +95,6 @@ pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameRe
             }
         }
     }
-    let drawn = DRAWN.with(|d| d.take());
     FrameReport {
         too_small: false,
         confirm_in_full: None,
@@ -118,22 +117,13 @@ fn blank(style: ratatui::style::Style) -> bool {
         && style.add_modifier == Modifier::empty()
 }
 
-/// What the views drew that keys depend on, recorded while drawing one
-/// frame (on the drawing thread) and returned in its [`FrameReport`].
+/// What the views drew that keys depend on, filled in while drawing one
+/// frame and returned in its [`FrameReport`].
 #[derive(Debug, Default)]
 pub(crate) struct Drawn {
     pub table_columns: Option<(View, Vec<usize>)>,
     pub attention_shown: Vec<String>,
     pub detail_scroll_max: Option<u16>,
-}
-
-thread_local! {
-    static DRAWN: std::cell::RefCell<Drawn> = std::cell::RefCell::new(Drawn::default());
-}
-
-/// Records what a view drew for this frame's report.
-pub(crate) fn record_drawn(f: impl FnOnce(&mut Drawn)) {
-    DRAWN.with(|d| f(&mut d.borrow_mut()));
 }
 
 /// Draws `model` on an off-screen terminal of `width` x `height` and returns
@@ -148,15 +138,15 @@ pub fn report_at(model: &Model, theme: &Theme, width: u16, height: u16) -> Frame
     report
 }
 
-fn draw_view(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
+fn draw_view(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme, drawn: &mut Drawn) {
     match model.view {
-        View::Overview => overview::draw(frame, area, model, theme),
-        View::Machines => detail::draw_machines(frame, area, model, theme),
-        View::Vrouter => vrouter::draw(frame, area, model, theme),
-        View::UpdatePlan => update_plan::draw(frame, area, model, theme),
+        View::Overview => overview::draw(frame, area, model, theme, drawn),
+        View::Machines => detail::draw_machines(frame, area, model, theme, drawn),
+        View::Vrouter => vrouter::draw(frame, area, model, theme, drawn),
+        View::UpdatePlan => update_plan::draw(frame, area, model, theme, drawn),
         View::Logs => logs::draw(frame, area, model, theme),
         View::States | View::Locks | View::Requests | View::Events | View::Audit => {
-            table::draw(frame, area, model, model.view, theme);
+            table::draw(frame, area, model, model.view, theme, drawn);
         }
     }
 }

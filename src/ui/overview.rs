@@ -3,6 +3,7 @@
 //! attention queue (oldest first, highlighted), the machines being worked on
 //! and the last lines of the lcm-controller log.
 
+use crate::ui::Drawn;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -26,7 +27,7 @@ use crate::ui::{fresh_pane, logs, pane};
 /// From this width the Overview uses two columns.
 const TWO_COLUMNS: u16 = 140;
 
-pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
+pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme, drawn: &mut Drawn) {
     let d = &model.derived;
     let update_height = update_text_lines(model) + 3;
     let working = working_on(d);
@@ -40,7 +41,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
         let [work, log] =
             Layout::vertical([Constraint::Length(work_height), Constraint::Fill(1)]).areas(right);
         draw_update(frame, up, model, d, theme);
-        draw_attention(frame, att, model, d, theme);
+        draw_attention(frame, att, model, d, theme, drawn);
         draw_working(frame, work, model, &working, theme);
         draw_log(frame, log, model, theme);
         return;
@@ -61,7 +62,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
     ])
     .areas(area);
     draw_update(frame, up, model, d, theme);
-    draw_attention(frame, att, model, d, theme);
+    draw_attention(frame, att, model, d, theme, drawn);
     if work_height >= 3 {
         draw_working(frame, work, model, &working, theme);
     }

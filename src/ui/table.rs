@@ -6,6 +6,7 @@
 
 mod columns;
 
+use crate::ui::Drawn;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Margin, Rect};
 use ratatui::text::Line;
@@ -42,13 +43,20 @@ pub(crate) fn window_offset(selected: Option<usize>, height: usize) -> usize {
 }
 
 /// Draws the table `update` settled for `view`, with the view's cursor.
-pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, view: View, theme: &Theme) {
+pub(crate) fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    model: &Model,
+    view: View,
+    theme: &Theme,
+    drawn: &mut Drawn,
+) {
     // The demo's actions reached only the simulator: the Audit view says so.
     let title = match view {
         View::Audit if model.session.demo.is_some() => "Audit: SIMULATED (demo)",
         _ => view.title(),
     };
-    draw_titled(frame, area, model, view, title, theme);
+    draw_titled(frame, area, model, view, title, theme, drawn);
 }
 
 pub(crate) fn draw_titled(
@@ -58,6 +66,7 @@ pub(crate) fn draw_titled(
     view: View,
     name: &str,
     theme: &Theme,
+    drawn: &mut Drawn,
 ) {
     let Some(table) = shown(model, view) else {
         // Not settled for this view yet: say so rather than "no rows".
@@ -74,9 +83,12 @@ pub(crate) fn draw_titled(
         frame.render_widget(Paragraph::new(Line::styled("loading…", theme.muted)), inner);
         return;
     };
-    draw_table(frame, area, model, view, name, table, theme);
+    draw_table(frame, area, model, view, name, table, theme, drawn);
 }
 
+// One caller; the frame, the place, the model, the view and its name, its
+// table, the theme and the frame's report are what drawing a table takes.
+#[allow(clippy::too_many_arguments)]
 fn draw_table(
     frame: &mut Frame,
     area: Rect,
@@ -85,6 +97,7 @@ fn draw_table(
     name: &str,
     table: &ViewTable,
     theme: &Theme,
+    drawn: &mut Drawn,
 ) {
     // The rows selected with `space` are counted in the title.
     let counted;
@@ -170,9 +183,7 @@ fn draw_table(
     // while it is sorted by would vanish at the first `s` for good.
     let kept = [TableCursor::default().sort_column, cursor.sort_column];
     let layout = layout_columns(&data.columns, &content, choose_width, columns_width, &kept);
-    crate::ui::record_drawn(|d| {
-        d.table_columns = Some((view, layout.iter().map(|&(i, _)| i).collect()));
-    });
+    drawn.table_columns = Some((view, layout.iter().map(|&(i, _)| i).collect()));
 
     let sort_mark = if cursor.sort_reverse { "▼" } else { "▲" };
     let mut header: Vec<String> = Vec::new();
@@ -197,7 +208,7 @@ fn draw_table(
         header.push(t);
     }
     let widths = constraints(marking, &layout);
-    let mut drawn = TableRows {
+    let mut rows_drawn = TableRows {
         widths: &widths,
         spacing: SPACING,
         highlight: HIGHLIGHT,
@@ -213,13 +224,13 @@ fn draw_table(
         let [h, rest] =
             ratatui::layout::Layout::vertical([Constraint::Length(1), Constraint::Fill(1)])
                 .areas(body);
-        drawn.selected = None;
-        drawn.draw(h, frame.buffer_mut());
+        rows_drawn.selected = None;
+        rows_drawn.draw(h, frame.buffer_mut());
         frame.render_widget(Paragraph::new(Line::styled(msg, theme.muted)), rest);
         return;
     }
 
-    drawn.rows = window
+    rows_drawn.rows = window
         .iter()
         .map(|&r| {
             let r = &data.rows[r];
@@ -246,7 +257,7 @@ fn draw_table(
             (cells, style)
         })
         .collect();
-    drawn.draw(body, frame.buffer_mut());
+    rows_drawn.draw(body, frame.buffer_mut());
 
     if rows.len() > height {
         let mut sb = ScrollbarState::new(rows.len().saturating_sub(height))

@@ -3,6 +3,7 @@
 //! (the running step marked `▶`, the step waiting for `commence` marked
 //! `◇`), and the full detail of the selected step below the table.
 
+use crate::ui::Drawn;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -21,11 +22,19 @@ use crate::domain::objects::{PlanStep, UpdatePlan};
 use crate::domain::update_plan::{self, PlanState};
 use crate::ui::{format, fresh_pane, pane, table};
 
-pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
+pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme, drawn: &mut Drawn) {
     let table = tables::shown(model, View::UpdatePlan);
     let Some(p) = shown_plan(model) else {
         // Missing CRD, loading, or no plan: the table says which.
-        table::draw_titled(frame, area, model, View::UpdatePlan, "Update plan", theme);
+        table::draw_titled(
+            frame,
+            area,
+            model,
+            View::UpdatePlan,
+            "Update plan",
+            theme,
+            drawn,
+        );
         return;
     };
     let header = header_lines(model, p, theme);
@@ -50,7 +59,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
     let inner = block.inner(top);
     frame.render_widget(block, top);
     frame.render_widget(Paragraph::new(header), inner);
-    table::draw_titled(frame, mid, model, View::UpdatePlan, "Steps", theme);
+    table::draw_titled(frame, mid, model, View::UpdatePlan, "Steps", theme, drawn);
 
     let cursor = model.cursor(View::UpdatePlan);
     let step = table

@@ -1,6 +1,7 @@
 //! The vRouter view: per DaemonSet, UP-TO-DATE against CURRENT as a gauge
 //! (with the counters written out), then one row per pod.
 
+use crate::ui::Drawn;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -54,7 +55,7 @@ fn counters(ds: &DaemonSetStatus) -> String {
     )
 }
 
-pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
+pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme, drawn: &mut Drawn) {
     // Settled by `update` while this view is shown.
     // Borrowed, not cloned: each DaemonSet holds its pods (2,000 on a
     // large cluster), and this runs on every key press.
@@ -122,7 +123,15 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
             }
         }
     }
-    table::draw_titled(frame, rest, model, View::Vrouter, "vRouter pods", theme);
+    table::draw_titled(
+        frame,
+        rest,
+        model,
+        View::Vrouter,
+        "vRouter pods",
+        theme,
+        drawn,
+    );
 }
 
 #[cfg(test)]
