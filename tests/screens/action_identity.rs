@@ -4,8 +4,8 @@
 //! the active keymap binds to `KeyAction::Act(id)`. Rebinding the keys in
 //! the keymap moves every hint with them; no label is written twice.
 
-
 use crate::domain::fixtures::update_plan as up;
+use crate::ui_support::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mosk_console::app::actions::access::{AccessVerdict, all_keys};
 use mosk_console::app::model::Model;
@@ -15,7 +15,6 @@ use mosk_console::config::keymap::{DEFAULT_KEYMAP, KeyAction, Keymap};
 use mosk_console::domain::action::ActionId;
 use mosk_console::domain::objects::Object;
 use std::sync::Arc;
-use crate::ui_support::*;
 
 /// The default keymap with each of `rebind`'s actions on one other key.
 fn keymap_with(rebind: &[(ActionId, &str)]) -> Keymap {

@@ -3,7 +3,6 @@
 //! and an action key acts only on an item the last frame drew. Reached by
 //! sending keys and frame reports through `update`, as the runtime does.
 
-
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mosk_console::app::views::overview::item_id;
 
@@ -12,13 +11,13 @@ fn selected_item(m: &Model) -> Option<mosk_console::domain::attention::Attention
     mosk_console::app::views::overview::selected_item(&m.views.overview, &m.derived.attention)
         .cloned()
 }
+use crate::ui_support::*;
 use mosk_console::app::modal::Modal;
 use mosk_console::app::model::{Model, View};
 use mosk_console::app::msg::Msg;
 use mosk_console::app::update::update;
 use mosk_console::config::theme::Theme;
 use mosk_console::domain::attention::AttentionKind;
-use crate::ui_support::*;
 
 /// A frame at `w` x `h` reported back to `update`, then `code`.
 fn key(m: &mut Model, code: KeyCode, w: u16, h: u16) {

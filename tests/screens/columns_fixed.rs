@@ -4,10 +4,10 @@
 //! columns at each width, the sorted one among them. Keys and frame
 //! reports go through `update` as in the runtime.
 
-
 use std::sync::Arc;
 
 use crate::domain::fixtures;
+use crate::ui_support::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use jiff::SignedDuration;
 use mosk_console::app::model::{Model, View};
@@ -17,7 +17,6 @@ use mosk_console::app::update::{update, update_batch};
 use mosk_console::cluster::events::ClusterEvent;
 use mosk_console::config::theme::Theme;
 use mosk_console::domain::objects::{MachineState, MachineType, Object};
-use crate::ui_support::*;
 
 const HEIGHT: u16 = 24;
 

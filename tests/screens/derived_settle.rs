@@ -4,8 +4,8 @@
 //! screen, filtered and sorted. Mixed batches of watch events, re-lists,
 //! missing CRDs and keys, as the runtime applies them together.
 
-
 use crate::domain::fixtures;
+use crate::ui_support::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use jiff::SignedDuration;
 use mosk_console::app::logs::OVERVIEW_TAIL_EVERY;
@@ -19,7 +19,6 @@ use mosk_console::domain::objects::{
     Kind, LockState, MachineState, MigrationMode, Object, ObjectKey, Snapshot,
 };
 use std::sync::Arc;
-use crate::ui_support::*;
 
 fn key(c: char) -> Msg {
     Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))

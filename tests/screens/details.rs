@@ -6,8 +6,8 @@
 //! see the transition) and BLOCKS mark; the selected rows counted in the
 //! table's title and cleared by Esc.
 
-
 use crate::domain::fixtures::names::*;
+use crate::ui_support::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mosk_console::app::modal::{DetailOf, Modal};
 use mosk_console::app::model::Model;
@@ -15,7 +15,6 @@ use mosk_console::app::msg::Msg;
 use mosk_console::app::update::update;
 use mosk_console::config::theme::Theme;
 use mosk_console::domain::objects::{Kind, ObjectKey};
-use crate::ui_support::*;
 
 /// A frame of `w` x `h` reported back to `update`, then the key.
 fn key_at(m: &mut Model, code: KeyCode, w: u16, h: u16) {

@@ -2,7 +2,6 @@
 //! state on every part of the screen, search position and `n`/`N`, and
 //! wrapped lines indented under their message.
 
-
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mosk_console::app::model::Model;
 use mosk_console::app::msg::Msg;

@@ -3,7 +3,7 @@
 //! the keys, Esc closes one level, the screen draws the stack bottom to top;
 //! `/` edits in the middle of the line and filters as it is typed.
 
-
+use crate::ui_support::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mosk_console::app::modal::Modal;
 use mosk_console::app::model::{Model, View};
@@ -11,7 +11,6 @@ use mosk_console::app::msg::Msg;
 use mosk_console::app::update::update;
 use mosk_console::app::views::overview::item_id;
 use mosk_console::config::theme::Theme;
-use crate::ui_support::*;
 
 const W: u16 = 80;
 const H: u16 = 24;

@@ -2,15 +2,14 @@
 //! attention queue, the migration-mode dialog) and dismissed with `x` for
 //! the session, driven by keys through `update`.
 
-
 use crate::domain::fixtures::names::*;
+use crate::ui_support::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mosk_console::app::model::{Model, TableCursor, View};
 use mosk_console::app::msg::Msg;
 use mosk_console::app::update::update;
 use mosk_console::domain::attention::AttentionKind;
 use mosk_console::domain::reminders::Reminder;
-use crate::ui_support::*;
 
 fn key(model: &mut Model, c: char) {
     update(

@@ -5,11 +5,11 @@
 //! is reached by sending messages through `update`. Update the snapshots
 //! with `INSTA_UPDATE=always cargo test --test screens screen_craft` and read them.
 
-
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::domain::fixtures::{self, names::*};
+use crate::ui_support::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use jiff::SignedDuration;
 use mosk_console::app::model::{Model, View};
@@ -17,7 +17,6 @@ use mosk_console::app::msg::Msg;
 use mosk_console::app::update::{update, update_batch};
 use mosk_console::cluster::events::ClusterEvent;
 use mosk_console::domain::objects::{MachineState, MachineType, Object};
-use crate::ui_support::*;
 
 fn key(c: char) -> Msg {
     Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))

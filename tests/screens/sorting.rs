@@ -2,12 +2,12 @@
 //! the sorted column is always marked. For every table view, at 80x24 and
 //! 160x48, keys and frame reports go through `update` as in the runtime.
 
-
 use std::cmp::Ordering;
 use std::sync::Arc;
 
 use crate::domain::fixtures::names::*;
 use crate::domain::fixtures::update_plan;
+use crate::ui_support::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mosk_console::app::model::{Model, View};
 use mosk_console::app::msg::Msg;
@@ -17,7 +17,6 @@ use mosk_console::audit::{AuditOutcome, AuditPhase, AuditRecord};
 use mosk_console::cluster::writes::WriteEvent;
 use mosk_console::config::theme::Theme;
 use mosk_console::domain::objects::Object;
-use crate::ui_support::*;
 
 /// Draws a frame, reports it to `update`, and returns the columns it drew.
 fn frame(m: &mut Model, w: u16, h: u16) -> (Vec<usize>, String) {

@@ -3,8 +3,8 @@
 //! fixed `now`). Update with `INSTA_UPDATE=always cargo test --test screens ui_snapshots`
 //! and read every changed `.snap` file before committing it.
 
-
 use crate::domain::fixtures::{self, names::*};
+use crate::ui_support::*;
 use jiff::SignedDuration;
 use mosk_console::app::modal::Modal;
 use mosk_console::app::model::{Model, Notice, NoticeLevel, TableCursor, View};
@@ -15,7 +15,6 @@ use mosk_console::cluster::events::WatchHealth;
 use mosk_console::cluster::writes::WriteEvent;
 use mosk_console::domain::objects::{ClusterId, Kind, MachineState, Object};
 use std::sync::Arc;
-use crate::ui_support::*;
 
 /// Snapshots `model` at 80x24 and 160x48 as `<name>_80x24` and `<name>_160x48`.
 fn snap_both(name: &str, model: &Model) {

@@ -1,14 +1,13 @@
 //! Styles the text snapshots cannot show: theme colours applied to the
 //! right cells, and under `NO_COLOR` every state told apart by modifiers.
 
-
 use crate::domain::fixtures::names::*;
+use crate::ui_support::*;
 use mosk_console::app::model::{TableCursor, View};
 use mosk_console::config::theme::Theme;
 use mosk_console::domain::objects::Kind;
 use ratatui::buffer::Buffer;
 use std::sync::Arc;
-use crate::ui_support::*;
 
 /// `NO_COLOR`: no colour at all, yet the cursor row is in reverse video and
 /// what needs a human is bold.

@@ -5,8 +5,8 @@
 //! `cluster::convert` as the watchers do, and reach the model through
 //! `update` as watch events; the screen is reached by key presses.
 
-
 use crate::domain::fixtures::names::*;
+use crate::ui_support::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use kube::api::DynamicObject;
 use mosk_console::app::model::{Model, View};
@@ -16,7 +16,6 @@ use mosk_console::cluster::convert::convert;
 use mosk_console::cluster::events::ClusterEvent;
 use mosk_console::domain::objects::{ClusterStateType, Controller, Kind, LockState, MachineState};
 use serde_json::{Value, json};
-use crate::ui_support::*;
 
 /// Not an LCMMachine state in the CRD's list: the docs show `Provision`
 /// for a provider Machine before the LCM states (reference §7.3).

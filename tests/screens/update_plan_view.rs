@@ -3,8 +3,8 @@
 //! at 80x24 and 160x48. Update snapshots with `INSTA_UPDATE=always cargo
 //! test --test screens update_plan_view` and read every changed `.snap` first.
 
-
 use crate::domain::fixtures::update_plan::{self as up, PLAN_NAME, RELEASE_NOTES};
+use crate::ui_support::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use jiff::SignedDuration;
 use mosk_console::app::actions::access::{AccessVerdict, all_keys};
@@ -16,7 +16,6 @@ use mosk_console::cluster::events::WatchHealth;
 use mosk_console::domain::action::ActionId;
 use mosk_console::domain::objects::{Kind, Object, StepStatus, UpdateAutoPause, UpdatePlan};
 use std::sync::Arc;
-use crate::ui_support::*;
 
 fn with_plan(view: View, plan: UpdatePlan) -> Model {
     let mut m = with_view(view);

@@ -3,14 +3,13 @@
 //! hints at does something in that view (moves, opens, switches, asks, or
 //! says why not), and every key of the keymap is in the help overlay.
 
-
+use crate::ui_support::*;
 use crossterm::event::KeyEvent;
 use mosk_console::app::model::{Model, View};
 use mosk_console::app::msg::Msg;
 use mosk_console::app::update::update;
 use mosk_console::config::keymap::{KeyAction, parse_key};
 use mosk_console::config::theme::Theme;
-use crate::ui_support::*;
 
 /// The model as the last frame at `w`x`h` drew it (keys act on what was drawn).
 fn drawn(m: &mut Model, w: u16, h: u16) {
