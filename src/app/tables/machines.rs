@@ -27,19 +27,19 @@ pub const GROUP: usize = super::refs::MACHINES_GROUP;
 /// dropped). A declared width is the room a column is given when shown,
 /// and which columns fit is decided from these widths alone: NAME keeps
 /// what tells machine names apart, NODE what tells two `kaas-node-<uuid>`
-/// apart; WAITING ON takes what is left beyond its 35.
+/// apart; WAITING ON takes what is left beyond its 32.
 const COLUMNS: [Column; 11] = [
     col("#", Width::Fixed(3), SortKind::Number, 5),
     col("NAME", Width::Min(25), SortKind::Text, 0).keep_end(),
     col("TYPE", Width::Fixed(7), SortKind::Text, 4),
     col("STATE", Width::Min(18), SortKind::Text, 0),
-    col("NODE", Width::Min(24), SortKind::Text, 3).keep_end(),
+    col("NODE", Width::Min(26), SortKind::Text, 3).keep_end(),
     col("MODE", Width::Min(14), SortKind::Text, 2),
     col("NMR", Width::Min(9), SortKind::Text, 1),
     col("LOCKS", Width::Min(21), SortKind::Text, 2),
     col("DRAIN", Width::Min(8), SortKind::Text, 3),
     col("VROUTER", Width::Fixed(8), SortKind::Text, 2),
-    col("WAITING ON", Width::Fill(35), SortKind::Text, 0),
+    col("WAITING ON", Width::Fill(32), SortKind::Text, 0),
 ];
 
 /// `rack-1 #2 x3`: sorted by the index, then the name.
