@@ -85,9 +85,7 @@ fn restart_in_flight(state: &std::path::Path, audit: &str) -> Console {
     let scenario = state.join("never-ready.toml");
     let durations = include_str!("data/short_durations.toml");
     std::fs::write(&scenario, format!("{NEVER_READY}{durations}")).unwrap();
-    // Wide enough for the Machines view's VROUTER column (the columns a
-    // width shows are fixed by their priorities; at 120 it is not among them).
-    let mut c = Console::start_with(
+    let mut c = Console::start(
         &[
             "demo",
             "--scenario",
@@ -98,10 +96,6 @@ fn restart_in_flight(state: &std::path::Path, audit: &str) -> Console {
             audit,
         ],
         state,
-        pty_console::Options {
-            cols: 200,
-            ..Default::default()
-        },
     );
     c.send("2");
     c.wait_for("an outdated vRouter", |s| s.contains("outdated"));
