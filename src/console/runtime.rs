@@ -1,6 +1,6 @@
 //! The runtime: receives messages, runs `update`, executes the commands it
-//! returns, and redraws — only when the model changed, at most ~30 frames a
-//! second, plus a 1 s tick for clocks. When nothing happens it sleeps.
+//! returns, and redraws after each batch and each 1 s tick (ages and clocks
+//! move), at most ~30 frames a second. When nothing happens it sleeps.
 
 use std::time::Duration;
 
