@@ -321,6 +321,11 @@ fn with_answer_delay(
 }
 
 impl Harness {
+    /// The footer's notice; a test that expects one fails here without it.
+    pub fn notice_text(&self) -> String {
+        self.model.notice().expect("a notice").text
+    }
+
     pub fn new(world: SimWorld, opts: Options) -> Harness {
         let user = "operator-jane";
         let mut rbac = Rbac::allow_all(user);

@@ -213,12 +213,7 @@ async fn acknowledge_is_not_offered_before_the_lock_asks() {
     h.press('a');
     assert!(h.model.modals.dialog().is_none());
     assert!(
-        h.model
-            .notice()
-            .as_ref()
-            .unwrap()
-            .text
-            .contains("servers are still present"),
+        h.notice_text().contains("servers are still present"),
         "{:?}",
         h.model.notice()
     );

@@ -149,14 +149,7 @@ async fn restart_all_outdated_one_at_a_time_until_up_to_date_equals_current() {
     h.refresh();
     h.key(KeyCode::Char('r'), KeyModifiers::CONTROL);
     assert!(h.model.modals.dialog().is_none());
-    assert!(
-        h.model
-            .notice()
-            .as_ref()
-            .unwrap()
-            .text
-            .contains("no outdated vRouter pod")
-    );
+    assert!(h.notice_text().contains("no outdated vRouter pod"));
 }
 
 #[tokio::test(start_paused = true)]
@@ -445,7 +438,7 @@ async fn a_second_restart_is_refused_while_the_first_pod_is_not_ready() {
     // Restart-all is refused the same way.
     h.key(KeyCode::Char('r'), KeyModifiers::CONTROL);
     assert!(h.model.modals.dialog().is_none());
-    assert!(h.model.notice().as_ref().unwrap().text.contains(&why));
+    assert!(h.notice_text().contains(&why));
 
     // The simulator received the first DELETE only; the second pod runs on.
     let changes = h.changes();
@@ -666,13 +659,6 @@ async fn a_spec_edit_outside_the_template_shows_no_outdated_pod() {
     // No restart is offered.
     h.key(KeyCode::Char('r'), KeyModifiers::CONTROL);
     assert!(h.model.modals.dialog().is_none());
-    assert!(
-        h.model
-            .notice()
-            .as_ref()
-            .unwrap()
-            .text
-            .contains("no outdated vRouter pod")
-    );
+    assert!(h.notice_text().contains("no outdated vRouter pod"));
     assert_eq!(h.changes(), vec![]);
 }
