@@ -20,19 +20,21 @@ use crate::cluster::channel::EventReceiver;
 /// A source of messages for the runtime.
 pub trait Inbox {
     /// The next message; `None` when the console's own channel is closed.
-    /// Cancel-safe (the runtime selects on it).
-    fn recv(&mut self) -> impl Future<Output = Option<Msg>> + Send;
-    /// The next message if one is waiting.
-    fn try_recv(&mut self) -> Result<Msg, TryRecvError>;
+    /// A cluster event only when `cluster`. Cancel-safe (the runtime
+    /// selects on it).
+    fn recv(&mut self, cluster: bool) -> impl Future<Output = Option<Msg>> + Send;
+    /// The next message if one is waiting; a cluster event only when `cluster`.
+    fn try_recv(&mut self, cluster: bool) -> Result<Msg, TryRecvError>;
 }
 
 /// The console's own messages alone (tests that feed cluster events as messages).
+/// Its cluster events are messages like the others, read at once.
 impl Inbox for UnboundedReceiver<Msg> {
-    fn recv(&mut self) -> impl Future<Output = Option<Msg>> + Send {
+    fn recv(&mut self, _cluster: bool) -> impl Future<Output = Option<Msg>> + Send {
         UnboundedReceiver::recv(self)
     }
 
-    fn try_recv(&mut self) -> Result<Msg, TryRecvError> {
+    fn try_recv(&mut self, _cluster: bool) -> Result<Msg, TryRecvError> {
         UnboundedReceiver::try_recv(self)
     }
 }
@@ -45,7 +47,10 @@ pub struct ConsoleInbox {
 }
 
 impl Inbox for ConsoleInbox {
-    async fn recv(&mut self) -> Option<Msg> {
+    async fn recv(&mut self, cluster: bool) -> Option<Msg> {
+        if !cluster {
+            return self.msgs.recv().await;
+        }
         tokio::select! {
             biased;
             msg = self.msgs.recv() => msg,
@@ -55,10 +60,11 @@ impl Inbox for ConsoleInbox {
         }
     }
 
-    fn try_recv(&mut self) -> Result<Msg, TryRecvError> {
+    fn try_recv(&mut self, cluster: bool) -> Result<Msg, TryRecvError> {
         match self.msgs.try_recv() {
             Ok(msg) => Ok(msg),
             Err(TryRecvError::Disconnected) => Err(TryRecvError::Disconnected),
+            Err(TryRecvError::Empty) if !cluster => Err(TryRecvError::Empty),
             Err(TryRecvError::Empty) => match self.cluster.try_recv() {
                 Ok(ev) => Ok(Msg::Cluster(ev)),
                 Err(_) => Err(TryRecvError::Empty),
@@ -82,13 +88,18 @@ mod tests {
         };
         ctx.send(status.clone()).unwrap();
         tx.send(Msg::Tick(jiff::Timestamp::UNIX_EPOCH)).unwrap();
-        assert!(matches!(inbox.recv().await, Some(Msg::Tick(_))));
-        assert_eq!(inbox.try_recv().ok(), Some(Msg::Cluster(status.clone())));
+        assert!(matches!(inbox.recv(true).await, Some(Msg::Tick(_))));
+        // Not read while the runtime does not ask for cluster events.
+        assert!(matches!(inbox.try_recv(false), Err(TryRecvError::Empty)));
+        assert_eq!(
+            inbox.try_recv(true).ok(),
+            Some(Msg::Cluster(status.clone()))
+        );
         drop(ctx);
-        assert!(matches!(inbox.try_recv(), Err(TryRecvError::Empty)));
+        assert!(matches!(inbox.try_recv(true), Err(TryRecvError::Empty)));
         tx.send(Msg::Tick(jiff::Timestamp::UNIX_EPOCH)).unwrap();
-        assert!(matches!(inbox.recv().await, Some(Msg::Tick(_))));
+        assert!(matches!(inbox.recv(true).await, Some(Msg::Tick(_))));
         drop(tx);
-        assert!(inbox.recv().await.is_none());
+        assert!(inbox.recv(true).await.is_none());
     }
 }

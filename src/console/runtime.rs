@@ -1,6 +1,15 @@
 //! The runtime: receives messages, runs `update`, executes the commands it
 //! returns, and redraws after each batch and each 1 s tick (ages and clocks
 //! move), at most ~30 frames a second. When nothing happens it sleeps.
+//!
+//! The operator's keys and the actions' reports are applied as they come.
+//! The clusters' events are too until every list is in (the first full
+//! screen); from then on they are read once a tick, with the tick, so that
+//! however fast the clusters change, the console settles what it derives
+//! and draws at most once a second for them: a change reaches the screen
+//! within a second. While they wait, the cluster channel merges them (an
+//! object changed ten times is read once). A read that fills a batch (a
+//! re-list) is followed by the next at once, until the channel is empty.
 
 use std::time::Duration;
 
@@ -55,6 +64,9 @@ where
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut dirty = true;
     let mut last_draw: Option<Instant> = None;
+    // Cluster events wait for the tick (every list is in and the last read
+    // emptied the channel).
+    let mut paced = false;
     loop {
         if dirty
             && !crate::terminal::gone()
@@ -90,23 +102,24 @@ where
         let next_frame = last_draw
             .map(|t| t + FRAME_BUDGET)
             .unwrap_or_else(Instant::now);
+        let cluster = !paced;
         tokio::select! {
-            msg = rx.recv() => {
+            msg = rx.recv(cluster) => {
                 let Some(msg) = msg else { break };
                 // Coalesce a burst (a re-list, a flood of log lines) into one
                 // batch: `update` settles what is derived once, and one frame.
                 let mut batch = vec![msg];
-                while batch.len() < BATCH {
-                    match rx.try_recv() {
-                        Ok(msg) => batch.push(msg),
-                        Err(_) => break,
-                    }
-                }
+                let full = fill(rx, &mut batch, cluster);
                 apply(model, started.elapsed(), batch, effects, &mut stats);
+                paced = !full && loaded(model);
                 dirty = true;
             }
             _ = tick.tick() => {
-                apply(model, started.elapsed(), vec![Msg::Tick(now())], effects, &mut stats);
+                let mut batch = Vec::new();
+                let full = fill(rx, &mut batch, true);
+                batch.push(Msg::Tick(now()));
+                apply(model, started.elapsed(), batch, effects, &mut stats);
+                paced = !full && loaded(model);
                 dirty = true;
             }
             _ = tokio::time::sleep_until(next_frame), if dirty => {}
@@ -116,6 +129,24 @@ where
         }
     }
     Ok(stats)
+}
+
+/// Adds waiting messages to `batch` (cluster events only when `cluster`)
+/// until none waits or it holds [`BATCH`]; whether it is full (more may wait).
+fn fill(rx: &mut impl Inbox, batch: &mut Vec<Msg>, cluster: bool) -> bool {
+    while batch.len() < BATCH {
+        match rx.try_recv(cluster) {
+            Ok(msg) => batch.push(msg),
+            Err(_) => return false,
+        }
+    }
+    true
+}
+
+/// Every watch has listed once: the first full screen is drawn, and the
+/// clusters' events can wait for the tick.
+fn loaded(model: &Model) -> bool {
+    crate::app::freshness::loading(model).is_none()
 }
 
 /// What a hang-up sends: Ctrl-C, which quits without asking.
@@ -133,6 +164,7 @@ fn apply(
     stats: &mut RunStats,
 ) {
     stats.messages += batch.len() as u64;
+    stats.batches += 1;
     let batch = std::iter::once(Msg::RealTime(real)).chain(batch);
     for command in update_batch(model, batch) {
         effects.run(command);
@@ -143,5 +175,10 @@ fn apply(
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RunStats {
     pub messages: u64,
+    /// Batches applied: each settles what is derived once.
+    pub batches: u64,
     pub frames: u64,
 }
+
+#[cfg(test)]
+mod tests;
