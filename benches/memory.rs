@@ -136,7 +136,7 @@ fn main() {
     let model_heap = live() - l1;
     println!(
         "model with the large scenario loaded ({} objects, {} machine rows): heap {} (peak while loading {}), VmRSS {}",
-        model.snapshot.objects.len(),
+        model.snapshot.objects().len(),
         model.derived.rows.len(),
         mib(model_heap),
         mib(peak() - l1),

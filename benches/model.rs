@@ -153,7 +153,7 @@ fn benches(c: &mut Criterion) {
     // Why the join is slow: `Snapshot::of_kind` walks every object of every
     // kind, and the join and attention call it per machine.
     let mut g = c.benchmark_group("snapshot");
-    g.throughput(Throughput::Elements(snap.objects.len() as u64));
+    g.throughput(Throughput::Elements(snap.objects().len() as u64));
     g.bench_function("nodes_scan", |b| b.iter(|| black_box(snap).nodes().count()));
     g.finish();
 

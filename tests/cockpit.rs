@@ -43,7 +43,7 @@ impl Played {
         let now = self.world.now();
         for kind in Kind::ALL {
             let objs: Vec<Object> = fresh
-                .objects
+                .objects()
                 .values()
                 .filter(|o| o.key().kind == kind)
                 .cloned()
@@ -172,7 +172,7 @@ fn started() -> Scenario {
 fn set_state(sc: &mut Scenario, name: &str, state: MachineState, when: Timestamp) {
     let Some(Object::Machine(m)) = sc
         .snap
-        .objects
+        .objects()
         .values()
         .find(|o| matches!(o, Object::Machine(m) if m.name == name))
         .cloned()

@@ -145,15 +145,15 @@ fn truth(world: &SimWorld, cluster_name: &str) -> Snapshot {
 /// Keys whose objects differ between the model and the truth.
 fn mismatches(model: &Snapshot, truth: &Snapshot) -> Vec<String> {
     let mut out = Vec::new();
-    for (k, v) in &truth.objects {
-        match model.objects.get(k) {
+    for (k, v) in truth.objects() {
+        match model.objects().get(k) {
             None => out.push(format!("missing {k:?}")),
             Some(m) if m != v => out.push(format!("differs {k:?}:\n  model {m:?}\n  truth {v:?}")),
             _ => {}
         }
     }
-    for k in model.objects.keys() {
-        if !truth.objects.contains_key(k) {
+    for k in model.objects().keys() {
+        if !truth.objects().contains_key(k) {
             out.push(format!("extra {k:?}"));
         }
     }

@@ -26,7 +26,7 @@ fn model_on(view_key: char) -> Model {
     let snap = fixtures::mid_update();
     for kind in Kind::ALL {
         let objects: Vec<Object> = snap
-            .objects
+            .objects()
             .iter()
             .filter(|(k, _)| k.kind == kind)
             .map(|(_, o)| o.clone())

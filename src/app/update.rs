@@ -95,7 +95,7 @@ fn on_cluster(model: &mut Model, ev: ClusterEvent) {
             model.last_event = Some(model.now);
             freshness::confirmed(model, obj.key().kind);
             let mut reaches = Vec::new();
-            if let Some(old) = model.snapshot.objects.get(&obj.key()) {
+            if let Some(old) = model.snapshot.objects().get(&obj.key()) {
                 reach(old, &mut reaches);
             }
             reach(&obj, &mut reaches);
@@ -107,7 +107,7 @@ fn on_cluster(model: &mut Model, ev: ClusterEvent) {
             model.last_event = Some(model.now);
             freshness::confirmed(model, key.kind);
             let mut reaches = Vec::new();
-            if let Some(old) = model.snapshot.objects.get(&key) {
+            if let Some(old) = model.snapshot.objects().get(&key) {
                 reach(old, &mut reaches);
             }
             model.pending.before(&model.snapshot);

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use jiff::{SignedDuration, Timestamp};
 
 use super::lockmsg::{self, LockMessage, MessageKind};
+pub use super::objects::short_node;
 use super::objects::{
     ClusterState, ClusterStateType, Controller, LockState, Machine, MachineState, MachineType,
     MigrationMode, Node, NodeMaintenanceRequest, Snapshot, VrouterDaemonSet, VrouterPod,
@@ -175,12 +176,6 @@ impl MachineRow {
 /// the first `.`, so an FQDN names the same node.
 pub fn same_node(a: &str, b: &str) -> bool {
     a == b || short_node(a) == short_node(b)
-}
-
-/// A node name without its domain (before the first `.`): what
-/// [`same_node`] compares, for lookups by node.
-pub fn short_node(name: &str) -> &str {
-    name.split('.').next().unwrap_or(name)
 }
 
 fn type_rank(t: &MachineType) -> u8 {

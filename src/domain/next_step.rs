@@ -91,7 +91,7 @@ pub fn for_item(item: &AttentionItem, snap: &Snapshot) -> Option<&'static NextSt
     if let Some(s) = steps.get(kind) {
         return Some(s);
     }
-    let (controller, cluster) = match snap.objects.get(&item.key) {
+    let (controller, cluster) = match snap.objects().get(&item.key) {
         Some(Object::NodeWorkloadLock(l)) => (Some(l.controller.as_str().to_string()), false),
         Some(Object::ClusterWorkloadLock(l)) => (Some(l.controller.as_str().to_string()), true),
         _ => (None, false),

@@ -20,7 +20,7 @@ mod vocabulary;
 pub use kaas::*;
 pub use messages::{ErrorMessage, StateMessage};
 pub use removal::NodeNotice;
-pub use snapshot::Snapshot;
+pub use snapshot::{Snapshot, short_node};
 pub use vocabulary::*;
 
 /// Which of the two clusters an object lives in.

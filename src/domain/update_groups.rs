@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 
-use super::objects::{Machine, MachineType, ProviderMachine, Snapshot, UpdateGroup};
+use super::objects::{Machine, MachineType, Object, ProviderMachine, Snapshot, UpdateGroup};
 
 /// The update group of one machine, as the screen and the ETA read it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,9 +109,10 @@ impl<'a> GroupIndex<'a> {
     /// The index for one machine: its provider Machine only (every group),
     /// for re-joining a few machines without a map of every provider Machine.
     pub fn for_machine(snap: &'a Snapshot, m: &Machine) -> GroupIndex<'a> {
-        let mine = snap
-            .provider_machines()
-            .find(|p| p.namespace == m.namespace && p.name == m.name);
+        let mine = snap.of_machine(&m.name).find_map(|o| match o {
+            Object::ProviderMachine(p) if p.namespace == m.namespace => Some(&**p),
+            _ => None,
+        });
         GroupIndex::of(snap, mine.into_iter())
     }
 

@@ -23,7 +23,7 @@ fn lists_in(h: &mut Harness) {
         let objects: Vec<_> = h
             .model
             .snapshot
-            .objects
+            .objects()
             .values()
             .filter(|o| o.key().kind == kind)
             .cloned()

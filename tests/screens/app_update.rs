@@ -126,7 +126,7 @@ fn deleted_objects_leave_the_rows() {
         namespace: String::new(),
         name: names::NODE_W3.to_string(),
     };
-    assert!(m.snapshot.objects.contains_key(&key));
+    assert!(m.snapshot.objects().contains_key(&key));
     update(&mut m, Msg::Cluster(ClusterEvent::Deleted(key.clone())));
     let w3 = m
         .derived

@@ -58,11 +58,11 @@ impl Lcg {
 
 /// A change to one object of `snap` (a new version, or its deletion).
 fn change(snap: &Snapshot, all: &Snapshot, rng: &mut Lcg) -> Msg {
-    let keys: Vec<&ObjectKey> = all.objects.keys().collect();
+    let keys: Vec<&ObjectKey> = all.objects().keys().collect();
     let k = keys[rng.below(keys.len())];
-    let Some(current) = snap.objects.get(k) else {
+    let Some(current) = snap.objects().get(k) else {
         // Gone: it comes back.
-        return Msg::Cluster(ClusterEvent::Applied(all.objects[k].clone()));
+        return Msg::Cluster(ClusterEvent::Applied(all.objects()[k].clone()));
     };
     let ev = match (current.clone(), rng.below(4)) {
         (_, 0) => ClusterEvent::Deleted(k.clone()),

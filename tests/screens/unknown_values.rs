@@ -91,7 +91,7 @@ fn the_unknown_values_are_kept_as_others_with_their_text() {
     assert_eq!(lock.controller, Controller::Other("stacklight".into()));
     assert_eq!(lock.state, LockState::Other("pending".into()));
     assert!(
-        m.snapshot.objects.values().any(|o| matches!(
+        m.snapshot.objects().values().any(|o| matches!(
             o,
             mosk_console::domain::objects::Object::ClusterState(s)
                 if s.state_type == ClusterStateType::Other("node-label".into())

@@ -76,7 +76,7 @@ fn hostile_strings_do_not_break_the_tables() {
         ..SessionInfo::default()
     };
     let mut model = Model::new(session, Keymap::default_keymap(), mid_update_now());
-    for obj in mid_update().objects.values() {
+    for obj in mid_update().objects().values() {
         let mut obj = obj.clone();
         if let Object::NodeWorkloadLock(l) = &mut obj
             && l.error_message.is_some()

@@ -185,11 +185,11 @@ fn the_auto_pause_is_dated_from_when_the_console_saw_the_plan_pause() {
     );
     let mut history = History::new();
     let mut snap = Snapshot::default();
-    let Some(Object::UpdatePlan(p)) = running.objects.get(&plan_key).cloned() else {
+    let Some(Object::UpdatePlan(p)) = running.objects().get(&plan_key).cloned() else {
         panic!("plan")
     };
     history.apply(&mut snap, Object::UpdatePlan(p), at("09:00"));
-    let Some(Object::UpdatePlan(p)) = paused.objects.get(&plan_key).cloned() else {
+    let Some(Object::UpdatePlan(p)) = paused.objects().get(&plan_key).cloned() else {
         panic!("plan")
     };
     history.apply(&mut snap, Object::UpdatePlan(p), at("09:20"));
@@ -199,7 +199,7 @@ fn the_auto_pause_is_dated_from_when_the_console_saw_the_plan_pause() {
     // Seen already paused: from when the plan was first seen.
     let mut first = History::new();
     let mut snap = Snapshot::default();
-    let Some(Object::UpdatePlan(p)) = paused.objects.get(&plan_key).cloned() else {
+    let Some(Object::UpdatePlan(p)) = paused.objects().get(&plan_key).cloned() else {
         panic!("plan")
     };
     first.apply(&mut snap, Object::UpdatePlan(p), at("09:25"));

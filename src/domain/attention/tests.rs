@@ -356,7 +356,7 @@ fn update_over_with_old_vrouters(target: Option<&str>) -> fixtures::Scenario {
     // Finish: every machine Ready, requests and cluster states gone.
     let keys: Vec<ObjectKey> = sc
         .snap
-        .objects
+        .objects()
         .keys()
         .filter(|k| {
             matches!(

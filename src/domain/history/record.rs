@@ -61,7 +61,7 @@ impl History {
     pub fn apply(&mut self, snap: &mut Snapshot, obj: Object, at: Timestamp) -> Vec<Change> {
         let key = obj.key();
         let before = snap.apply(obj);
-        self.observe(before.as_ref(), snap.objects.get(&key), at)
+        self.observe(before.as_ref(), snap.objects().get(&key), at)
     }
 
     /// Removes `key` from `snap` and records it (nothing if absent): a watch
@@ -85,7 +85,7 @@ impl History {
     ) -> Vec<Change> {
         let fresh: BTreeSet<ObjectKey> = objects.iter().map(Object::key).collect();
         let gone: Vec<ObjectKey> = snap
-            .objects
+            .objects()
             .keys()
             .filter(|k| k.kind == kind && !fresh.contains(k))
             .cloned()

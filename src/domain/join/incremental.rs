@@ -6,7 +6,7 @@
 //! Anything it cannot place (an UpdateGroup, a DaemonSet, a malformed object)
 //! asks for the whole join. `tests` checks the result equals the whole join.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{HashMap, HashSet};
 
 use super::*;
 use crate::domain::objects::Object;
@@ -60,15 +60,18 @@ pub fn reach(obj: &Object, out: &mut Vec<Reach>) {
     out.push(one);
 }
 
-/// Beyond this many machines to re-join, the whole join is cheaper.
-const MOST: usize = 64;
+/// Beyond this many machines to re-join, the whole join is cheaper (a
+/// machine re-joined reads only its node's objects, through the
+/// snapshot's indexes; the whole join builds maps of every object).
+const MOST: usize = 256;
 
 /// Brings `rows` (the join of an earlier snapshot) up to `snap` after the
 /// changes whose reaches are `reaches`. Returns false, leaving `rows` as they
-/// were, when only the whole join can (then call [`machine_rows`]).
+/// were, when only the whole join can (then call [`machine_rows`]). Reads
+/// only the objects of the machines and nodes reached, and the rows once.
 pub fn rejoin(rows: &mut Vec<MachineRow>, snap: &Snapshot, reaches: &[Reach]) -> bool {
-    let mut names: BTreeSet<&str> = BTreeSet::new();
-    let mut nodes: Vec<&str> = Vec::new();
+    let mut names: HashSet<&str> = HashSet::new();
+    let mut nodes: HashSet<&str> = HashSet::new();
     for r in reaches {
         match r {
             Reach::Nothing => {}
@@ -76,21 +79,25 @@ pub fn rejoin(rows: &mut Vec<MachineRow>, snap: &Snapshot, reaches: &[Reach]) ->
             Reach::Machine(m) => {
                 names.insert(m.as_str());
             }
-            Reach::Node(n) => nodes.push(n.as_str()),
+            Reach::Node(n) => {
+                nodes.insert(short_node(n));
+            }
         }
     }
-    if !nodes.is_empty() {
-        // The machines on the node now, and those whose row named it before.
-        for m in snap.machines() {
-            if let Some(h) = m.hostname.as_deref()
-                && nodes.iter().any(|n| same_node(n, h))
-            {
+    // The machines on the nodes now, and those whose row named them before.
+    for n in &nodes {
+        for o in snap.on_node(n) {
+            if let Object::Machine(m) = o {
                 names.insert(m.name.as_str());
             }
         }
+    }
+    if !nodes.is_empty() {
         for row in rows.iter() {
-            if let Some(h) = row.node_name.as_deref()
-                && nodes.iter().any(|n| same_node(n, h))
+            if row
+                .node_name
+                .as_deref()
+                .is_some_and(|h| nodes.contains(short_node(h)))
             {
                 names.insert(row.name());
             }
@@ -102,26 +109,23 @@ pub fn rejoin(rows: &mut Vec<MachineRow>, snap: &Snapshot, reaches: &[Reach]) ->
     if names.is_empty() {
         return true;
     }
-    let machines: HashMap<&str, &Arc<Machine>> = names
-        .iter()
-        .filter_map(|name| {
-            snap.shared_machines()
-                .find(|m| m.name == *name)
-                .map(|m| (*name, m))
-        })
-        .collect();
-    let names: Vec<String> = names.into_iter().map(str::to_string).collect();
-    let mut fresh: HashMap<String, MachineRow> = HashMap::new();
+    // Owned: the rows lent some of the names, and change next.
+    let names: HashSet<String> = names.into_iter().map(str::to_string).collect();
+    let mut fresh: HashMap<&str, MachineRow> = HashMap::new();
     for name in &names {
-        if let Some(m) = machines.get(name.as_str()) {
+        let machine = snap.of_machine(name).find_map(|o| match o {
+            Object::Machine(m) => Some(m),
+            _ => None,
+        });
+        if let Some(m) = machine {
             fresh.insert(
-                name.clone(),
+                name.as_str(),
                 machine_row_indexed(&JoinIndex::for_machine(snap, m), m),
             );
         }
     }
     rows.retain_mut(|row| {
-        if !names.iter().any(|n| n == row.name()) {
+        if !names.contains(row.name()) {
             return true;
         }
         match fresh.remove(row.name()) {
@@ -139,36 +143,33 @@ pub fn rejoin(rows: &mut Vec<MachineRow>, snap: &Snapshot, reaches: &[Reach]) ->
 }
 
 impl<'a> JoinIndex<'a> {
-    /// The index of one machine: only the objects of its node (a scan of
-    /// each kind, no maps of every object), for re-joining a few machines.
+    /// The index of one machine: only the objects of its node and its
+    /// name, read through the snapshot's indexes, for re-joining a few
+    /// machines.
     pub fn for_machine(snap: &'a Snapshot, machine: &'a Machine) -> JoinIndex<'a> {
         let key = machine
             .hostname
             .as_deref()
             .filter(|h| !h.trim().is_empty())
             .map(short_node);
-        let mine = |n: &str| key.is_some_and(|k| short_node(n) == k);
         let mut index = JoinIndex::empty(GroupIndex::for_machine(snap, machine));
-        let Some(key) = key else {
-            index.add_states(snap, machine);
-            return index;
-        };
-        if let Some(n) = snap.shared_nodes().find(|n| short_node(&n.name) == key) {
-            index.nodes.insert(key, n);
-        }
-        for r in snap.shared_node_requests() {
-            if mine(&r.node_name) || mine(&r.name) {
-                index.requests.entry(key).or_default().push(r);
-            }
-        }
-        for l in snap.shared_node_locks() {
-            if l.node_name.as_deref().is_some_and(mine) {
-                index.locks.entry(key).or_default().push(l);
-            }
-        }
-        for p in snap.vrouter_pods() {
-            if p.node_name.as_deref().is_some_and(mine) {
-                index.pods.entry(key).or_default().push(p);
+        if let Some(key) = key {
+            // The index holds every object that names the node in any of
+            // the fields the join matches on.
+            for o in snap.on_node(key) {
+                match o {
+                    Object::Node(n) => {
+                        index.nodes.entry(key).or_insert(n);
+                    }
+                    Object::NodeMaintenanceRequest(r) => {
+                        index.requests.entry(key).or_default().push(r);
+                    }
+                    Object::NodeWorkloadLock(l) => {
+                        index.locks.entry(key).or_default().push(l);
+                    }
+                    Object::VrouterPod(p) => index.pods.entry(key).or_default().push(p),
+                    _ => {}
+                }
             }
         }
         for d in snap.vrouter_daemonsets() {
@@ -176,18 +177,14 @@ impl<'a> JoinIndex<'a> {
                 .daemonsets
                 .insert((d.namespace.as_str(), d.name.as_str()), d);
         }
-        index.add_states(snap, machine);
-        index
-    }
-
-    fn add_states(&mut self, snap: &'a Snapshot, machine: &Machine) {
-        for s in snap.shared_cluster_states() {
-            if let Some(arg) = s.arg.as_deref()
-                && arg == machine.name
+        for o in snap.of_machine(&machine.name) {
+            if let Object::ClusterState(s) = o
+                && let Some(arg) = s.arg.as_deref()
             {
-                self.states.entry(arg).or_default().push(s);
+                index.states.entry(arg).or_default().push(s);
             }
         }
+        index
     }
 }
 

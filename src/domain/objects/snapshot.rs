@@ -1,7 +1,7 @@
 //! The store of everything the console knows: the latest version of each
 //! watched object, with typed accessors per kind.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -13,10 +13,76 @@ use super::*;
 /// Changed only through its methods, each of which gives the snapshot a new
 /// [`Snapshot::generation`]: what is computed from a snapshot remembers the
 /// generation it was computed from, and is recomputed only when it moved.
+///
+/// It keeps two indexes beside the objects, so that what is computed for
+/// one node or one machine reads that node's objects, not every object of
+/// each kind ([`Snapshot::on_node`], [`Snapshot::of_machine`]).
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
-    pub objects: BTreeMap<ObjectKey, Object>,
+    objects: BTreeMap<ObjectKey, Object>,
     generation: u64,
+    /// By [`short_node`] name: the Node, its workload locks, vRouter pods
+    /// and maintenance requests (by node and by their own name, as the
+    /// join finds them), the LCMMachines whose hostname it is.
+    by_node: HashMap<String, BTreeSet<ObjectKey>>,
+    /// By machine name: the LCMMachines and provider Machines of that
+    /// name, the LCMClusterStates whose `arg` it is.
+    by_machine: HashMap<String, BTreeSet<ObjectKey>>,
+}
+
+/// A node name without its domain (before the first `.`): the form every
+/// object that names a node is matched by (a Node is `cmp-1.example.net`
+/// where a lock says `cmp-1`).
+pub fn short_node(name: &str) -> &str {
+    name.split('.').next().unwrap_or(name)
+}
+
+fn index_one(
+    map: &mut HashMap<String, BTreeSet<ObjectKey>>,
+    name: &str,
+    key: &ObjectKey,
+    add: bool,
+) {
+    if add {
+        map.entry(name.to_string()).or_default().insert(key.clone());
+    } else if let Some(keys) = map.get_mut(name) {
+        keys.remove(key);
+        if keys.is_empty() {
+            map.remove(name);
+        }
+    }
+}
+
+/// The names `obj` is indexed by: its nodes and its machine.
+fn index_names(obj: &Object) -> (Vec<&str>, Option<&str>) {
+    fn node(n: &str) -> Option<&str> {
+        (!n.trim().is_empty()).then(|| short_node(n))
+    }
+    match obj {
+        Object::Node(n) => (node(&n.name).into_iter().collect(), None),
+        Object::NodeWorkloadLock(l) => (
+            l.node_name.as_deref().and_then(node).into_iter().collect(),
+            None,
+        ),
+        Object::VrouterPod(p) => (
+            p.node_name.as_deref().and_then(node).into_iter().collect(),
+            None,
+        ),
+        Object::NodeMaintenanceRequest(r) => (
+            node(&r.node_name)
+                .into_iter()
+                .chain(node(&r.name))
+                .collect(),
+            None,
+        ),
+        Object::Machine(m) => (
+            m.hostname.as_deref().and_then(node).into_iter().collect(),
+            Some(m.name.as_str()),
+        ),
+        Object::ProviderMachine(p) => (Vec::new(), Some(p.name.as_str())),
+        Object::ClusterState(s) => (Vec::new(), s.arg.as_deref()),
+        _ => (Vec::new(), None),
+    }
 }
 
 /// Generations are unique across every snapshot of the process, so a
@@ -41,19 +107,74 @@ impl Snapshot {
     }
     pub fn apply(&mut self, obj: Object) -> Option<Object> {
         self.changed();
-        self.objects.insert(obj.key(), obj)
+        let key = obj.key();
+        self.index(&key, &obj, true);
+        let old = self.objects.insert(key.clone(), obj);
+        if let Some(old) = &old {
+            self.index(&key, old, false);
+            // The old and the new version may share a name.
+            let new = self.objects.remove(&key).expect("just inserted");
+            self.index(&key, &new, true);
+            self.objects.insert(key, new);
+        }
+        old
     }
     pub fn remove(&mut self, key: &ObjectKey) -> Option<Object> {
         self.changed();
-        self.objects.remove(key)
+        let old = self.objects.remove(key);
+        if let Some(old) = &old {
+            self.index(key, old, false);
+        }
+        old
     }
     /// Replaces every object of `kind` with `objects` (a re-list).
     pub fn replace_kind(&mut self, kind: Kind, objects: Vec<Object>) {
         self.changed();
-        self.objects.retain(|k, _| k.kind != kind);
+        let gone: Vec<ObjectKey> = self.of_kind(kind).map(Object::key).collect();
+        for key in &gone {
+            self.remove(key);
+        }
         for o in objects {
             self.apply(o);
         }
+    }
+    /// Adds `key` to (or, when `!add`, takes it from) the indexes under
+    /// the names `obj` has.
+    fn index(&mut self, key: &ObjectKey, obj: &Object, add: bool) {
+        let (nodes, machine) = index_names(obj);
+        for n in nodes {
+            index_one(&mut self.by_node, n, key, add);
+        }
+        if let Some(m) = machine {
+            index_one(&mut self.by_machine, m, key, add);
+        }
+    }
+    /// Every object, by key.
+    pub fn objects(&self) -> &BTreeMap<ObjectKey, Object> {
+        &self.objects
+    }
+    /// Every object, by key, taken out of the snapshot.
+    pub fn into_objects(self) -> BTreeMap<ObjectKey, Object> {
+        self.objects
+    }
+    /// The objects on node `node` (any form of its name): the Node, its
+    /// workload locks, vRouter pods and maintenance requests, the
+    /// LCMMachines whose hostname it is.
+    pub fn on_node(&self, node: &str) -> impl Iterator<Item = &Object> {
+        self.indexed(self.by_node.get(short_node(node)))
+    }
+    /// The LCMMachines and provider Machines named `machine`, and the
+    /// LCMClusterStates whose `arg` it is.
+    pub fn of_machine(&self, machine: &str) -> impl Iterator<Item = &Object> {
+        self.indexed(self.by_machine.get(machine))
+    }
+    fn indexed<'a>(
+        &'a self,
+        keys: Option<&'a BTreeSet<ObjectKey>>,
+    ) -> impl Iterator<Item = &'a Object> {
+        keys.into_iter()
+            .flatten()
+            .filter_map(|k| self.objects.get(k))
     }
     /// The objects of one kind. Keys sort by kind first, so this reads only
     /// that kind's range of the map.
@@ -212,5 +333,80 @@ impl Snapshot {
                 Object::NodeDisableNotification(n) => Some(&**n),
                 _ => None,
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::fixtures;
+
+    /// What [`Snapshot::on_node`] and [`Snapshot::of_machine`] must give:
+    /// found by reading every object.
+    fn scanned(snap: &Snapshot, node: Option<&str>, machine: Option<&str>) -> BTreeSet<ObjectKey> {
+        snap.objects
+            .iter()
+            .filter(|(_, o)| {
+                let (nodes, m) = index_names(o);
+                node.is_some_and(|n| nodes.contains(&short_node(n)))
+                    || (machine.is_some() && m == machine)
+            })
+            .map(|(k, _)| k.clone())
+            .collect()
+    }
+
+    fn check(snap: &Snapshot) {
+        let mut nodes: BTreeSet<String> = snap.by_node.keys().cloned().collect();
+        let mut machines: BTreeSet<String> = snap.by_machine.keys().cloned().collect();
+        for o in snap.objects.values() {
+            let (n, m) = index_names(o);
+            nodes.extend(n.into_iter().map(str::to_string));
+            machines.extend(m.map(str::to_string));
+        }
+        nodes.insert("gone.example.net".into());
+        for n in &nodes {
+            let got: BTreeSet<ObjectKey> = snap.on_node(n).map(Object::key).collect();
+            assert_eq!(got, scanned(snap, Some(n), None), "on node {n}");
+        }
+        for m in &machines {
+            let got: BTreeSet<ObjectKey> = snap.of_machine(m).map(Object::key).collect();
+            assert_eq!(got, scanned(snap, None, Some(m)), "of machine {m}");
+        }
+        // Nothing indexed under a name no object has any more.
+        assert!(snap.by_node.values().all(|k| !k.is_empty()));
+        assert!(snap.by_machine.values().all(|k| !k.is_empty()));
+    }
+
+    #[test]
+    fn the_indexes_follow_every_change_of_the_objects() {
+        let full = fixtures::mid_update();
+        let mut snap = Snapshot::default();
+        for o in full.objects.values() {
+            snap.apply(o.clone());
+        }
+        check(&snap);
+        // A machine moves to another node; a lock is re-pointed under the
+        // same name; a Node is removed; a kind is re-listed with one less.
+        let mut moved = snap.machines().nth(1).expect("a machine").clone();
+        moved.hostname = Some("elsewhere.example.net".into());
+        snap.apply(Object::Machine(Arc::new(moved)));
+        check(&snap);
+        let mut lock = snap.node_locks().next().expect("a lock").clone();
+        lock.node_name = Some("elsewhere".into());
+        snap.apply(Object::NodeWorkloadLock(Arc::new(lock)));
+        check(&snap);
+        let node = snap.nodes().next().expect("a node").name.clone();
+        snap.remove(&ObjectKey::new(Kind::Node, "", &node));
+        check(&snap);
+        let states: Vec<Object> = snap
+            .of_kind(Kind::LcmClusterState)
+            .skip(1)
+            .cloned()
+            .collect();
+        snap.replace_kind(Kind::LcmClusterState, states);
+        check(&snap);
+        let pods: Vec<Object> = Vec::new();
+        snap.replace_kind(Kind::VrouterPod, pods);
+        check(&snap);
     }
 }

@@ -16,7 +16,7 @@ fn step(
         Ok(o) => o.key(),
         Err(k) => k.clone(),
     };
-    if let Some(old) = snap.objects.get(&key) {
+    if let Some(old) = snap.objects().get(&key) {
         reach(old, &mut reaches);
     }
     match change {
@@ -42,17 +42,17 @@ fn building_the_mid_update_cluster_object_by_object_matches_the_whole_join() {
     let mut snap = Snapshot::default();
     let mut rows = machine_rows(&snap);
     let mut incremental = 0;
-    for obj in target.objects.values() {
+    for obj in target.objects().values() {
         incremental += usize::from(step(&mut snap, &mut rows, Ok(obj.clone())));
     }
     // Most changes (machines, nodes, locks, states) re-join a few rows.
     assert!(
-        incremental * 2 > target.objects.len(),
+        incremental * 2 > target.objects().len(),
         "{incremental} of {}",
-        target.objects.len()
+        target.objects().len()
     );
     // And taken apart again.
-    for key in target.objects.keys() {
+    for key in target.objects().keys() {
         step(&mut snap, &mut rows, Err(key.clone()));
     }
     assert!(rows.is_empty());
