@@ -400,15 +400,15 @@ fn held_reason(snap: &Snapshot, held: &[&WorkloadLock]) -> String {
     reason
 }
 
+/// The first two machines and how many more (only those two are
+/// formatted: the list can hold every worker of a large cluster).
 fn list(machines: &[&Machine]) -> String {
-    let items: Vec<String> = machines
-        .iter()
-        .map(|m| format!("{} {}", m.name, m.state))
-        .collect();
-    match items.len() {
-        0 => String::new(),
-        1..=2 => items.join(", "),
-        n => format!("{}, {} and {} more", items[0], items[1], n - 2),
+    let item = |m: &Machine| format!("{} {}", m.name, m.state);
+    match machines {
+        [] => String::new(),
+        [a] => item(a),
+        [a, b] => format!("{}, {}", item(a), item(b)),
+        [a, b, rest @ ..] => format!("{}, {} and {} more", item(a), item(b), rest.len()),
     }
 }
 
