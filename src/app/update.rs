@@ -15,7 +15,7 @@ use crate::app::msg::{Command, Msg};
 use crate::app::views::{self, Outcome, ViewCtx};
 use crate::cluster::events::ClusterEvent;
 use crate::config::keymap::KeyAction;
-use crate::domain::join::incremental::{Reach, reach};
+use crate::domain::join::incremental::{Reach, reach, reach_change};
 
 /// Applies one message to the model, brings what is derived from it up to
 /// date, and returns what the runtime must do.
@@ -95,10 +95,8 @@ fn on_cluster(model: &mut Model, ev: ClusterEvent) {
             model.last_event = Some(model.now);
             freshness::confirmed(model, obj.key().kind);
             let mut reaches = Vec::new();
-            if let Some(old) = model.snapshot.objects().get(&obj.key()) {
-                reach(old, &mut reaches);
-            }
-            reach(&obj, &mut reaches);
+            let old = model.snapshot.objects().get(&obj.key());
+            reach_change(old, &obj, &mut reaches);
             model.pending.before(&model.snapshot);
             model.history.apply(&mut model.snapshot, obj, model.now);
             model.pending.after(&model.snapshot, reaches);

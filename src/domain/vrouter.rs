@@ -202,6 +202,18 @@ pub fn revision(ds: Option<&VrouterDaemonSet>, pod: &VrouterPod) -> Revision {
     }
 }
 
+/// What [`revision`] reads of a DaemonSet: two versions that agree on it
+/// give every pod the same revision (its counters move on each pod
+/// restarted; this moves far less often).
+pub fn revision_inputs(ds: &VrouterDaemonSet) -> impl PartialEq + use<> {
+    (
+        ds.generation,
+        ds.observed_generation,
+        ds.template_generation,
+        ds.current > 0 && ds.updated >= ds.current,
+    )
+}
+
 /// One vRouter pod and whether it runs its DaemonSet's current template.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PodStatus {

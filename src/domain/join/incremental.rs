@@ -10,6 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::*;
 use crate::domain::objects::Object;
+use crate::domain::vrouter::revision_inputs;
 
 /// Which machine rows a changed object can change.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -58,6 +59,22 @@ pub fn reach(obj: &Object, out: &mut Vec<Reach>) {
         | Object::NodeDisableNotification(_) => Reach::Nothing,
     };
     out.push(one);
+}
+
+/// Adds the rows a change from `old` to `new` reaches to `out`: what
+/// [`reach`] says of each version, except for a DaemonSet whose new
+/// version gives its pods the revisions the old one gave (the join reads a
+/// DaemonSet only for that): it reaches nothing.
+pub fn reach_change(old: Option<&Object>, new: &Object, out: &mut Vec<Reach>) {
+    if let (Some(Object::VrouterDaemonSet(a)), Object::VrouterDaemonSet(b)) = (old, new)
+        && revision_inputs(a) == revision_inputs(b)
+    {
+        return;
+    }
+    if let Some(old) = old {
+        reach(old, out);
+    }
+    reach(new, out);
 }
 
 /// Beyond this many machines to re-join, the whole join is cheaper (a

@@ -16,15 +16,16 @@ fn step(
         Ok(o) => o.key(),
         Err(k) => k.clone(),
     };
-    if let Some(old) = snap.objects().get(&key) {
-        reach(old, &mut reaches);
-    }
+    let old = snap.objects().get(&key);
     match change {
         Ok(o) => {
-            reach(&o, &mut reaches);
+            reach_change(old, &o, &mut reaches);
             snap.apply(o);
         }
         Err(k) => {
+            if let Some(old) = old {
+                reach(old, &mut reaches);
+            }
             snap.remove(&k);
         }
     }
@@ -102,4 +103,48 @@ fn a_machine_renamed_hostname_and_an_unplaceable_change() {
         error: "spec: invalid".into(),
     }));
     assert!(!step(&mut snap, &mut rows, Ok(bad)));
+}
+
+#[test]
+fn a_daemonset_reaches_the_rows_only_when_its_pods_revisions_may_change() {
+    let mut snap = fixtures::mid_update();
+    let mut rows = machine_rows(&snap);
+    let ds = snap
+        .vrouter_daemonsets()
+        .next()
+        .expect("a DaemonSet")
+        .clone();
+    // A pod restarted: READY moves, nothing the revision reads does.
+    let mut counted = ds.clone();
+    counted.ready -= 1;
+    let mut reaches = Vec::new();
+    let old = snap
+        .objects()
+        .get(&Object::VrouterDaemonSet(Arc::new(ds.clone())).key());
+    reach_change(
+        old,
+        &Object::VrouterDaemonSet(Arc::new(counted.clone())),
+        &mut reaches,
+    );
+    assert!(reaches.is_empty(), "{reaches:?}");
+    assert!(step(
+        &mut snap,
+        &mut rows,
+        Ok(Object::VrouterDaemonSet(Arc::new(counted.clone())))
+    ));
+    // Every scheduled pod counted updated, a new template: every row.
+    let mut updated = counted.clone();
+    updated.updated = updated.current;
+    assert!(!step(
+        &mut snap,
+        &mut rows,
+        Ok(Object::VrouterDaemonSet(Arc::new(updated.clone())))
+    ));
+    let mut template = updated;
+    template.template_generation = template.template_generation.map(|g| g + 1);
+    assert!(!step(
+        &mut snap,
+        &mut rows,
+        Ok(Object::VrouterDaemonSet(Arc::new(template)))
+    ));
 }
