@@ -13,7 +13,7 @@
 //! - a disabled Machine (`spec.providerSpec.value.disable`) "is ignored in all
 //!   calculations" (§5.3).
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use super::objects::{Machine, MachineType, Object, ProviderMachine, Snapshot, UpdateGroup};
 
