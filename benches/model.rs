@@ -145,8 +145,10 @@ fn benches(c: &mut Criterion) {
     g.bench_function("attention", |b| {
         b.iter(|| attention(black_box(snap), history, now))
     });
+    // From the joined rows, as `settle` computes it each second.
+    let rows = machine_rows(snap);
     g.bench_function("progress", |b| {
-        b.iter(|| progress(black_box(snap), history, now))
+        b.iter(|| progress(black_box(snap), history, &rows, now))
     });
     g.finish();
 

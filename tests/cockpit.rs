@@ -154,7 +154,12 @@ fn stuck_drain_names_the_ceph_lock_with_its_age_and_next_step_and_the_eta_grows(
         .unwrap_or_else(|| panic!("{:#?}", item.symptoms));
     assert!(stall.why.contains("expected.worker_turn"), "{}", stall.why);
     // The estimate itself is still there, for after the wait.
-    let pr = progress(&p.snap, &p.history, p.world.now());
+    let pr = progress(
+        &p.snap,
+        &p.history,
+        &mosk_console::domain::join::machine_rows(&p.snap),
+        p.world.now(),
+    );
     assert!(pr.eta.is_some() && pr.updating, "{pr:#?}");
 }
 

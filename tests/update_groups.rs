@@ -353,6 +353,7 @@ async fn the_plan_scenario_machines_arrive_with_their_update_groups() {
     let p = mosk_console::domain::progress::progress(
         &events.snapshot,
         &mosk_console::domain::history::History::new(),
+        &mosk_console::domain::join::machine_rows(&events.snapshot),
         world.now(),
     );
     assert_eq!((p.total, p.disabled), (10, 1));

@@ -114,7 +114,7 @@ impl Derived {
             self.attention_at = Some(now);
             self.attention_of = self.generation;
         }
-        let mut p = progress(snapshot, history, now);
+        let mut p = progress(snapshot, history, &self.rows, now);
         p.blocked = blocked(&self.attention);
         self.progress = Some(p);
         self.at = Some(now);

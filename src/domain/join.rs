@@ -93,6 +93,9 @@ pub struct MachineRow {
     /// The provider Machine is disabled: out of LCM control, ignored in
     /// progress and ETA (reference §5.3).
     pub disabled: bool,
+    /// A control-plane machine (by its provider Machine's label, or its
+    /// LCMMachine type): updated one at a time, whatever its group.
+    pub control_plane: bool,
 }
 
 /// The default number of live-migration attempts per instance.
@@ -359,6 +362,7 @@ pub fn machine_row_indexed(index: &JoinIndex<'_>, machine: &Arc<Machine>) -> Mac
         waiting_on: None,
         update_group: index.groups.group_of(machine),
         disabled: index.groups.disabled(machine),
+        control_plane: index.groups.control_plane(machine),
     };
     row.waiting_on = waiting_on(&row);
     row

@@ -13,8 +13,9 @@ use jiff::{SignedDuration, Timestamp};
 
 use super::attention::{AttentionItem, AttentionKind};
 use super::history::{FinishedMachine, History};
+use super::join::MachineRow;
 use super::objects::{Machine, MachineType, Snapshot};
-use super::update_groups::{self, GroupIndex};
+use super::update_groups;
 use super::update_plan;
 
 /// Progress of the update (or the cluster's state when there is none).
@@ -141,18 +142,25 @@ pub fn machine_done(snap: &Snapshot, history: &History, m: &Machine) -> bool {
     matches!((target, m.release.as_deref()), (Some(t), Some(r)) if t == r)
 }
 
-/// Computes the progress at `now`.
-pub fn progress(snap: &Snapshot, history: &History, now: Timestamp) -> Progress {
-    let groups = GroupIndex::new(snap);
-    let all: Vec<&Machine> = snap.machines().filter(|m| counted(m)).collect();
-    let disabled = all.iter().filter(|m| groups.disabled(m)).count();
-    let machines: Vec<&Machine> = all.into_iter().filter(|m| !groups.disabled(m)).collect();
+/// Computes the progress at `now`, from the machines joined in `rows`
+/// (`domain::join::machine_rows` of `snap`: each row carries its machine's
+/// update group, whether it is disabled and in the control plane, so no
+/// index of every provider Machine is built here each second).
+pub fn progress(
+    snap: &Snapshot,
+    history: &History,
+    rows: &[MachineRow],
+    now: Timestamp,
+) -> Progress {
+    let all: Vec<&MachineRow> = rows.iter().filter(|r| counted(&r.machine)).collect();
+    let disabled = all.iter().filter(|r| r.disabled).count();
+    let machines: Vec<&MachineRow> = all.into_iter().filter(|r| !r.disabled).collect();
     let total = machines.len();
     let cmr = snap.cluster_requests().min_by_key(|r| r.created);
     let updating = cmr.is_some();
     let done_flags: Vec<bool> = machines
         .iter()
-        .map(|m| machine_done(snap, history, m))
+        .map(|r| machine_done(snap, history, &r.machine))
         .collect();
     let done = done_flags.iter().filter(|d| **d).count();
     let started = history
@@ -172,16 +180,16 @@ pub fn progress(snap: &Snapshot, history: &History, now: Timestamp) -> Progress 
         .iter()
         .zip(&done_flags)
         .filter(|(_, done)| !**done)
-        .map(|(m, _)| Left {
-            machine: m,
-            turn: history.turn_started(&m.name),
+        .map(|(r, _)| Left {
+            row: r,
+            turn: history.turn_started(&r.machine.name),
         })
         .collect();
     let (eta, eta_source) = match plan_eta(snap, now) {
         Some((eta, factor)) => (Some(eta), Some(EtaSource::UpdatePlan { factor })),
         None if finished.is_empty() => (None, None),
-        None if groups.has_groups() => {
-            let (eta, n) = eta_by_group(&groups, &finished, &left, now);
+        None if snap.update_groups().next().is_some() => {
+            let (eta, n) = eta_by_group(&finished, &left, now);
             (Some(eta), Some(EtaSource::UpdateGroups { groups: n }))
         }
         None => (
@@ -204,7 +212,7 @@ pub fn progress(snap: &Snapshot, history: &History, now: Timestamp) -> Progress 
 
 /// A machine not done yet, and when its turn started.
 struct Left<'a> {
-    machine: &'a Machine,
+    row: &'a MachineRow,
     turn: Option<Timestamp>,
 }
 
@@ -249,7 +257,7 @@ fn eta_by_type(
         };
         let work: SignedDuration = left
             .iter()
-            .filter(|l| l.machine.machine_type == ty)
+            .filter(|l| l.row.machine.machine_type == ty)
             .map(|l| l.time_left(mean, now))
             .sum();
         let conc = history.max_concurrency(&ty).max(1) as i32;
@@ -269,7 +277,6 @@ fn eta_by_type(
 /// bound. `concurrentUpdates` is an upper bound too (per-role limits may
 /// hold fewer at once, §3.4): the ETA may then be short.
 fn eta_by_group(
-    groups: &GroupIndex,
     finished: &[&FinishedMachine],
     left: &[Left],
     now: Timestamp,
@@ -280,7 +287,7 @@ fn eta_by_group(
     let control_mean = mean_for(finished, &MachineType::Control);
     let worker_mean = mean_for(finished, &MachineType::Worker);
     for l in left {
-        let m = l.machine;
+        let m = &l.row.machine;
         let mean = if m.machine_type == MachineType::Control {
             control_mean
         } else {
@@ -289,16 +296,16 @@ fn eta_by_group(
         let Some(mean) = mean else {
             continue;
         };
-        let Some(group) = groups.group_of(m) else {
+        let Some(group) = &l.row.update_group else {
             continue;
         };
-        let control_plane = groups.control_plane(m);
+        let control_plane = l.row.control_plane;
         // The control plane goes one by one [C: D-ORDER], whatever its group.
         let lanes = if control_plane { 1 } else { group.lanes() };
         let name = if control_plane {
             String::new()
         } else {
-            group.name
+            group.name.clone()
         };
         let jobs = stages
             .entry(update_groups::stage(control_plane, group.index))

@@ -4,6 +4,11 @@ use crate::domain::fixtures::{self, names::*};
 use crate::domain::objects::{MachineState, Object};
 use std::sync::Arc;
 
+/// The progress of `snap` joined whole, as `settle` computes it.
+fn progress(snap: &Snapshot, history: &History, now: Timestamp) -> Progress {
+    super::progress(snap, history, &crate::domain::join::machine_rows(snap), now)
+}
+
 #[test]
 fn idle_cluster_is_all_done_without_eta() {
     let p = progress(&fixtures::idle(), &History::new(), fixtures::at("10:00"));
