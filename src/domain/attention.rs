@@ -7,7 +7,7 @@ use jiff::{SignedDuration, Timestamp};
 use super::history::History;
 use super::join::{self, same_node};
 use super::lockmsg;
-use super::objects::{Kind, LockState, MigrationMode, ObjectKey, Snapshot, WorkloadLock};
+use super::objects::{Kind, LockState, MigrationMode, Object, ObjectKey, Snapshot, WorkloadLock};
 use super::progress::human_duration;
 use super::reminders::Reminder;
 
@@ -161,11 +161,15 @@ pub struct AttentionItem {
     pub symptoms: Vec<Symptom>,
 }
 
-/// The subject name for a node: its machine's name when known.
+/// The subject name for a node: its machine's name when known (the first
+/// by key of the machines on it).
 fn machine_for_node(snap: &Snapshot, node: &str) -> Option<String> {
-    snap.machines()
-        .find(|m| m.hostname.as_deref().is_some_and(|h| same_node(h, node)))
-        .map(|m| m.name.clone())
+    snap.on_node(node).find_map(|o| match o {
+        Object::Machine(m) if m.hostname.as_deref().is_some_and(|h| same_node(h, node)) => {
+            Some(m.name.clone())
+        }
+        _ => None,
+    })
 }
 
 fn lock_key(lock: &WorkloadLock) -> ObjectKey {

@@ -19,11 +19,11 @@
 //! request is removed at the end. A request being deleted no longer waits on
 //! anything: its node or cluster is being handed back.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 
 use crate::domain::join::short_node as short;
 use crate::domain::lockmsg::MessageKind;
-use crate::domain::objects::{Kind, LockState, ObjectKey, Snapshot, WorkloadLock};
+use crate::domain::objects::{Kind, LockState, Object, ObjectKey, Snapshot, WorkloadLock};
 
 /// Whether a lock's state holds LCM back (`active`, `failed`); an unknown
 /// state is not counted (the console cannot tell what it means).
@@ -50,29 +50,39 @@ pub fn blocking_locks(snap: &Snapshot) -> BTreeSet<ObjectKey> {
                 .map(|l| key(Kind::ClusterWorkloadLock, l)),
         );
     }
-    // The requested nodes by short name (what `same_node` compares), looked
-    // up once per lock: thousands of nodes stay linear.
-    let queued: HashSet<&str> = queued_nodes(snap).collect();
-    let requested: HashSet<&str> = snap
+    // The requested nodes by short name (what `same_node` compares); each
+    // read through the snapshot's index of its objects, so the cost is
+    // that of the nodes in maintenance, not of every lock.
+    let requested: BTreeSet<&str> = snap
         .node_requests()
         .filter(|r| !r.deleting)
         .map(|r| short(&r.node_name))
-        .filter(|n| !queued.contains(n))
+        .filter(|n| !n.trim().is_empty())
         .collect();
-    if requested.is_empty() {
-        return out;
-    }
-    out.extend(
-        snap.node_locks()
-            .filter(|l| holds(l))
-            .filter(|l| {
-                l.node_name
-                    .as_deref()
-                    .is_some_and(|n| requested.contains(short(n)))
+    for node in requested {
+        let locks = || {
+            snap.on_node(node).filter_map(|o| match o {
+                Object::NodeWorkloadLock(l) => Some(&**l),
+                _ => None,
             })
-            .map(|l| key(Kind::NodeWorkloadLock, l)),
-    );
+        };
+        if locks().any(deferred) {
+            continue;
+        }
+        out.extend(
+            locks()
+                .filter(|l| holds(l))
+                .map(|l| key(Kind::NodeWorkloadLock, l)),
+        );
+    }
     out
+}
+
+/// The lock says the OpenStack controller deferred its node.
+fn deferred(lock: &WorkloadLock) -> bool {
+    lock.error_message
+        .as_ref()
+        .is_some_and(|m| matches!(m.parsed().kind, MessageKind::ConcurrencyDeferred { .. }))
 }
 
 /// The nodes (short names) whose OpenStack lock says the controller
@@ -81,11 +91,7 @@ pub fn blocking_locks(snap: &Snapshot) -> BTreeSet<ObjectKey> {
 /// is not waiting on their locks yet [I].
 pub fn queued_nodes(snap: &Snapshot) -> impl Iterator<Item = &str> {
     snap.node_locks()
-        .filter(|l| {
-            l.error_message
-                .as_ref()
-                .is_some_and(|m| matches!(m.parsed().kind, MessageKind::ConcurrencyDeferred { .. }))
-        })
+        .filter(|l| deferred(l))
         .filter_map(|l| l.node_name.as_deref())
         .map(short)
 }

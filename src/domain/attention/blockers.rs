@@ -9,7 +9,7 @@ use jiff::Timestamp;
 use super::{AttentionItem, AttentionKind, machine_for_node, quote};
 use crate::domain::history::History;
 use crate::domain::join::same_node;
-use crate::domain::objects::{Kind, ObjectKey, Snapshot};
+use crate::domain::objects::{Kind, Object, ObjectKey, Snapshot};
 
 /// What a disabled machine means (reference §5.3 [C: D-DIS], shortened).
 pub const DISABLED_MEANS: &str =
@@ -25,9 +25,11 @@ const REMOVAL_TEXTS: [&str; 3] = [
 
 /// The node's workload-lock messages that are about its removal, quoted.
 fn removal_messages(snap: &Snapshot, node: &str) -> Vec<String> {
-    snap.node_locks()
-        .filter(|l| l.node_name.as_deref().is_some_and(|n| same_node(n, node)))
-        .filter_map(|l| l.error_message.as_ref())
+    snap.on_node(node)
+        .filter_map(|o| match o {
+            Object::NodeWorkloadLock(l) => l.error_message.as_ref(),
+            _ => None,
+        })
         .map(|m| m.parsed().text.as_str())
         .filter(|t| REMOVAL_TEXTS.iter().any(|r| t.contains(r)))
         .map(quote)
@@ -91,8 +93,11 @@ pub(super) fn blockers(
     for pm in snap.provider_machines().filter(|pm| pm.disabled) {
         // [I] The provider Machine is named like its LCMMachine.
         let node = snap
-            .machines()
-            .find(|m| m.name == pm.name)
+            .of_machine(&pm.name)
+            .find_map(|o| match o {
+                Object::Machine(m) => Some(m),
+                _ => None,
+            })
             .and_then(|m| m.hostname.clone());
         let key = ObjectKey::new(Kind::ProviderMachine, &pm.namespace, &pm.name);
         disabled.push(Disabled {
@@ -140,6 +145,11 @@ pub(super) fn blockers(
         });
     }
     for m in snap.machines() {
+        let err = m.drain_error.as_deref().filter(|e| !e.trim().is_empty());
+        if !m.operation_stuck && err.is_none() {
+            // Nothing to say: no key built, no history read (2,000 machines).
+            continue;
+        }
         // The machine's key, without cloning the machine into an Object.
         let key = ObjectKey {
             kind: Kind::LcmMachine,
@@ -164,7 +174,7 @@ pub(super) fn blockers(
                 symptoms: Vec::new(),
             });
         }
-        if let Some(err) = m.drain_error.as_deref().filter(|e| !e.trim().is_empty()) {
+        if let Some(err) = err {
             out.push(AttentionItem {
                 kind: AttentionKind::DrainError,
                 subject: m.name.clone(),
