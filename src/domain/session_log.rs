@@ -286,15 +286,23 @@ impl SessionLog {
         let mut found = Vec::new();
         for pod in snapshot.vrouter_pods().filter(|p| !p.deleting) {
             let Some(node) = &pod.node_name else { continue };
-            let seen = (pod.name.clone(), pod.uid.clone());
-            match self.pods.insert(node.clone(), seen) {
-                Some((old, uid)) if uid != pod.uid => found.push(PodReplacement {
-                    node: node.clone(),
-                    old,
-                    new: pod.name.clone(),
-                    at: pod.created.unwrap_or(now),
-                }),
-                _ => {}
+            // Read every second for every pod: nothing is copied for a pod
+            // already seen on its node.
+            match self.pods.get_mut(node) {
+                Some((_, uid)) if *uid == pod.uid => {}
+                Some(seen) => {
+                    let (old, _) = std::mem::replace(seen, (pod.name.clone(), pod.uid.clone()));
+                    found.push(PodReplacement {
+                        node: node.clone(),
+                        old,
+                        new: pod.name.clone(),
+                        at: pod.created.unwrap_or(now),
+                    });
+                }
+                None => {
+                    self.pods
+                        .insert(node.clone(), (pod.name.clone(), pod.uid.clone()));
+                }
             }
         }
         for r in found {
