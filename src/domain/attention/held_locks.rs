@@ -4,18 +4,15 @@
 //! drain keeps retrying and the machine stalls: which lock, of which
 //! controller, since when, saying what.
 
-use std::collections::HashMap;
-
 use jiff::{SignedDuration, Timestamp};
 
 use super::{AttentionItem, AttentionKind, lock_key, machine_for_node, quote};
 use crate::domain::blocking::blocking_locks;
 use crate::domain::expected::Expected;
 use crate::domain::history::History;
-use crate::domain::join::short_node as short;
 use crate::domain::lockmsg::MessageKind;
 use crate::domain::objects::{
-    ClusterState, ClusterStateType, Controller, LockState, Machine, Snapshot, WorkloadLock,
+    ClusterState, ClusterStateType, Controller, LockState, Object, Snapshot, WorkloadLock,
 };
 use crate::domain::progress::human_duration;
 use crate::domain::update_plan;
@@ -75,40 +72,25 @@ fn node_locks(
     // The locks LCM waits on now (the one rule the Locks view marks too):
     // requested nodes, not queued by the OpenStack controller.
     let blocking = blocking_locks(snap);
-    // Looked up once, not per request (2,000 machines, hundreds of requests):
-    // machines and active locks by short node name, drains by machine.
-    let mut machines: HashMap<&str, &Machine> = HashMap::new();
-    for m in snap.machines() {
-        if let Some(h) = m.hostname.as_deref() {
-            machines.insert(short(h), m);
-        }
-    }
-    let mut locks: HashMap<&str, Vec<&WorkloadLock>> = HashMap::new();
-    for l in snap
-        .node_locks()
-        .filter(|l| l.state == LockState::Active && blocking.contains(&lock_key(l)))
-    {
-        if let Some(n) = l.node_name.as_deref() {
-            locks.entry(short(n)).or_default().push(l);
-        }
-    }
-    let mut drains: HashMap<&str, &ClusterState> = HashMap::new();
-    for s in snap.cluster_states() {
-        if matches!(
-            s.state_type,
-            ClusterStateType::CordonDrain | ClusterStateType::SwarmDrain
-        ) && s
-            .message
-            .as_ref()
-            .is_some_and(|m| m.locks_still_active().is_some())
-            && let Some(arg) = s.arg.as_deref()
-        {
-            drains.insert(arg, s);
-        }
-    }
     for r in snap.node_requests().filter(|r| !r.deleting) {
         let node = r.node_name.as_str();
-        let machine = machines.get(short(node)).copied();
+        // The node's objects through the snapshot's index (2,000 machines,
+        // a few requests): its machine (the last by key, as a map of every
+        // machine by node kept), the active locks LCM waits on.
+        let on_node = || snap.on_node(node).filter(|_| !node.trim().is_empty());
+        let machine = on_node()
+            .filter_map(|o| match o {
+                Object::Machine(m) => Some(&**m),
+                _ => None,
+            })
+            .last();
+        let locks: Vec<&WorkloadLock> = on_node()
+            .filter_map(|o| match o {
+                Object::NodeWorkloadLock(l) => Some(&**l),
+                _ => None,
+            })
+            .filter(|l| l.state == LockState::Active && blocking.contains(&lock_key(l)))
+            .collect();
         // The node's turn: its maintenance request's creation (exact), else
         // the console's first sight of it (a lower bound).
         let (turn, at_least) = match r.created {
@@ -123,11 +105,11 @@ fn node_locks(
         };
         // LCM's drain (cordon-drain, swarm-drain) of the node's machine
         // naming the controllers it waits for.
-        let drain = machine.and_then(|m| drains.get(m.name.as_str()).copied());
+        let drain = machine.and_then(|m| drain_of(snap, &m.name));
         let named = drain
             .and_then(|s| s.message.as_ref())
             .and_then(|m| m.locks_still_active());
-        for lock in locks.get(short(node)).into_iter().flatten().copied() {
+        for lock in locks {
             if migration_lock(lock) {
                 continue;
             }
@@ -184,6 +166,26 @@ fn node_locks(
             });
         }
     }
+}
+
+/// LCM's drain of machine `name` (the last by key) whose message names
+/// the controllers it waits for.
+fn drain_of<'a>(snap: &'a Snapshot, name: &str) -> Option<&'a ClusterState> {
+    snap.of_machine(name)
+        .filter_map(|o| match o {
+            Object::ClusterState(s) => Some(&**s),
+            _ => None,
+        })
+        .filter(|s| {
+            matches!(
+                s.state_type,
+                ClusterStateType::CordonDrain | ClusterStateType::SwarmDrain
+            ) && s.arg.as_deref() == Some(name)
+                && s.message
+                    .as_ref()
+                    .is_some_and(|m| m.locks_still_active().is_some())
+        })
+        .last()
 }
 
 fn cluster_locks(
