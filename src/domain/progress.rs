@@ -121,25 +121,55 @@ fn counted(m: &Machine) -> bool {
     m.machine_type.is_updated()
 }
 
-/// A machine counts as done in the update shown in `snap`.
-pub fn machine_done(snap: &Snapshot, history: &History, m: &Machine) -> bool {
-    if !m.state.is_ready() {
-        return false;
+/// Whether a machine counts as done in the update shown in a snapshot:
+/// what the rule reads of the snapshot besides the machine, read once for
+/// all the machines of a computation (read per machine, it was 2,000
+/// searches of the snapshot a second).
+pub struct Done<'a> {
+    /// A ClusterMaintenanceRequest exists: an update runs.
+    updating: bool,
+    /// Each LCMCluster's namespace, name and target release.
+    targets: Vec<(&'a str, &'a str, Option<&'a str>)>,
+}
+
+impl<'a> Done<'a> {
+    pub fn of(snap: &'a Snapshot) -> Done<'a> {
+        Done {
+            updating: snap.cluster_requests().next().is_some(),
+            targets: snap
+                .lcm_clusters()
+                .map(|c| {
+                    (
+                        c.namespace.as_str(),
+                        c.name.as_str(),
+                        c.target_release.as_deref(),
+                    )
+                })
+                .collect(),
+        }
     }
-    if snap.cluster_requests().next().is_none() {
-        return true;
+
+    /// `m` counts as done.
+    pub fn done(&self, history: &History, m: &Machine) -> bool {
+        if !m.state.is_ready() {
+            return false;
+        }
+        if !self.updating {
+            return true;
+        }
+        if history.is_done(&m.name) {
+            return true;
+        }
+        // Started mid-update: a Ready machine on the release the cluster is
+        // driven to was already updated [I: LCMMachine status.release names the
+        // same release as LCMCluster spec.release].
+        let target = self
+            .targets
+            .iter()
+            .find(|(ns, name, _)| *name == m.cluster_name && *ns == m.namespace)
+            .and_then(|(_, _, t)| *t);
+        matches!((target, m.release.as_deref()), (Some(t), Some(r)) if t == r)
     }
-    if history.is_done(&m.name) {
-        return true;
-    }
-    // Started mid-update: a Ready machine on the release the cluster is
-    // driven to was already updated [I: LCMMachine status.release names the
-    // same release as LCMCluster spec.release].
-    let target = snap
-        .lcm_clusters()
-        .find(|c| c.name == m.cluster_name && c.namespace == m.namespace)
-        .and_then(|c| c.target_release.as_deref());
-    matches!((target, m.release.as_deref()), (Some(t), Some(r)) if t == r)
 }
 
 /// Computes the progress at `now`, from the machines joined in `rows`
@@ -158,9 +188,10 @@ pub fn progress(
     let total = machines.len();
     let cmr = snap.cluster_requests().min_by_key(|r| r.created);
     let updating = cmr.is_some();
+    let rule = Done::of(snap);
     let done_flags: Vec<bool> = machines
         .iter()
-        .map(|r| machine_done(snap, history, &r.machine))
+        .map(|r| rule.done(history, &r.machine))
         .collect();
     let done = done_flags.iter().filter(|d| **d).count();
     let started = history

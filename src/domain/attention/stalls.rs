@@ -15,7 +15,7 @@ use crate::domain::expected::Expected;
 use crate::domain::history::{History, PeerGroup};
 use crate::domain::join::short_node as short;
 use crate::domain::objects::{Kind, MachineState, ObjectKey, Snapshot};
-use crate::domain::progress::{human_duration, machine_done};
+use crate::domain::progress::{Done, human_duration};
 
 pub(super) fn stalls(
     snap: &Snapshot,
@@ -151,7 +151,8 @@ fn finalization(
         return;
     };
     let mut counted = snap.machines().filter(|m| m.machine_type.is_updated());
-    if !counted.all(|m| machine_done(snap, history, m)) {
+    let rule = Done::of(snap);
+    if !counted.all(|m| rule.done(history, m)) {
         return;
     }
     let Some(last) = history.finished_this_update().map(|f| f.finished).max() else {
