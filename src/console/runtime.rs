@@ -28,8 +28,12 @@ use crate::console::inbox::Inbox;
 pub const FRAME_BUDGET: Duration = Duration::from_millis(33);
 /// The slow tick that moves clocks and ages on screen.
 pub const TICK: Duration = Duration::from_secs(1);
-/// At most this many queued messages are applied before a frame may be drawn.
-const BATCH: usize = 512;
+/// At most this many queued messages are applied before a frame may be
+/// drawn: as many as the cluster channel holds before its watches wait, so
+/// that a burst (hundreds of machines changing at once, a re-list) is one
+/// batch and one settling of what is derived, not one per few hundred
+/// events (each re-joining every machine: ~5 ms at 2,000).
+const BATCH: usize = crate::cluster::channel::CAPACITY;
 
 /// Where the runtime sends commands that have effects outside the model.
 pub trait Effects {
