@@ -307,7 +307,8 @@ mod tests {
     use super::*;
     use crate::app::tables::Width;
 
-    fn c(title: &'static str, width: Width, priority: u8) -> Column {
+    /// A text column (the width solver's tests in `columns` use it too).
+    pub(super) fn c(title: &'static str, width: Width, priority: u8) -> Column {
         Column {
             title,
             width,

@@ -251,16 +251,7 @@ fn squeeze(columns: &[Column], chosen: &[usize], widths: &mut [u16], mut over: u
 mod tests {
     use super::*;
     use crate::app::tables::{TableRow, Tone};
-
-    fn c(title: &'static str, width: Width, priority: u8) -> Column {
-        Column {
-            title,
-            width,
-            sort: SortKind::Text,
-            priority,
-            keep_end: false,
-        }
-    }
+    use crate::ui::table::tests::c;
 
     #[test]
     fn narrow_tables_drop_low_priority_columns_first() {
