@@ -14,6 +14,8 @@
 # /proc/PID/stat) and the bytes written per second over the window (terminal
 # bytes for the console, output bytes for kubectl). The simulator's own CPU
 # and memory are shown below the table for reference.
+# Last, the console's RunStats and when it drew its first full screen (every
+# list in), on its own clock from its start.
 #
 # Usage: benches/side_by_side.sh [SECONDS] [SCENARIO] [SPEED]
 #   SECONDS   measured window after the warm-up (default 60)
@@ -186,4 +188,10 @@ for i in 0 1 2; do
 done
 if [[ -n $frames ]]; then
     echo "console RunStats: $stats" | sed 's/.*console stopped/console RunStats: console stopped/'
+fi
+first=$(grep -h "first full screen drawn" "$dir/state/mosk-console/mosk-console.log" 2>/dev/null | head -n 1 || true)
+if [[ -n $first ]]; then
+    # The runtime's own clock, from its start (the terminal set up, the
+    # watches started) to the first frame drawn with every list in.
+    echo "console first full screen: ${first#*first full screen drawn }"
 fi

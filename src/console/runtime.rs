@@ -71,6 +71,9 @@ where
     // Cluster events wait for the tick (every list is in and the last read
     // emptied the channel).
     let mut paced = false;
+    // The first frame drawn with every list in was logged (for measuring
+    // the start: `benches/first_screen.sh`).
+    let mut full_logged = false;
     loop {
         if dirty
             && !crate::terminal::gone()
@@ -100,6 +103,10 @@ where
             // What was on screen, for the keys that come next (not a change to redraw).
             update(model, Msg::Drawn(report));
             stats.frames += 1;
+            if !full_logged && loaded(model) {
+                full_logged = true;
+                tracing::info!(after = ?started.elapsed(), frames = stats.frames, "first full screen drawn");
+            }
             dirty = false;
             last_draw = Some(Instant::now());
         }
