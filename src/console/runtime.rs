@@ -72,7 +72,7 @@ where
     // emptied the channel).
     let mut paced = false;
     // The first frame drawn with every list in was logged (for measuring
-    // the start: `benches/first_screen.sh`).
+    // the start: `benches/side_by_side.sh` prints it).
     let mut full_logged = false;
     loop {
         if dirty

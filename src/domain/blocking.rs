@@ -57,7 +57,6 @@ pub fn blocking_locks(snap: &Snapshot) -> BTreeSet<ObjectKey> {
         .node_requests()
         .filter(|r| !r.deleting)
         .map(|r| short(&r.node_name))
-        .filter(|n| !n.trim().is_empty())
         .collect();
     for node in requested {
         let locks = || {

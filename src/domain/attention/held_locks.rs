@@ -77,7 +77,7 @@ fn node_locks(
         // The node's objects through the snapshot's index (2,000 machines,
         // a few requests): its machine (the last by key, as a map of every
         // machine by node kept), the active locks LCM waits on.
-        let on_node = || snap.on_node(node).filter(|_| !node.trim().is_empty());
+        let on_node = || snap.on_node(node);
         let machine = on_node()
             .filter_map(|o| match o {
                 Object::Machine(m) => Some(&**m),

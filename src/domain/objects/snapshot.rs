@@ -159,7 +159,8 @@ impl Snapshot {
     }
     /// The objects on node `node` (any form of its name): the Node, its
     /// workload locks, vRouter pods and maintenance requests, the
-    /// LCMMachines whose hostname it is.
+    /// LCMMachines whose hostname it is. Nothing for a blank name: no
+    /// object is indexed under one.
     pub fn on_node(&self, node: &str) -> impl Iterator<Item = &Object> {
         self.indexed(self.by_node.get(short_node(node)))
     }
