@@ -144,6 +144,7 @@ pub fn spawn_watchers(
             cap: Cap::new(kind, opts.max_objects),
             tx: tx.clone(),
             gone_missing: false,
+            list_started_at: None,
         };
         let cancel = cancel.clone();
         set.spawn(async move {
@@ -176,6 +177,8 @@ struct KindWatch {
     tx: EventSender,
     /// `KindMissing` was sent for a 404 mid-session and no list has succeeded since.
     gone_missing: bool,
+    /// When the list under way started, for the trace log.
+    list_started_at: Option<Instant>,
 }
 
 /// What to do after a watcher item.
@@ -344,6 +347,7 @@ impl KindWatch {
             Event::Init => {
                 *buffer = Some(Vec::new());
                 self.cap.list_started();
+                self.list_started_at = Some(Instant::now());
                 Vec::new()
             }
             Event::InitApply(o) => {
@@ -357,6 +361,9 @@ impl KindWatch {
             }
             Event::InitDone => {
                 let objects = buffer.take().unwrap_or_default();
+                if let Some(started) = self.list_started_at.take() {
+                    tracing::debug!(?kind, objects = objects.len(), took = ?started.elapsed(), "listed");
+                }
                 // After a 404 the kind was settled as missing: a full list brings it back.
                 let periodic = periodic && !std::mem::take(&mut self.gone_missing);
                 let mut out = if periodic && self.known.listed() && self.cap.list_comparable() {

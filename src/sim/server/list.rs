@@ -2,7 +2,7 @@
 //! `resourceVersion`/`resourceVersionMatch`.
 
 use axum::response::Response;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::Ctx;
 use super::request::{Output, Query, json_response};
@@ -10,7 +10,7 @@ use super::table::{self, IncludeObject};
 use crate::sim::registry::ResourceInfo;
 use crate::sim::store::objects::{name_of, namespace_of};
 use crate::sim::store::selectors::Selectors;
-use crate::sim::store::{ApiError, StoreResult};
+use crate::sim::store::{ApiError, ListPage, Listed, StoreResult};
 
 /// An opaque continue token: the snapshot's resource version and the last key served.
 fn encode_continue(rv: u64, ns: &str, name: &str) -> String {
@@ -111,10 +111,15 @@ pub fn serve(
     {
         return Err(ApiError::expired(r));
     }
-    let (objs, list_rv) = ctx
+    let page = ListPage { after, limit };
+    let Listed {
+        items,
+        remaining,
+        rv: list_rv,
+    } = ctx
         .store
-        .list_at(&info.plural, ns, at)
-        .map_err(|e| match (&after, e.code) {
+        .list_page(&info.plural, ns, at, &page, |o| sel.matches(o))
+        .map_err(|e| match (&page.after, e.code) {
             (Some(_), 410) => ApiError::new(
                 410,
                 "Expired",
@@ -122,22 +127,10 @@ pub fn serve(
             ),
             _ => e,
         })?;
-    let mut items: Vec<Value> = objs
-        .into_iter()
-        .filter(|o| sel.matches(o))
-        .filter(|o| {
-            after.as_ref().is_none_or(|(ans, aname)| {
-                (namespace_of(o), name_of(o)) > (ans.as_str(), aname.as_str())
-            })
-        })
-        .collect();
     let mut metadata = json!({"resourceVersion": list_rv.to_string()});
-    if let Some(limit) = limit
-        && items.len() > limit
+    if remaining > 0
+        && let Some(last) = items.last()
     {
-        let remaining = items.len() - limit;
-        items.truncate(limit);
-        let last = items.last().expect("limit > 0");
         metadata["continue"] = json!(encode_continue(list_rv, namespace_of(last), name_of(last)));
         metadata["remainingItemCount"] = json!(remaining);
     }

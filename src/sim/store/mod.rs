@@ -13,6 +13,7 @@ pub mod window;
 mod write;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::ops::Bound;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use jiff::Timestamp;
@@ -211,32 +212,48 @@ impl Store {
         ns: Option<&str>,
         at: Option<u64>,
     ) -> StoreResult<(Vec<Value>, u64)> {
+        let page = self.list_page(plural, ns, at, &ListPage::default(), |_| true)?;
+        Ok((page.items, page.rv))
+    }
+
+    /// One page of a list: the objects at `at` (or now) in `ns` (or all)
+    /// that come after `page.after` in namespace/name order and that `keep`
+    /// accepts, at most `page.limit` of them, with how many more there are.
+    /// Only the served objects are copied: a paged list of a large kind costs
+    /// its pages, not the kind once per page. 410 when `at` left the event window.
+    pub fn list_page(
+        &self,
+        plural: &str,
+        ns: Option<&str>,
+        at: Option<u64>,
+        page: &ListPage,
+        keep: impl Fn(&Value) -> bool,
+    ) -> StoreResult<Listed> {
         let info = self.info(plural)?;
         let inner = self.lock();
         let empty = BTreeMap::new();
         let current = inner.objects.get(plural).unwrap_or(&empty);
-        let filter_ns = |k: &Key| !info.namespaced || ns.is_none_or(|n| n == k.0);
+        let wanted =
+            |k: &Key, v: &Value| (!info.namespaced || ns.is_none_or(|n| n == k.0)) && keep(v);
+        let from = match &page.after {
+            Some(after) => Bound::Excluded(after.clone()),
+            None => Bound::Unbounded,
+        };
+        let range = (from, Bound::Unbounded);
         match at {
             Some(rv) if rv < inner.rv => {
                 let snap = match inner.windows.get(plural) {
                     Some(w) => w.snapshot_at(current, rv),
-                    None => Some(current.clone()),
+                    None => Some(current.iter().map(|(k, v)| (k.clone(), v)).collect()),
                 }
                 .ok_or_else(|| ApiError::expired(rv))?;
-                Ok((
-                    snap.into_iter()
-                        .filter(|(k, _)| filter_ns(k))
-                        .map(|(_, v)| v)
-                        .collect(),
-                    rv,
-                ))
+                let objects = snap.range(range).map(|(k, v)| (k, *v));
+                Ok(Listed::take(objects, page.limit, wanted, rv))
             }
-            _ => Ok((
-                current
-                    .iter()
-                    .filter(|(k, _)| filter_ns(k))
-                    .map(|(_, v)| v.clone())
-                    .collect(),
+            _ => Ok(Listed::take(
+                current.range(range),
+                page.limit,
+                wanted,
                 inner.rv,
             )),
         }
@@ -317,6 +334,49 @@ impl Store {
     /// The simulated time now.
     pub fn now(&self) -> Timestamp {
         self.clock.now()
+    }
+}
+
+/// Which page of a list to serve (`Store::list_page`).
+#[derive(Debug, Default)]
+pub struct ListPage {
+    /// The namespace/name of the last object served before (from a continue token).
+    pub after: Option<Key>,
+    /// At most this many objects.
+    pub limit: Option<usize>,
+}
+
+/// A served page: its objects, how many more match after them, and the
+/// resource version of the snapshot it comes from.
+#[derive(Debug)]
+pub struct Listed {
+    pub items: Vec<Value>,
+    pub remaining: usize,
+    pub rv: u64,
+}
+
+impl Listed {
+    fn take<'a>(
+        objects: impl Iterator<Item = (&'a Key, &'a Value)>,
+        limit: Option<usize>,
+        wanted: impl Fn(&Key, &Value) -> bool,
+        rv: u64,
+    ) -> Listed {
+        let limit = limit.unwrap_or(usize::MAX);
+        let mut items = Vec::new();
+        let mut remaining = 0;
+        for (_, v) in objects.filter(|&(k, v)| wanted(k, v)) {
+            if items.len() < limit {
+                items.push(v.clone());
+            } else {
+                remaining += 1;
+            }
+        }
+        Listed {
+            items,
+            remaining,
+            rv,
+        }
     }
 }
 

@@ -318,3 +318,74 @@ fn list_at_rebuilds_past_snapshots() {
     assert_eq!(then.len(), 1);
     assert_eq!(then[0]["metadata"]["name"], "a");
 }
+
+#[test]
+fn list_pages_read_one_snapshot_through_changes_and_a_filter() {
+    let s = store();
+    for n in ["a", "b", "c", "d", "e"] {
+        s.create(
+            "nodes",
+            json!({"metadata": {"name": n, "labels": {"keep": "yes"}}}),
+        )
+        .unwrap();
+    }
+    s.create("nodes", json!({"metadata": {"name": "bb"}}))
+        .unwrap();
+    let keep = |o: &Value| o["metadata"]["labels"]["keep"] == "yes";
+    let names = |items: &[Value]| -> Vec<String> {
+        items
+            .iter()
+            .map(|o| o["metadata"]["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let first = s
+        .list_page(
+            "nodes",
+            None,
+            None,
+            &ListPage {
+                after: None,
+                limit: Some(2),
+            },
+            keep,
+        )
+        .unwrap();
+    assert_eq!(names(&first.items), ["a", "b"]);
+    assert_eq!(first.remaining, 3, "bb is filtered out of the count too");
+    // Changes after the first page: none of them reaches the next pages.
+    s.delete("nodes", None, "c", &Value::Null, false).unwrap();
+    s.create(
+        "nodes",
+        json!({"metadata": {"name": "cc", "labels": {"keep": "yes"}}}),
+    )
+    .unwrap();
+    s.update("nodes", None, "e", |e| {
+        e["metadata"]["labels"]["changed"] = json!("later")
+    })
+    .unwrap();
+    let after = |items: &[Value]| ListPage {
+        after: Some((String::new(), names(items).pop().unwrap())),
+        limit: Some(2),
+    };
+    let second = s
+        .list_page("nodes", None, Some(first.rv), &after(&first.items), keep)
+        .unwrap();
+    assert_eq!(names(&second.items), ["c", "d"]);
+    assert_eq!(second.remaining, 1);
+    assert_eq!(second.rv, first.rv);
+    let third = s
+        .list_page("nodes", None, Some(first.rv), &after(&second.items), keep)
+        .unwrap();
+    assert_eq!(names(&third.items), ["e"]);
+    assert_eq!(third.remaining, 0);
+    assert_eq!(
+        third.items[0]["metadata"]["labels"].get("changed"),
+        None,
+        "the page shows e as it stood at the snapshot"
+    );
+    // Now, the same pages see the changes.
+    let now = s
+        .list_page("nodes", None, None, &ListPage::default(), keep)
+        .unwrap();
+    assert_eq!(names(&now.items), ["a", "b", "cc", "d", "e"]);
+}

@@ -88,22 +88,23 @@ impl Window {
 
     /// The objects as they stood at `rv`, rebuilt from `current` by undoing
     /// later events; `None` when the window does not reach back that far.
-    pub fn snapshot_at(
-        &self,
-        current: &BTreeMap<Key, Value>,
+    /// Borrowed, not copied: a list page copies only the objects it serves.
+    pub fn snapshot_at<'a>(
+        &'a self,
+        current: &'a BTreeMap<Key, Value>,
         rv: u64,
-    ) -> Option<BTreeMap<Key, Value>> {
+    ) -> Option<BTreeMap<Key, &'a Value>> {
         if !self.covers(rv) {
             return None;
         }
-        let mut snap = current.clone();
+        let mut snap: BTreeMap<Key, &Value> = current.iter().map(|(k, v)| (k.clone(), v)).collect();
         for ev in self.events.iter().rev().take_while(|e| e.rv > rv) {
             match (ev.kind, &ev.old) {
                 (EventType::Added, _) => {
                     snap.remove(&key_of(&ev.object));
                 }
                 (_, Some(old)) => {
-                    snap.insert(key_of(old), old.clone());
+                    snap.insert(key_of(old), old);
                 }
                 (_, None) => {}
             }
