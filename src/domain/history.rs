@@ -122,6 +122,8 @@ pub struct History {
     update_started: Option<Timestamp>,
     update_removed: Option<Timestamp>,
     max_concurrency: BTreeMap<MachineType, usize>,
+    /// A machine entered or left its turn since `max_concurrency` was raised.
+    concurrency_stale: bool,
 }
 
 impl History {

@@ -37,6 +37,19 @@ impl History {
         after: Option<&Object>,
         at: Timestamp,
     ) -> Vec<Change> {
+        let changes = self.record(before, after, at);
+        self.count_concurrency();
+        changes
+    }
+
+    /// [`History::observe`] without counting the machines in their turn:
+    /// a re-list counts once, after its last object.
+    fn record(
+        &mut self,
+        before: Option<&Object>,
+        after: Option<&Object>,
+        at: Timestamp,
+    ) -> Vec<Change> {
         let changes = diff(before, after, at);
         if let (Some(b), Some(a)) = (before, after)
             && b.key() != a.key()
@@ -92,11 +105,19 @@ impl History {
             .collect();
         let mut changes = Vec::new();
         for k in &gone {
-            changes.extend(self.remove(snap, k, at));
+            if let Some(before) = snap.remove(k) {
+                changes.extend(self.record(Some(&before), None, at));
+            }
         }
         for o in objects {
-            changes.extend(self.apply(snap, o, at));
+            let key = o.key();
+            let before = snap.apply(o);
+            changes.extend(self.record(before.as_ref(), snap.objects().get(&key), at));
         }
+        // One count for the whole list: counting after each object would
+        // cost a pass over every machine per object (quadratic in a list of
+        // thousands), and its intermediate counts were never true at once.
+        self.count_concurrency();
         changes
     }
 
@@ -147,7 +168,7 @@ impl History {
                 {
                     t.turn = Some((since, r.created.is_some()));
                 }
-                self.count_concurrency();
+                self.concurrency_stale = true;
             }
             (Some(Object::NodeMaintenanceRequest(r)), None) => {
                 self.nmr_since.remove(&r.node_name);
@@ -310,7 +331,7 @@ impl History {
                         .or_else(|| active.then_some((at, false))),
                 },
             );
-            self.count_concurrency();
+            self.concurrency_stale = true;
             return;
         };
         t.machine_type = m.machine_type.clone();
@@ -367,10 +388,15 @@ impl History {
             });
             self.done.insert(m.name.clone());
         }
-        self.count_concurrency();
+        self.concurrency_stale = true;
     }
 
+    /// Raises each machine type's highest count of machines in their turn
+    /// at once to the count now.
     fn count_concurrency(&mut self) {
+        if !std::mem::take(&mut self.concurrency_stale) {
+            return;
+        }
         let mut now: BTreeMap<MachineType, usize> = BTreeMap::new();
         for t in self.machines.values() {
             if t.turn.is_some() && !t.state.is_ready() {

@@ -291,3 +291,57 @@ fn a_node_queued_by_the_openstack_controller_starts_its_turn_when_taken_up() {
     assert_eq!(h.taken_up_after_queue(NODE_W4), Some(at("10:30")));
     assert_eq!(h.turn_started(WORKER_4), Some(at("10:30")));
 }
+
+#[test]
+fn a_relist_counts_the_machines_in_their_turn_once_after_its_last_object() {
+    let w = |name: &str, node: &str, state: MachineState| {
+        Object::Machine(Arc::new(fixtures::machine(
+            name,
+            MachineType::Worker,
+            state,
+            Some(node),
+            Some(6),
+        )))
+    };
+    let mut h = History::new();
+    let mut snap = Snapshot::default();
+    // compute-2 is in its turn (Deploy, seen leaving Ready), compute-1 is Ready.
+    h.relist(
+        &mut snap,
+        Kind::LcmMachine,
+        vec![
+            w(WORKER_1, NODE_W1, MachineState::Ready),
+            w(WORKER_2, NODE_W2, MachineState::Ready),
+        ],
+        at("09:00"),
+    );
+    h.relist(
+        &mut snap,
+        Kind::LcmMachine,
+        vec![
+            w(WORKER_1, NODE_W1, MachineState::Ready),
+            w(WORKER_2, NODE_W2, MachineState::Deploy),
+        ],
+        at("09:01"),
+    );
+    assert_eq!(h.max_concurrency(&MachineType::Worker), 1);
+    // One list later compute-2 is done and compute-1 started: compute-1
+    // comes first in the list, but the two were never in their turn at once.
+    h.relist(
+        &mut snap,
+        Kind::LcmMachine,
+        vec![
+            w(WORKER_1, NODE_W1, MachineState::Deploy),
+            w(WORKER_2, NODE_W2, MachineState::Ready),
+        ],
+        at("09:20"),
+    );
+    assert_eq!(h.max_concurrency(&MachineType::Worker), 1);
+    // Seen one event at a time, both in their turn is counted.
+    h.observe(
+        Some(&w(WORKER_2, NODE_W2, MachineState::Ready)),
+        Some(&w(WORKER_2, NODE_W2, MachineState::Deploy)),
+        at("09:21"),
+    );
+    assert_eq!(h.max_concurrency(&MachineType::Worker), 2);
+}
