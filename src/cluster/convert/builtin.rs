@@ -1,5 +1,6 @@
 //! The MOSK cluster's built-in kinds (Node, the `tf-vrouter` pods and
-//! DaemonSets), read through their typed k8s-openapi structs.
+//! DaemonSets): nodes and pods read field by field, the DaemonSet through
+//! its typed k8s-openapi struct.
 
 use super::*;
 
@@ -14,57 +15,86 @@ fn kept_labels(m: Option<&BTreeMap<String, String>>, keep: &[&str]) -> BTreeMap<
     .unwrap_or_default()
 }
 
+// Nodes and pods come by the thousand: they are read field by field from
+// the watched object (its metadata is already typed) rather than through the
+// whole k8s-openapi `Node`/`Pod`, which would copy each object into a JSON
+// value and decode every field of it, for the handful the console shows.
+
+/// A condition's type and status (`NodeCondition`, `PodCondition`).
+#[derive(Deserialize)]
+struct ConditionRead {
+    #[serde(rename = "type")]
+    type_: String,
+    status: String,
+}
+
+/// Whether `conditions` holds `Ready` = `True`.
+fn ready_in(conditions: &[ConditionRead]) -> bool {
+    conditions
+        .iter()
+        .any(|c| c.type_ == "Ready" && c.status == "True")
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct NodeSpecRead {
+    unschedulable: Option<bool>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct NodeStatusRead {
+    conditions: Option<Vec<ConditionRead>>,
+}
+
 pub(super) fn node(obj: &DynamicObject) -> Result<Node, String> {
-    let n: KubeNode = typed(obj)?;
-    let ready = n
-        .status
-        .as_ref()
-        .and_then(|st| st.conditions.as_ref())
-        .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
+    let (spec, status): (NodeSpecRead, NodeStatusRead) = body(obj)?;
+    let meta = &obj.metadata;
     Ok(Node {
-        name: name_of(&n.metadata)?,
-        uid: s_opt(n.metadata.uid.as_deref()),
-        labels: kept_labels(n.metadata.labels.as_ref(), &Node::KEPT_LABELS),
-        migration_mode: annotation(&n.metadata, MigrationMode::ANNOTATION)
+        name: name_of(meta)?,
+        uid: s_opt(meta.uid.as_deref()),
+        labels: kept_labels(meta.labels.as_ref(), &Node::KEPT_LABELS),
+        migration_mode: annotation(meta, MigrationMode::ANNOTATION)
             .map(|v| MigrationMode::parse(&v)),
-        migration_attempts: annotation(&n.metadata, MigrationMode::ATTEMPTS_ANNOTATION),
-        ready,
-        unschedulable: n
-            .spec
-            .as_ref()
-            .and_then(|sp| sp.unschedulable)
-            .unwrap_or(false),
+        migration_attempts: annotation(meta, MigrationMode::ATTEMPTS_ANNOTATION),
+        ready: status.conditions.as_deref().is_some_and(ready_in),
+        unschedulable: spec.unschedulable.unwrap_or(false),
     })
 }
 
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct PodSpecRead {
+    node_name: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct PodStatusRead {
+    phase: Option<String>,
+    conditions: Option<Vec<ConditionRead>>,
+}
+
 pub(super) fn vrouter_pod(obj: &DynamicObject) -> Result<VrouterPod, String> {
-    let p: Pod = typed(obj)?;
-    let meta = &p.metadata;
+    let (spec, status): (PodSpecRead, PodStatusRead) = body(obj)?;
+    let meta = &obj.metadata;
     let label = |k: &str| meta.labels.as_ref().and_then(|l| l.get(k)).map(|v| s(v));
     let daemonset = meta
         .owner_references
         .as_ref()
         .and_then(|os| os.iter().find(|o| o.kind == "DaemonSet"))
         .map(|o| s(&o.name));
-    let status = p.status.as_ref();
-    let ready = status
-        .and_then(|st| st.conditions.as_ref())
-        .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
     Ok(VrouterPod {
         name: name_of(meta)?,
         namespace: s_opt(meta.namespace.as_deref()),
         uid: s_opt(meta.uid.as_deref()),
-        node_name: p
-            .spec
-            .as_ref()
-            .and_then(|sp| sp.node_name.as_deref())
-            .map(s),
+        node_name: spec.node_name.as_deref().map(s),
         daemonset,
         revision: label(REVISION_HASH_LABEL),
         // A label that is not a number cannot be compared with the DaemonSet generation.
         template_generation: label(TEMPLATE_GENERATION_LABEL).and_then(|v| v.trim().parse().ok()),
-        phase: s_opt(status.and_then(|st| st.phase.as_deref())),
-        ready,
+        phase: s_opt(status.phase.as_deref()),
+        ready: status.conditions.as_deref().is_some_and(ready_in),
         deleting: meta.deletion_timestamp.is_some(),
         created: time(meta.creation_timestamp.as_ref()),
     })
