@@ -2,15 +2,15 @@
 //! `resourceVersion`/`resourceVersionMatch`.
 
 use axum::response::Response;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::Ctx;
-use super::request::{Output, Query, json_response};
+use super::request::{Output, Query, json_bytes_response, json_response};
 use super::table::{self, IncludeObject};
 use crate::sim::registry::ResourceInfo;
 use crate::sim::store::objects::{name_of, namespace_of};
 use crate::sim::store::selectors::Selectors;
-use crate::sim::store::{ApiError, ListPage, Listed, StoreResult};
+use crate::sim::store::{ApiError, ListPage, Page, StoreResult};
 
 /// An opaque continue token: the snapshot's resource version and the last key served.
 fn encode_continue(rv: u64, ns: &str, name: &str) -> String {
@@ -112,13 +112,16 @@ pub fn serve(
         return Err(ApiError::expired(r));
     }
     let page = ListPage { after, limit };
-    let Listed {
-        items,
-        remaining,
-        rv: list_rv,
-    } = ctx
-        .store
-        .list_page(&info.plural, ns, at, &page, |o| sel.matches(o))
+    let now = ctx.store.now();
+    ctx.store
+        .with_page(
+            &info.plural,
+            ns,
+            at,
+            &page,
+            |o| sel.matches(o),
+            |p| respond(info, p, output, include, now),
+        )
         .map_err(|e| match (&page.after, e.code) {
             (Some(_), 410) => ApiError::new(
                 410,
@@ -126,31 +129,58 @@ pub fn serve(
                 "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
             ),
             _ => e,
-        })?;
-    let mut metadata = json!({"resourceVersion": list_rv.to_string()});
-    if remaining > 0
-        && let Some(last) = items.last()
+        })
+}
+
+/// The list response for one page, written while the store holds it.
+fn respond(
+    info: &ResourceInfo,
+    page: Page<'_>,
+    output: Output,
+    include: IncludeObject,
+    now: jiff::Timestamp,
+) -> Response {
+    let mut metadata = json!({"resourceVersion": page.rv.to_string()});
+    if page.remaining > 0
+        && let Some(last) = page.items.last()
     {
-        metadata["continue"] = json!(encode_continue(list_rv, namespace_of(last), name_of(last)));
-        metadata["remainingItemCount"] = json!(remaining);
+        metadata["continue"] = json!(encode_continue(page.rv, namespace_of(last), name_of(last)));
+        metadata["remainingItemCount"] = json!(page.remaining);
     }
-    let now = ctx.store.now();
     let body = match output {
-        Output::Table => table::table(info, &items, now, include, metadata, true),
+        Output::Table => {
+            let items: Vec<Value> = page.items.into_iter().cloned().collect();
+            table::table(info, &items, now, include, metadata, true)
+        }
         Output::PartialMetadata => json!({
             "kind": "PartialObjectMetadataList",
             "apiVersion": "meta.k8s.io/v1",
             "metadata": metadata,
-            "items": items.iter().map(table::partial_metadata).collect::<Vec<_>>(),
+            "items": page.items.into_iter().map(table::partial_metadata).collect::<Vec<_>>(),
         }),
-        Output::Json => json!({
-            "kind": format!("{}List", info.kind),
-            "apiVersion": info.api_version(),
-            "metadata": metadata,
-            "items": items,
-        }),
+        // The common case, and the large one: written straight from the
+        // stored objects, without a copy of the page to build and drop.
+        Output::Json => {
+            #[derive(serde::Serialize)]
+            #[serde(rename_all = "camelCase")]
+            struct List<'a> {
+                kind: String,
+                api_version: String,
+                metadata: Value,
+                items: Vec<&'a Value>,
+            }
+            return json_bytes_response(
+                200,
+                serde_json::to_vec(&List {
+                    kind: format!("{}List", info.kind),
+                    api_version: info.api_version(),
+                    metadata,
+                    items: page.items,
+                }),
+            );
+        }
     };
-    Ok(json_response(200, &body))
+    json_response(200, &body)
 }
 
 #[cfg(test)]

@@ -117,7 +117,12 @@ pub fn negotiate(accept: Option<&str>) -> StoreResult<Output> {
 
 /// A JSON response.
 pub fn json_response(code: u16, body: &Value) -> Response {
-    let bytes = serde_json::to_vec(body).unwrap_or_else(|_| b"{}".to_vec());
+    json_bytes_response(code, serde_json::to_vec(body))
+}
+
+/// A JSON response from serialized bytes (`{}` if serializing failed).
+pub fn json_bytes_response(code: u16, bytes: serde_json::Result<Vec<u8>>) -> Response {
+    let bytes = bytes.unwrap_or_else(|_| b"{}".to_vec());
     let mut resp = Response::new(Body::from(bytes));
     *resp.status_mut() = StatusCode::from_u16(code).unwrap_or(StatusCode::OK);
     resp.headers_mut().insert(

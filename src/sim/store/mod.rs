@@ -216,11 +216,7 @@ impl Store {
         Ok((page.items, page.rv))
     }
 
-    /// One page of a list: the objects at `at` (or now) in `ns` (or all)
-    /// that come after `page.after` in namespace/name order and that `keep`
-    /// accepts, at most `page.limit` of them, with how many more there are.
-    /// Only the served objects are copied: a paged list of a large kind costs
-    /// its pages, not the kind once per page. 410 when `at` left the event window.
+    /// One page of a list, copied out of the store: see [`Store::with_page`].
     pub fn list_page(
         &self,
         plural: &str,
@@ -229,6 +225,30 @@ impl Store {
         page: &ListPage,
         keep: impl Fn(&Value) -> bool,
     ) -> StoreResult<Listed> {
+        self.with_page(plural, ns, at, page, keep, |p| Listed {
+            items: p.items.into_iter().cloned().collect(),
+            remaining: p.remaining,
+            rv: p.rv,
+        })
+    }
+
+    /// Calls `f` with one page of a list, borrowed from the store (which
+    /// stays locked meanwhile): the objects at `at` (or now) in `ns` (or
+    /// all) that come after `page.after` in namespace/name order and that
+    /// `keep` accepts, at most `page.limit` of them, with how many more there
+    /// are. Nothing is copied that `f` does not copy: a paged list of a large
+    /// kind costs its pages, not the kind once per page, and a page written
+    /// out as JSON is written from the stored objects. 410 when `at` left
+    /// the event window.
+    pub fn with_page<R>(
+        &self,
+        plural: &str,
+        ns: Option<&str>,
+        at: Option<u64>,
+        page: &ListPage,
+        keep: impl Fn(&Value) -> bool,
+        f: impl FnOnce(Page<'_>) -> R,
+    ) -> StoreResult<R> {
         let info = self.info(plural)?;
         let inner = self.lock();
         let empty = BTreeMap::new();
@@ -248,14 +268,14 @@ impl Store {
                 }
                 .ok_or_else(|| ApiError::expired(rv))?;
                 let objects = snap.range(range).map(|(k, v)| (k, *v));
-                Ok(Listed::take(objects, page.limit, wanted, rv))
+                Ok(f(Page::take(objects, page.limit, wanted, rv)))
             }
-            _ => Ok(Listed::take(
+            _ => Ok(f(Page::take(
                 current.range(range),
                 page.limit,
                 wanted,
                 inner.rv,
-            )),
+            ))),
         }
     }
 
@@ -346,8 +366,8 @@ pub struct ListPage {
     pub limit: Option<usize>,
 }
 
-/// A served page: its objects, how many more match after them, and the
-/// resource version of the snapshot it comes from.
+/// A page copied out of the store: its objects, how many more match after
+/// them, and the resource version of the snapshot it comes from.
 #[derive(Debug)]
 pub struct Listed {
     pub items: Vec<Value>,
@@ -355,24 +375,32 @@ pub struct Listed {
     pub rv: u64,
 }
 
-impl Listed {
-    fn take<'a>(
+/// A page borrowed from the store ([`Store::with_page`]).
+#[derive(Debug)]
+pub struct Page<'a> {
+    pub items: Vec<&'a Value>,
+    pub remaining: usize,
+    pub rv: u64,
+}
+
+impl<'a> Page<'a> {
+    fn take(
         objects: impl Iterator<Item = (&'a Key, &'a Value)>,
         limit: Option<usize>,
         wanted: impl Fn(&Key, &Value) -> bool,
         rv: u64,
-    ) -> Listed {
+    ) -> Page<'a> {
         let limit = limit.unwrap_or(usize::MAX);
         let mut items = Vec::new();
         let mut remaining = 0;
         for (_, v) in objects.filter(|&(k, v)| wanted(k, v)) {
             if items.len() < limit {
-                items.push(v.clone());
+                items.push(v);
             } else {
                 remaining += 1;
             }
         }
-        Listed {
+        Page {
             items,
             remaining,
             rv,
