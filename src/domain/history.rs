@@ -16,7 +16,11 @@
 //! messages, the servers of a node's turn); `history/queries.rs` is what
 //! the rules ask of it (since when, how long peers took, what finished).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+// Keyed by object on every change: a fast hash (the keys come from the
+// clusters, but a collision costs only time, and foldhash is seeded per process).
+use foldhash::HashMap;
 
 use jiff::{SignedDuration, Timestamp};
 

@@ -2,7 +2,7 @@
 //! version arrives (the old version from `Snapshot::apply`/`remove` and the
 //! new one, in the order seen).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use jiff::Timestamp;
 
@@ -72,9 +72,8 @@ impl History {
     /// Applies `obj` to `snap` and records the change: what the console
     /// does with a watch event `Applied`.
     pub fn apply(&mut self, snap: &mut Snapshot, obj: Object, at: Timestamp) -> Vec<Change> {
-        let key = obj.key();
-        let before = snap.apply(obj);
-        self.observe(before.as_ref(), snap.objects().get(&key), at)
+        let (before, after) = snap.apply_get(obj);
+        self.observe(before.as_ref(), Some(after), at)
     }
 
     /// Removes `key` from `snap` and records it (nothing if absent): a watch
@@ -96,13 +95,13 @@ impl History {
         objects: Vec<Object>,
         at: Timestamp,
     ) -> Vec<Change> {
-        let fresh: BTreeSet<ObjectKey> = objects.iter().map(Object::key).collect();
+        let fresh: foldhash::HashSet<ObjectKey> = objects.iter().map(Object::key).collect();
         let gone: Vec<ObjectKey> = snap
-            .objects()
-            .keys()
-            .filter(|k| k.kind == kind && !fresh.contains(k))
-            .cloned()
+            .of_kind(kind)
+            .map(Object::key)
+            .filter(|k| !fresh.contains(k))
             .collect();
+        drop(fresh);
         let mut changes = Vec::new();
         for k in &gone {
             if let Some(before) = snap.remove(k) {
@@ -110,9 +109,8 @@ impl History {
             }
         }
         for o in objects {
-            let key = o.key();
-            let before = snap.apply(o);
-            changes.extend(self.record(before.as_ref(), snap.objects().get(&key), at));
+            let (before, after) = snap.apply_get(o);
+            changes.extend(self.record(before.as_ref(), Some(after), at));
         }
         // One count for the whole list: counting after each object would
         // cost a pass over every machine per object (quadratic in a list of

@@ -1,9 +1,12 @@
 //! The store of everything the console knows: the latest version of each
 //! watched object, with typed accessors per kind.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::btree_map::Entry;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+use foldhash::HashMap;
 
 use super::*;
 
@@ -50,6 +53,24 @@ fn index_one(
         if keys.is_empty() {
             map.remove(name);
         }
+    }
+}
+
+/// Adds `key` to (or, when `!add`, takes it from) the indexes under the
+/// names `obj` has.
+fn index(
+    by_node: &mut HashMap<String, BTreeSet<ObjectKey>>,
+    by_machine: &mut HashMap<String, BTreeSet<ObjectKey>>,
+    key: &ObjectKey,
+    obj: &Object,
+    add: bool,
+) {
+    let (nodes, machine) = index_names(obj);
+    for n in nodes {
+        index_one(by_node, n, key, add);
+    }
+    if let Some(m) = machine {
+        index_one(by_machine, m, key, add);
     }
 }
 
@@ -106,24 +127,33 @@ impl Snapshot {
         self.generation = NEXT_GENERATION.fetch_add(1, Ordering::Relaxed);
     }
     pub fn apply(&mut self, obj: Object) -> Option<Object> {
+        self.apply_get(obj).0
+    }
+    /// [`Snapshot::apply`], also giving the object as now stored: one
+    /// search of the map for both (a re-list applies thousands).
+    pub fn apply_get(&mut self, obj: Object) -> (Option<Object>, &Object) {
         self.changed();
         let key = obj.key();
-        self.index(&key, &obj, true);
-        let old = self.objects.insert(key.clone(), obj);
-        if let Some(old) = &old {
-            self.index(&key, old, false);
-            // The old and the new version may share a name.
-            let new = self.objects.remove(&key).expect("just inserted");
-            self.index(&key, &new, true);
-            self.objects.insert(key, new);
+        let (by_node, by_machine) = (&mut self.by_node, &mut self.by_machine);
+        match self.objects.entry(key) {
+            Entry::Vacant(e) => {
+                index(by_node, by_machine, e.key(), &obj, true);
+                (None, e.insert(obj))
+            }
+            Entry::Occupied(mut e) => {
+                // Unindexed first: the old and the new version may share a name.
+                index(by_node, by_machine, e.key(), e.get(), false);
+                index(by_node, by_machine, e.key(), &obj, true);
+                let old = e.insert(obj);
+                (Some(old), e.into_mut())
+            }
         }
-        old
     }
     pub fn remove(&mut self, key: &ObjectKey) -> Option<Object> {
         self.changed();
         let old = self.objects.remove(key);
         if let Some(old) = &old {
-            self.index(key, old, false);
+            index(&mut self.by_node, &mut self.by_machine, key, old, false);
         }
         old
     }
@@ -136,17 +166,6 @@ impl Snapshot {
         }
         for o in objects {
             self.apply(o);
-        }
-    }
-    /// Adds `key` to (or, when `!add`, takes it from) the indexes under
-    /// the names `obj` has.
-    fn index(&mut self, key: &ObjectKey, obj: &Object, add: bool) {
-        let (nodes, machine) = index_names(obj);
-        for n in nodes {
-            index_one(&mut self.by_node, n, key, add);
-        }
-        if let Some(m) = machine {
-            index_one(&mut self.by_machine, m, key, add);
         }
     }
     /// Every object, by key.
