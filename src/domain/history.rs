@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 // Keyed by object on every change: a fast hash (the keys come from the
 // clusters, but a collision costs only time, and foldhash is seeded per process).
-use foldhash::HashMap;
+use foldhash::{HashMap, HashSet};
 
 use jiff::{SignedDuration, Timestamp};
 
@@ -102,9 +102,12 @@ pub struct History {
     changes: VecDeque<Change>,
     total_changes: u64,
     first_seen: HashMap<ObjectKey, Timestamp>,
-    machines: BTreeMap<String, MachineTrack>,
+    machines: HashMap<String, MachineTrack>,
+    /// The machines by their hostname's short node name (`short_node`),
+    /// so that a node's request or lock finds its machine without a scan.
+    machines_on_node: HashMap<String, BTreeSet<String>>,
     finished: VecDeque<FinishedMachine>,
-    done: BTreeSet<String>,
+    done: HashSet<String>,
     /// Durations of each state within a turn, by peer group (a master's
     /// Deploy says nothing about a worker's, a storage node's nothing
     /// about a compute's).

@@ -11,7 +11,7 @@ use super::{
     Since, role_of,
 };
 use crate::domain::changes::{Change, diff};
-use crate::domain::join::same_node;
+use crate::domain::join::{same_node, short_node};
 use crate::domain::lockmsg::MessageKind;
 use crate::domain::objects::{
     Controller, Kind, LockState, Machine, MachineType, Object, ObjectKey, Snapshot,
@@ -148,7 +148,9 @@ impl History {
         match (before, after) {
             (_, Some(Object::Machine(m))) => self.track_machine(m, at),
             (Some(Object::Machine(m)), _) => {
-                self.machines.remove(&m.name);
+                if let Some(t) = self.machines.remove(&m.name) {
+                    self.unindex_host(&m.name, t.hostname.as_deref());
+                }
                 self.done.remove(&m.name);
             }
             _ => {}
@@ -158,10 +160,7 @@ impl History {
                 let since = r.created.map_or(at, |c| c.min(at));
                 self.nmr_since.entry(r.node_name.clone()).or_insert(since);
                 let name = r.node_name.clone();
-                if let Some(t) = self
-                    .machines
-                    .values_mut()
-                    .find(|t| t.hostname.as_deref().is_some_and(|h| same_node(h, &name)))
+                if let Some(t) = self.machine_on_node(&name)
                     && later_than(t.turn, since)
                 {
                     t.turn = Some((since, r.created.is_some()));
@@ -172,10 +171,7 @@ impl History {
                 self.nmr_since.remove(&r.node_name);
                 self.turn_after_queue.remove(&r.node_name);
                 let name = r.node_name.clone();
-                if let Some(t) = self
-                    .machines
-                    .values_mut()
-                    .find(|t| t.hostname.as_deref().is_some_and(|h| same_node(h, &name)))
+                if let Some(t) = self.machine_on_node(&name)
                     && t.state.is_ready()
                     && t.left_ready.is_none()
                 {
@@ -256,10 +252,7 @@ impl History {
         if let (true, Some(dequeued), Some(name)) = (was_queued, node.dequeued, l.node_name.clone())
         {
             self.turn_after_queue.insert(name.clone(), dequeued);
-            if let Some(t) = self
-                .machines
-                .values_mut()
-                .find(|t| t.hostname.as_deref().is_some_and(|h| same_node(h, &name)))
+            if let Some(t) = self.machine_on_node(&name)
                 && t.turn.is_some_and(|(turn, _)| turn < dequeued)
             {
                 t.turn = Some((dequeued, true));
@@ -313,6 +306,12 @@ impl History {
         });
         let Some(t) = self.machines.get_mut(&m.name) else {
             // First sight.
+            if let Some(h) = hostname.as_deref() {
+                self.machines_on_node
+                    .entry(short_node(h).to_string())
+                    .or_default()
+                    .insert(m.name.clone());
+            }
             let active = m.state.is_active();
             let not_ready = !m.state.is_ready();
             self.machines.insert(
@@ -333,7 +332,19 @@ impl History {
             return;
         };
         t.machine_type = m.machine_type.clone();
-        t.hostname = hostname;
+        if t.hostname != hostname {
+            let old = std::mem::replace(&mut t.hostname, hostname.clone());
+            self.unindex_host(&m.name, old.as_deref());
+            if let Some(h) = hostname.as_deref() {
+                self.machines_on_node
+                    .entry(short_node(h).to_string())
+                    .or_default()
+                    .insert(m.name.clone());
+            }
+        }
+        let Some(t) = self.machines.get_mut(&m.name) else {
+            return;
+        };
         if let Some(n) = nmr
             && later_than(t.turn, n)
         {
@@ -387,6 +398,25 @@ impl History {
             self.done.insert(m.name.clone());
         }
         self.concurrency_stale = true;
+    }
+
+    /// The machine whose hostname is `node`; of several (a misconfigured
+    /// cluster), the first by name.
+    fn machine_on_node(&mut self, node: &str) -> Option<&mut MachineTrack> {
+        let name = self.machines_on_node.get(short_node(node))?.first()?;
+        self.machines.get_mut(name)
+    }
+
+    fn unindex_host(&mut self, machine: &str, hostname: Option<&str>) {
+        let Some(short) = hostname.map(short_node) else {
+            return;
+        };
+        if let Some(names) = self.machines_on_node.get_mut(short) {
+            names.remove(machine);
+            if names.is_empty() {
+                self.machines_on_node.remove(short);
+            }
+        }
     }
 
     /// Raises each machine type's highest count of machines in their turn

@@ -345,3 +345,37 @@ fn a_relist_counts_the_machines_in_their_turn_once_after_its_last_object() {
     );
     assert_eq!(h.max_concurrency(&MachineType::Worker), 2);
 }
+
+#[test]
+fn a_node_request_finds_its_machine_by_the_hostname_it_has_now() {
+    let m = |host: &str| {
+        Object::Machine(Arc::new(fixtures::machine(
+            WORKER_1,
+            MachineType::Worker,
+            MachineState::Ready,
+            Some(host),
+            Some(6),
+        )))
+    };
+    let nmr = |node: &str, at_: &str| {
+        Object::NodeMaintenanceRequest(Arc::new(fixtures::nmr(node, "os", at(at_))))
+    };
+    let mut h = History::new();
+    h.observe(None, Some(&m(NODE_W1)), at("09:00"));
+    // The machine now runs on another node: a request for the old node is
+    // not its own.
+    h.observe(Some(&m(NODE_W1)), Some(&m(NODE_W2)), at("09:01"));
+    h.observe(None, Some(&nmr(NODE_W1, "09:02")), at("09:02"));
+    assert_eq!(h.turn_started(WORKER_1), None);
+    // By its short name (a lock or request may name the node without its domain).
+    h.observe(
+        None,
+        Some(&nmr(&format!("{NODE_W2}.example.net"), "09:03")),
+        at("09:03"),
+    );
+    assert_eq!(h.turn_started(WORKER_1), Some(at("09:03")));
+    // Gone: its requests find nothing (and nothing fails).
+    h.observe(Some(&m(NODE_W2)), None, at("09:04"));
+    h.observe(None, Some(&nmr(NODE_W2, "09:05")), at("09:05"));
+    assert_eq!(h.turn_started(WORKER_1), None);
+}
