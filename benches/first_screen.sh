@@ -30,6 +30,8 @@ rows=${ROWS:-50}
 cd "$(dirname "$0")/.."
 # shellcheck source=benches/lib/proc.sh
 source benches/lib/proc.sh
+# shellcheck source=benches/lib/sim.sh
+source benches/lib/sim.sh
 command -v python3 >/dev/null || { echo "first_screen.sh: python3 is not installed" >&2; exit 1; }
 release_bin
 
@@ -42,21 +44,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-kc="$dir/kubeconfig"
-"$bin" sim serve --scenario "$scenario" --speed "$speed" --kubeconfig-out "$kc" >"$dir/sim.out" 2>&1 &
-sim_pid=$!
-for _ in $(seq 300); do
-    grep -q "Press Ctrl-C to stop" "$dir/sim.out" 2>/dev/null && break
-    kill -0 "$sim_pid" 2>/dev/null || break
-    sleep 0.1
-done
-grep -q "Press Ctrl-C to stop" "$dir/sim.out" 2>/dev/null || {
-    echo "first_screen.sh: the simulator did not start:" >&2
-    cat "$dir/sim.out" >&2
-    exit 1
-}
-namespace=$(awk '/get lcmmachines/ {for (i = 1; i <= NF; i++) if ($i == "-n") print $(i + 1)}' "$dir/sim.out")
-namespace=${namespace:-child-ns}
+start_simulator "$dir" "$scenario" "$speed"
 sleep "$sim_warmup"
 
 hz=$(proc_hz)

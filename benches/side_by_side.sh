@@ -44,6 +44,8 @@ read -r -a sim_args <<<"${SIM_ARGS:-}"
 cd "$(dirname "$0")/.."
 # shellcheck source=benches/lib/proc.sh
 source benches/lib/proc.sh
+# shellcheck source=benches/lib/sim.sh
+source benches/lib/sim.sh
 
 kubectl=$(command -v kubectl || true)
 if [[ -z $kubectl ]]; then
@@ -63,23 +65,8 @@ cleanup() {
 trap cleanup EXIT
 
 # 1. The simulator, in its own process; it is ready once it says how to stop it.
-kc="$dir/kubeconfig"
-"$bin" sim serve --scenario "$scenario" --speed "$speed" --kubeconfig-out "$kc" "${sim_args[@]}" \
-    >"$dir/sim.out" 2>&1 &
-sim_pid=$!
+start_simulator "$dir" "$scenario" "$speed" "${sim_args[@]}"
 pids+=("$sim_pid")
-for _ in $(seq 300); do
-    grep -q "Press Ctrl-C to stop" "$dir/sim.out" 2>/dev/null && break
-    kill -0 "$sim_pid" 2>/dev/null || break
-    sleep 0.1
-done
-grep -q "Press Ctrl-C to stop" "$dir/sim.out" 2>/dev/null || {
-    echo "side_by_side.sh: the simulator did not start:" >&2
-    cat "$dir/sim.out" >&2
-    exit 1
-}
-namespace=$(awk '/get lcmmachines/ {for (i = 1; i <= NF; i++) if ($i == "-n") print $(i + 1)}' "$dir/sim.out")
-namespace=${namespace:-child-ns}
 # The scenario's first simulated minute changes most objects at once: more
 # changes than the simulator's watch window (1,000 events per resource), so a
 # watch started right after its list gets 410 Gone, and `kubectl get -w`
