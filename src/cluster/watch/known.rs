@@ -17,11 +17,12 @@ use crate::domain::objects::{Kind, Object, ObjectKey};
 
 /// A fingerprint of a converted object: 64 bits of foldhash (fixed seed;
 /// cheaper than SipHash on the many short pieces `Debug` writes) over its
-/// `Debug` form, streamed into the hasher without building the string. `Object` has no `Hash` (and needs
-/// none elsewhere); its `Debug` form holds every field, in a fixed order
-/// (the domain types use no hash maps). Two different versions of one object
-/// share a fingerprint with a probability of 2^-64: the change would then
-/// wait for the next re-list that differs.
+/// `Debug` form, streamed into the hasher without building the string.
+/// `Object` has no `Hash` (and needs none elsewhere); its `Debug` form
+/// holds every field, in a fixed order (the domain types use no hash
+/// maps). Two different versions of one object share a fingerprint with a
+/// probability of about 2^-64: the change would then wait for the next
+/// re-list that differs.
 pub(super) fn fingerprint(object: &Object) -> u64 {
     struct Sink(FoldHasher<'static>);
     impl fmt::Write for Sink {

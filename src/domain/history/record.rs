@@ -2,7 +2,9 @@
 //! version arrives (the old version from `Snapshot::apply`/`remove` and the
 //! new one, in the order seen).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+
+use foldhash::HashMap;
 
 use jiff::Timestamp;
 
@@ -24,6 +26,30 @@ fn later_than(turn: Option<(Timestamp, bool)>, start: Timestamp) -> bool {
     match turn {
         None => true,
         Some((at, observed)) => !observed && start < at,
+    }
+}
+
+/// Moves `machine` in the index by node from the node of hostname `from`
+/// to that of `to` (`None`: not indexed).
+fn move_host(
+    index: &mut HashMap<String, BTreeSet<String>>,
+    machine: &str,
+    from: Option<&str>,
+    to: Option<&str>,
+) {
+    if let Some(short) = from.map(short_node)
+        && let Some(names) = index.get_mut(short)
+    {
+        names.remove(machine);
+        if names.is_empty() {
+            index.remove(short);
+        }
+    }
+    if let Some(short) = to.map(short_node) {
+        index
+            .entry(short.to_string())
+            .or_default()
+            .insert(machine.to_string());
     }
 }
 
@@ -149,7 +175,12 @@ impl History {
             (_, Some(Object::Machine(m))) => self.track_machine(m, at),
             (Some(Object::Machine(m)), _) => {
                 if let Some(t) = self.machines.remove(&m.name) {
-                    self.unindex_host(&m.name, t.hostname.as_deref());
+                    move_host(
+                        &mut self.machines_on_node,
+                        &m.name,
+                        t.hostname.as_deref(),
+                        None,
+                    );
                 }
                 self.done.remove(&m.name);
             }
@@ -306,12 +337,12 @@ impl History {
         });
         let Some(t) = self.machines.get_mut(&m.name) else {
             // First sight.
-            if let Some(h) = hostname.as_deref() {
-                self.machines_on_node
-                    .entry(short_node(h).to_string())
-                    .or_default()
-                    .insert(m.name.clone());
-            }
+            move_host(
+                &mut self.machines_on_node,
+                &m.name,
+                None,
+                hostname.as_deref(),
+            );
             let active = m.state.is_active();
             let not_ready = !m.state.is_ready();
             self.machines.insert(
@@ -333,18 +364,10 @@ impl History {
         };
         t.machine_type = m.machine_type.clone();
         if t.hostname != hostname {
-            let old = std::mem::replace(&mut t.hostname, hostname.clone());
-            self.unindex_host(&m.name, old.as_deref());
-            if let Some(h) = hostname.as_deref() {
-                self.machines_on_node
-                    .entry(short_node(h).to_string())
-                    .or_default()
-                    .insert(m.name.clone());
-            }
+            let old = std::mem::replace(&mut t.hostname, hostname);
+            let (old, new) = (old.as_deref(), t.hostname.as_deref());
+            move_host(&mut self.machines_on_node, &m.name, old, new);
         }
-        let Some(t) = self.machines.get_mut(&m.name) else {
-            return;
-        };
         if let Some(n) = nmr
             && later_than(t.turn, n)
         {
@@ -405,18 +428,6 @@ impl History {
     fn machine_on_node(&mut self, node: &str) -> Option<&mut MachineTrack> {
         let name = self.machines_on_node.get(short_node(node))?.first()?;
         self.machines.get_mut(name)
-    }
-
-    fn unindex_host(&mut self, machine: &str, hostname: Option<&str>) {
-        let Some(short) = hostname.map(short_node) else {
-            return;
-        };
-        if let Some(names) = self.machines_on_node.get_mut(short) {
-            names.remove(machine);
-            if names.is_empty() {
-                self.machines_on_node.remove(short);
-            }
-        }
     }
 
     /// Raises each machine type's highest count of machines in their turn
