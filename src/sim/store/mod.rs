@@ -212,24 +212,14 @@ impl Store {
         ns: Option<&str>,
         at: Option<u64>,
     ) -> StoreResult<(Vec<Value>, u64)> {
-        let page = self.list_page(plural, ns, at, &ListPage::default(), |_| true)?;
-        Ok((page.items, page.rv))
-    }
-
-    /// One page of a list, copied out of the store: see [`Store::with_page`].
-    pub fn list_page(
-        &self,
-        plural: &str,
-        ns: Option<&str>,
-        at: Option<u64>,
-        page: &ListPage,
-        keep: impl Fn(&Value) -> bool,
-    ) -> StoreResult<Listed> {
-        self.with_page(plural, ns, at, page, keep, |p| Listed {
-            items: p.items.into_iter().cloned().collect(),
-            remaining: p.remaining,
-            rv: p.rv,
-        })
+        self.with_page(
+            plural,
+            ns,
+            at,
+            &ListPage::default(),
+            |_| true,
+            |p| (p.items.into_iter().cloned().collect(), p.rv),
+        )
     }
 
     /// Calls `f` with one page of a list, borrowed from the store (which
@@ -357,7 +347,7 @@ impl Store {
     }
 }
 
-/// Which page of a list to serve (`Store::list_page`).
+/// Which page of a list to serve ([`Store::with_page`]).
 #[derive(Debug, Default)]
 pub struct ListPage {
     /// The namespace/name of the last object served before (from a continue token).
@@ -366,16 +356,9 @@ pub struct ListPage {
     pub limit: Option<usize>,
 }
 
-/// A page copied out of the store: its objects, how many more match after
-/// them, and the resource version of the snapshot it comes from.
-#[derive(Debug)]
-pub struct Listed {
-    pub items: Vec<Value>,
-    pub remaining: usize,
-    pub rv: u64,
-}
-
-/// A page borrowed from the store ([`Store::with_page`]).
+/// A page borrowed from the store ([`Store::with_page`]): its objects, how
+/// many more match after them, and the resource version of the snapshot it
+/// comes from.
 #[derive(Debug)]
 pub struct Page<'a> {
     pub items: Vec<&'a Value>,

@@ -338,20 +338,26 @@ fn list_pages_read_one_snapshot_through_changes_and_a_filter() {
             .map(|o| o["metadata"]["name"].as_str().unwrap().to_string())
             .collect()
     };
-    let first = s
-        .list_page(
-            "nodes",
-            None,
-            None,
-            &ListPage {
-                after: None,
-                limit: Some(2),
-            },
-            keep,
-        )
-        .unwrap();
-    assert_eq!(names(&first.items), ["a", "b"]);
-    assert_eq!(first.remaining, 3, "bb is filtered out of the count too");
+    // A page copied out: (items, remaining, resource version).
+    let list = |at: Option<u64>, page: &ListPage| {
+        s.with_page("nodes", None, at, page, keep, |p| {
+            (
+                p.items.into_iter().cloned().collect::<Vec<Value>>(),
+                p.remaining,
+                p.rv,
+            )
+        })
+        .unwrap()
+    };
+    let (first, remaining, rv) = list(
+        None,
+        &ListPage {
+            after: None,
+            limit: Some(2),
+        },
+    );
+    assert_eq!(names(&first), ["a", "b"]);
+    assert_eq!(remaining, 3, "bb is filtered out of the count too");
     // Changes after the first page: none of them reaches the next pages.
     s.delete("nodes", None, "c", &Value::Null, false).unwrap();
     s.create(
@@ -367,25 +373,19 @@ fn list_pages_read_one_snapshot_through_changes_and_a_filter() {
         after: Some((String::new(), names(items).pop().unwrap())),
         limit: Some(2),
     };
-    let second = s
-        .list_page("nodes", None, Some(first.rv), &after(&first.items), keep)
-        .unwrap();
-    assert_eq!(names(&second.items), ["c", "d"]);
-    assert_eq!(second.remaining, 1);
-    assert_eq!(second.rv, first.rv);
-    let third = s
-        .list_page("nodes", None, Some(first.rv), &after(&second.items), keep)
-        .unwrap();
-    assert_eq!(names(&third.items), ["e"]);
-    assert_eq!(third.remaining, 0);
+    let (second, remaining, second_rv) = list(Some(rv), &after(&first));
+    assert_eq!(names(&second), ["c", "d"]);
+    assert_eq!(remaining, 1);
+    assert_eq!(second_rv, rv);
+    let (third, remaining, _) = list(Some(rv), &after(&second));
+    assert_eq!(names(&third), ["e"]);
+    assert_eq!(remaining, 0);
     assert_eq!(
-        third.items[0]["metadata"]["labels"].get("changed"),
+        third[0]["metadata"]["labels"].get("changed"),
         None,
         "the page shows e as it stood at the snapshot"
     );
     // Now, the same pages see the changes.
-    let now = s
-        .list_page("nodes", None, None, &ListPage::default(), keep)
-        .unwrap();
-    assert_eq!(names(&now.items), ["a", "b", "cc", "d", "e"]);
+    let (now, _, _) = list(None, &ListPage::default());
+    assert_eq!(names(&now), ["a", "b", "cc", "d", "e"]);
 }
