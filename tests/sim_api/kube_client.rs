@@ -73,6 +73,25 @@ async fn list_pages_with_limit_and_continue() {
 }
 
 #[tokio::test]
+async fn the_remaining_count_is_given_only_for_a_list_without_selectors() {
+    let sim = mosk();
+    let api = Api::<Node>::all(sim.client.clone());
+    let all = api.list(&ListParams::default().limit(1)).await.unwrap();
+    assert_eq!(all.metadata.remaining_item_count, Some(2));
+    // A selector would make the server's count include what it drops: none.
+    let selected = api
+        .list(
+            &ListParams::default()
+                .limit(1)
+                .fields("metadata.name!=kaas-node-3"),
+        )
+        .await
+        .unwrap();
+    assert!(selected.metadata.continue_.is_some());
+    assert_eq!(selected.metadata.remaining_item_count, None);
+}
+
+#[tokio::test]
 async fn log_follow_streams_clock_stamped_lines_until_the_pod_goes() {
     let sim = mosk();
     let ns = "tf";

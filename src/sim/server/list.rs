@@ -120,7 +120,7 @@ pub fn serve(
             at,
             &page,
             |o| sel.matches(o),
-            |p| respond(info, p, output, include, now),
+            |p| respond(info, p, sel == Selectors::default(), output, include, now),
         )
         .map_err(|e| match (&page.after, e.code) {
             (Some(_), 410) => ApiError::new(
@@ -136,6 +136,7 @@ pub fn serve(
 fn respond(
     info: &ResourceInfo,
     page: Page<'_>,
+    unselected: bool,
     output: Output,
     include: IncludeObject,
     now: jiff::Timestamp,
@@ -145,7 +146,13 @@ fn respond(
         && let Some(last) = page.items.last()
     {
         metadata["continue"] = json!(encode_continue(page.rv, namespace_of(last), name_of(last)));
-        metadata["remainingItemCount"] = json!(page.remaining);
+        // Only for a list without selectors, as the API server says it:
+        // kubernetes/kubernetes `staging/src/k8s.io/apiserver/pkg/storage/
+        // etcd3/store.go`, `store.GetList` (read at 00319881a809): its count
+        // would include the objects a selector drops, so it gives none.
+        if unselected {
+            metadata["remainingItemCount"] = json!(page.remaining);
+        }
     }
     let body = match output {
         Output::Table => {
