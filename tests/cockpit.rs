@@ -30,8 +30,11 @@ struct Played {
 
 impl Played {
     fn new(scenario: &str) -> Played {
+        Played::of(load_scenario(scenario).unwrap())
+    }
+    fn of(spec: mosk_console::sim::scenario::spec::ScenarioSpec) -> Played {
         let mut p = Played {
-            world: SimWorld::new(load_scenario(scenario).unwrap(), 7),
+            world: SimWorld::new(spec, 7),
             snap: Snapshot::default(),
             history: History::new(),
         };
@@ -399,4 +402,84 @@ fn a_turn_first_seen_mid_way_takes_its_requests_creation_when_the_request_arrive
     );
     let turn = sc.history.turn_since(MASTER_0).unwrap();
     assert_eq!((turn.at, turn.observed), (at("07:00"), true));
+}
+
+/// `quick` without its manual node: the third compute's server cannot be
+/// live-migrated, and the OpenStack controller starts it again at every
+/// retry, rewriting the lock's message about once a minute. For two hours
+/// the queue holds one item for that node, aged from the first failure,
+/// and the session report one row.
+#[test]
+fn a_wait_through_two_hours_of_message_cycles_is_one_item_with_one_age_and_one_report_row() {
+    use mosk_console::domain::attention::Waits;
+    use mosk_console::domain::session_log::SessionLog;
+    use std::collections::BTreeSet;
+    let mut spec = load_scenario("quick").unwrap();
+    spec.overrides.retain(|o| o.migration_mode.is_none());
+    let mut p = Played::of(spec);
+    let mut waits = Waits::new();
+    let mut log = SessionLog::new();
+    let start = p.world.now();
+    let end_of_update = move |_: &Played| start + SignedDuration::from_hours(3);
+    let mut settle = |p: &Played| {
+        let q = waits.carry(p.queue(), &p.snap, p.world.now());
+        log.observe(None, &q, &p.snap, p.world.now());
+        q
+    };
+    // Until the failing node's turn brings its first item.
+    let (node, first) = loop {
+        p.step(SignedDuration::from_secs(10));
+        let q = settle(&p);
+        if let Some(i) = q.iter().find(|i| i.kind == AttentionKind::MigrationFailing) {
+            break (i.node.clone().unwrap(), i.since);
+        }
+        assert!(
+            p.world.now() < end_of_update(&p),
+            "no failing migration came"
+        );
+    };
+    let lock_message = |p: &Played| {
+        p.snap
+            .node_locks()
+            .find(|l| {
+                l.node_name.as_deref() == Some(node.as_str())
+                    && l.controller == Controller::Openstack
+            })
+            .and_then(|l| l.error_message.as_ref().map(|m| m.as_str().to_string()))
+    };
+    let mut messages = BTreeSet::new();
+    let end = p.world.now() + SignedDuration::from_hours(2);
+    while p.world.now() < end {
+        p.step(SignedDuration::from_secs(10));
+        messages.extend(lock_message(&p));
+        let q = settle(&p);
+        let of_node: Vec<&AttentionItem> = q
+            .iter()
+            .filter(|i| i.node.as_deref() == Some(node.as_str()))
+            .collect();
+        assert_eq!(of_node.len(), 1, "at {}: {of_node:#?}", p.world.now());
+        assert_eq!(
+            of_node[0].since,
+            first,
+            "at {}: {:#?}",
+            p.world.now(),
+            of_node[0]
+        );
+    }
+    // The message did cycle: a start and an error per attempt, the servers
+    // left, again and again.
+    assert!(messages.len() > 20, "{messages:#?}");
+    let q = settle(&p);
+    let item = q
+        .iter()
+        .find(|i| i.node.as_deref() == Some(node.as_str()))
+        .unwrap();
+    assert!(p.world.now().duration_since(item.since) >= SignedDuration::from_hours(2));
+    let rows: Vec<_> = log
+        .items()
+        .filter(|i| i.node.as_deref() == Some(node.as_str()))
+        .collect();
+    assert_eq!(rows.len(), 1, "{rows:#?}");
+    assert_eq!(rows[0].cleared, None);
+    assert_eq!(rows[0].raised, first);
 }

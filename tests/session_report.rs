@@ -222,7 +222,7 @@ async fn the_report_of_quick_run_to_the_end_tells_the_whole_update() {
             .find(|r| r.contains(&format!("| {node} |")))
             .unwrap_or_else(|| panic!("no turn of {node}:\n{report}"));
         assert!(
-            row.contains("manual migration:") || row.contains("migration gave up:"),
+            row.contains("| manual migration") || row.contains("| migration failing"),
             "waited on its migration: {row}"
         );
     }
@@ -234,7 +234,7 @@ async fn the_report_of_quick_run_to_the_end_tells_the_whole_update() {
             .iter()
             .find(|r| {
                 r.contains(node.as_str())
-                    && (r.contains("| manual migration |") || r.contains("| migration gave up |"))
+                    && (r.contains("| manual migration") || r.contains("| migration failing"))
             })
             .unwrap_or_else(|| panic!("no migration item for {node}:\n{report}"));
         let cells: Vec<&str> = item.split(" | ").collect();
@@ -244,7 +244,7 @@ async fn the_report_of_quick_run_to_the_end_tells_the_whole_update() {
     assert!(
         !items
             .iter()
-            .any(|r| r.contains("| manual migration |") && r.contains("still open")),
+            .any(|r| r.contains("| manual migration") && r.contains("still open")),
         "{report}"
     );
 

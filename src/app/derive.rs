@@ -21,7 +21,7 @@ use jiff::{SignedDuration, Timestamp};
 
 use crate::app::tables::cache::ViewTable;
 use crate::app::views::view::View;
-use crate::domain::attention::{AttentionItem, queue};
+use crate::domain::attention::{AttentionItem, Waits, queue};
 use crate::domain::expected::Expected;
 use crate::domain::history::History;
 use crate::domain::join::incremental::{Reach, rejoin};
@@ -62,6 +62,9 @@ pub struct Derived {
     dismissed: BTreeSet<Reminder>,
     /// The snapshot generation the attention queue was computed from.
     attention_of: Option<u64>,
+    /// The queue's items across its computations: identity, first
+    /// evidence, items held through a message gap.
+    waits: Waits,
 }
 
 /// How often the attention queue is computed again while the clusters,
@@ -110,7 +113,8 @@ impl Derived {
             since >= ATTENTION_EVERY || since.is_negative()
         });
         if due || self.generation != self.attention_of || *dismissed != self.dismissed {
-            self.attention = queue(snapshot, history, now, dismissed, expected);
+            let fresh = queue(snapshot, history, now, dismissed, expected);
+            self.attention = self.waits.carry(fresh, snapshot, now);
             self.attention_at = Some(now);
             self.attention_of = self.generation;
         }

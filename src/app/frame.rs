@@ -24,7 +24,7 @@ pub struct FrameReport {
     /// The table drawn: its view and the indices of the columns shown at
     /// this width, in column order.
     pub table_columns: Option<(View, Vec<usize>)>,
-    /// The ids ([`crate::app::views::overview::item_id`]) of the attention
+    /// The ids ([`crate::domain::attention::AttentionItem::id`]) of the attention
     /// items whose head line the Overview drew.
     pub attention_shown: Vec<String>,
     /// The last line a details modal can scroll to at this size (its

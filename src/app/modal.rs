@@ -21,7 +21,7 @@ use crate::domain::objects::ObjectKey;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DetailOf {
     /// The attention item with this id
-    /// ([`crate::app::views::overview::item_id`]).
+    /// ([`crate::domain::attention::AttentionItem::id`]).
     Attention(String),
     /// A ClusterWorkloadLock or NodeWorkloadLock.
     Lock(ObjectKey),

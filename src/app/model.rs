@@ -64,8 +64,11 @@ pub struct Model {
     pub modals: ModalStack,
     /// The footer's notice and the recent ones ([`crate::app::notices`]).
     pub notices: Notices,
-    /// Node names selected with `space` for actions on many nodes.
-    pub selected_nodes: BTreeSet<String>,
+    /// Node names selected with `space` for actions on many nodes, per
+    /// view: a selection is counted and acted on only in the view it was
+    /// made in (the rows of another view may not show those nodes at all).
+    /// Read the view on screen's through [`Model::selected_nodes`].
+    pub selections: BTreeMap<View, BTreeSet<String>>,
     /// The time used for ages and clocks (injected, so tests are stable).
     pub now: Timestamp,
     /// When the console started.
@@ -115,7 +118,7 @@ impl Model {
             views: Views::default(),
             modals: ModalStack::default(),
             notices: Notices::default(),
-            selected_nodes: BTreeSet::new(),
+            selections: BTreeMap::new(),
             now,
             started: now,
             real_time: Duration::ZERO,
@@ -195,8 +198,19 @@ impl Model {
             session: &self.session,
             now: self.now,
             page_rows: self.page_rows,
-            selected_nodes: &self.selected_nodes,
+            selected_nodes: self.selected_nodes(),
         }
+    }
+
+    /// The nodes selected with `space` in the view on screen.
+    pub fn selected_nodes(&self) -> &BTreeSet<String> {
+        static NONE: BTreeSet<String> = BTreeSet::new();
+        self.selections.get(&self.view).unwrap_or(&NONE)
+    }
+
+    /// The selection of the view on screen, to change it.
+    pub fn selected_nodes_mut(&mut self) -> &mut BTreeSet<String> {
+        self.selections.entry(self.view).or_default()
     }
 
     pub fn cursor(&self, view: View) -> TableCursor {

@@ -1,6 +1,8 @@
 //! `update`: the one place the model changes. Pure: no I/O, no clock reads;
 //! anything with an effect is returned as a [`Command`] for the runtime.
 
+use std::collections::BTreeSet;
+
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::app::actions;
@@ -351,10 +353,12 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
             session,
             now,
             page_rows,
-            selected_nodes,
+            selections,
             view,
             ..
         } = model;
+        static NONE: BTreeSet<String> = BTreeSet::new();
+        let selected_nodes = selections.get(view).unwrap_or(&NONE);
         let ctx = ViewCtx {
             view: *view,
             snapshot,
@@ -430,12 +434,12 @@ fn apply_outcome(model: &mut Model, outcome: Option<Outcome>) {
         return;
     };
     if o.clear_selection {
-        model.selected_nodes.clear();
+        model.selected_nodes_mut().clear();
     }
     if let Some(node) = o.toggle_node
-        && !model.selected_nodes.remove(&node)
+        && !model.selected_nodes_mut().remove(&node)
     {
-        model.selected_nodes.insert(node);
+        model.selected_nodes_mut().insert(node);
     }
     if let Some(r) = o.dismiss {
         crate::app::reminders::dismissed(model, r);

@@ -20,6 +20,7 @@ mod reminders;
 mod stalls;
 mod stuck_requests;
 mod vrouter_pods;
+pub mod waits;
 
 use migrations::migrations;
 use vrouter_pods::vrouter_outdated;
@@ -28,6 +29,7 @@ use crate::domain::action::ActionId;
 use crate::domain::expected::Expected;
 pub use blockers::{DISABLED_MEANS, for_machine as blockers_for_machine};
 pub use causes::{Symptom, is_symptom};
+pub use waits::Waits;
 
 /// How many servers of each list an item's sentence names (the detail panel
 /// names them all).
@@ -159,6 +161,67 @@ pub struct AttentionItem {
     /// Symptoms of the same wait folded under this item (LCM's drain
     /// retries, the stall): see [`causes`].
     pub symptoms: Vec<Symptom>,
+    /// The last computation did not raise the item, but nothing says its
+    /// cause is gone: it is held ([`waits::HOLD`]) and this is when it was
+    /// last raised. `None` while it is raised.
+    pub unraised_since: Option<Timestamp>,
+}
+
+impl AttentionItem {
+    /// What the item is about, kept while the evidence changes its kind:
+    /// its cause ([`AttentionKind::cause`]) and its node, or the object when
+    /// no node applies. The cursor, the held items ([`Waits`]) and the
+    /// session report follow an item by it.
+    pub fn id(&self) -> String {
+        let key = &self.key;
+        match (self.kind.cause(), &self.node) {
+            (Cause::OfNode(cause), Some(node)) => format!("{cause}@{node}"),
+            (Cause::OfNode(cause) | Cause::OfObject(cause), _) => {
+                format!("{cause}@{:?}/{}/{}", key.kind, key.namespace, key.name)
+            }
+            (Cause::Own, _) => format!(
+                "{:?}/{}@{:?}/{}/{}",
+                self.kind, self.subject, key.kind, key.namespace, key.name
+            ),
+        }
+    }
+}
+
+/// How an item's kind names its cause, for [`AttentionItem::id`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cause {
+    /// A cause of a node, one item per node whatever its current reading.
+    OfNode(&'static str),
+    /// A cause of one object (a lock, a request, a DaemonSet).
+    OfObject(&'static str),
+    /// Its own cause: the kind, subject and object together.
+    Own,
+}
+
+impl AttentionKind {
+    /// The cause this kind is one reading of. The servers on a node in its
+    /// turn are read as a manual migration, a failing one, servers left or
+    /// owners to notify as the controller's message cycles; a lock is held,
+    /// then failed; a symptom standing alone changes as LCM retries.
+    pub fn cause(self) -> Cause {
+        use AttentionKind::*;
+        match self {
+            ManualMigration | MigrationFailing | NotifyOwners | ServersLeft => {
+                Cause::OfNode("servers")
+            }
+            MigrationSettingsInvalid => Cause::OfNode("migration-settings"),
+            Stall | ClusterStateRetrying | OperationStuck => Cause::OfNode("symptoms"),
+            DrainError => Cause::OfNode("drain"),
+            NodeRemoval => Cause::OfNode("removal"),
+            MachineDisabled => Cause::OfNode("disabled"),
+            LockHeld | LockFailed => Cause::OfObject("lock"),
+            RequestStuckDeleting => Cause::OfObject("request"),
+            VrouterOutdated | VrouterStillOutdated => Cause::OfObject("vrouter"),
+            AutoPaused | StepOverEstimate | WaitingForCommence | Malformed | Reminder(_) => {
+                Cause::Own
+            }
+        }
+    }
 }
 
 /// The subject name for a node: its machine's name when known (the first
@@ -204,9 +267,10 @@ pub fn queue(
     items
 }
 
-/// Oldest first; an auto-paused update goes first whatever its age, and
-/// the reminders after everything that needs a human to act.
-fn sort(items: &mut [AttentionItem]) {
+/// As the queue's title says: the waits oldest first (by the first
+/// evidence of each cause), then the update guide's reminders oldest first;
+/// an auto-paused update before everything (it stops every step).
+pub(crate) fn sort(items: &mut [AttentionItem]) {
     let rank = |i: &AttentionItem| match i.kind {
         AttentionKind::AutoPaused => 0,
         AttentionKind::Reminder(_) => 2,
@@ -263,6 +327,7 @@ pub fn attention_with(
             key,
             at_least: false,
             symptoms: Vec::new(),
+            unraised_since: None,
         });
     }
     let mut items = causes::fold(items);
@@ -307,6 +372,7 @@ fn failed_locks(snap: &Snapshot, history: &History, now: Timestamp, out: &mut Ve
             action: None,
             key,
             symptoms: Vec::new(),
+            unraised_since: None,
         });
     }
 }
@@ -341,6 +407,7 @@ fn retrying_states(
             key,
             at_least: false,
             symptoms: Vec::new(),
+            unraised_since: None,
         });
     }
 }

@@ -203,6 +203,7 @@ mod tests {
                 "openstack-osh-dev",
             ),
             symptoms: Vec::new(),
+            unraised_since: None,
         };
         let step = for_item(&item, &snap).unwrap();
         assert_eq!(step.cause, "lock-held/cluster-openstack");

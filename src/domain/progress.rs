@@ -40,6 +40,11 @@ pub struct Progress {
     pub eta_source: Option<EtaSource>,
     /// Disabled machines, left out of `done`, `total` and the ETA.
     pub disabled: usize,
+    /// Machines in their turn for longer than the finished machines of
+    /// their type took on average: the ETA gives each as long again as it
+    /// has overrun ([`Left::time_left`]), so it is never shorter than the
+    /// delay they already show.
+    pub overdue: usize,
     /// What the update waits on now (set from the attention queue): while
     /// blocked, the ETA is what is left *after* the wait, and the screen
     /// says so.
@@ -216,6 +221,15 @@ pub fn progress(
             turn: history.turn_started(&r.machine.name),
         })
         .collect();
+    let overdue = if finished.is_empty() {
+        0
+    } else {
+        left.iter()
+            .filter(|l| {
+                mean_for(&finished, &l.row.machine.machine_type).is_some_and(|m| l.overdue(m, now))
+            })
+            .count()
+    };
     let (eta, eta_source) = match plan_eta(snap, now) {
         Some((eta, factor)) => (Some(eta), Some(EtaSource::UpdatePlan { factor })),
         None if finished.is_empty() => (None, None),
@@ -237,6 +251,7 @@ pub fn progress(
         samples: finished.len(),
         eta_source,
         disabled,
+        overdue,
         blocked: None,
     }
 }
@@ -248,12 +263,29 @@ struct Left<'a> {
 }
 
 impl Left<'_> {
-    /// Its time left, if a machine of its kind takes `mean`.
+    /// Its time left, if a machine of its kind takes `mean`: the rest of
+    /// the mean; past the mean, as long again as it has overrun (it waits
+    /// on something its peers did not, and nothing says the wait is nearly
+    /// over: an estimate of zero would be a claim that it is). [I] No
+    /// source gives the remaining time of a late machine; this keeps the
+    /// ETA at least as long as the delay already seen.
     fn time_left(&self, mean: SignedDuration, now: Timestamp) -> SignedDuration {
         match self.turn {
-            Some(t) => (mean - now.duration_since(t)).max(SignedDuration::ZERO),
+            Some(t) => {
+                let taken = now.duration_since(t);
+                if taken > mean {
+                    taken - mean
+                } else {
+                    mean - taken
+                }
+            }
             None => mean,
         }
+    }
+
+    /// In its turn for longer than `mean`.
+    fn overdue(&self, mean: SignedDuration, now: Timestamp) -> bool {
+        self.turn.is_some_and(|t| now.duration_since(t) > mean)
     }
 }
 
@@ -375,9 +407,13 @@ pub fn eta_basis(p: &Progress) -> String {
         p.samples,
         if p.samples == 1 { "" } else { "s" }
     );
+    let overdue = match p.overdue {
+        0 => String::new(),
+        n => format!(", {n} overdue"),
+    };
     match &p.eta_source {
-        None | Some(EtaSource::Machines) => machines,
-        Some(EtaSource::UpdateGroups { .. }) => format!("{machines}, by group"),
+        None | Some(EtaSource::Machines) => format!("{machines}{overdue}"),
+        Some(EtaSource::UpdateGroups { .. }) => format!("{machines}, by group{overdue}"),
         Some(EtaSource::UpdatePlan { factor }) if (factor - 1.0).abs() < 0.05 => {
             "plan estimates".to_string()
         }

@@ -34,10 +34,15 @@ pub struct TimelineEntry {
     pub what: String,
 }
 
+/// Between the kinds a wait was read as, in [`LoggedItem::kind`].
+pub const KIND_CHANGED: &str = " \u{2192} ";
+
 /// One attention item, from when it was first raised until it cleared.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoggedItem {
-    /// The item's kind, as the screen labels it.
+    /// The item's kind, as the screen labels it; when the same wait was
+    /// read as other kinds later, each of them once, in order, separated
+    /// by [`KIND_CHANGED`] (`migration failing → servers left`).
     pub kind: String,
     pub subject: String,
     pub node: Option<String>,
@@ -96,18 +101,6 @@ pub struct SessionLog {
     pods: BTreeMap<String, (String, String)>,
     /// The snapshot generation the object part was last read at.
     generation: Option<u64>,
-}
-
-/// The identity of an attention item across recomputations.
-fn item_id(item: &AttentionItem) -> String {
-    format!(
-        "{}\u{1f}{}\u{1f}{:?}/{}/{}",
-        item.kind.label(),
-        item.subject,
-        item.key.kind,
-        item.key.namespace,
-        item.key.name
-    )
 }
 
 fn push_bounded<T>(list: &mut VecDeque<T>, value: T, max: usize, dropped: &mut u64) -> bool {
@@ -177,7 +170,7 @@ impl SessionLog {
     fn observe_items(&mut self, attention: &[AttentionItem], now: Timestamp) {
         let mut present = BTreeMap::new();
         for item in attention {
-            let id = item_id(item);
+            let id = item.id();
             if !self.open.contains_key(&id) && !present.contains_key(&id) {
                 let logged = LoggedItem {
                     kind: item.kind.label().to_string(),
@@ -195,6 +188,16 @@ impl SessionLog {
                 }
                 let seq = self.first_seq + self.items.len() as u64 - 1;
                 self.open.insert(id.clone(), seq);
+            } else if let Some(seq) = self.open.get(&id)
+                && let Some(logged) = self.items.get_mut((seq - self.first_seq) as usize)
+            {
+                // The same wait read another way (the item changed its kind
+                // in place): the row names each reading once, in order.
+                let label = item.kind.label();
+                if !logged.kind.split(KIND_CHANGED).any(|k| k == label) {
+                    logged.kind.push_str(KIND_CHANGED);
+                    logged.kind.push_str(label);
+                }
             }
             present.insert(id, ());
         }

@@ -12,7 +12,7 @@ use ratatui::widgets::Paragraph;
 use crate::app::derive::Derived;
 use crate::app::freshness::{self, Pane};
 use crate::app::model::Model;
-use crate::app::views::overview::{item_id, selected_index};
+use crate::app::views::overview::{Cursor, cursor};
 use crate::config::keymap::KeyAction;
 use crate::config::theme::Theme;
 use crate::domain::attention::{AttentionItem, AttentionKind};
@@ -83,19 +83,57 @@ pub(crate) fn draw_attention(
 ) {
     let loading = freshness::loading(model);
     let stale = freshness::is_stale(model, Pane::Attention);
+    let at = cursor(&model.views.overview, &d.attention);
     let title = if d.attention.is_empty() || loading.is_some() {
         " Attention ".to_string()
     } else if stale {
         format!(" Attention ({}, may be incomplete) ", d.attention.len())
     } else {
+        // The order, as `domain::attention::sort` makes it.
+        let reminders = d
+            .attention
+            .iter()
+            .any(|i| matches!(i.kind, AttentionKind::Reminder(_)));
+        let waits = d.attention.len()
+            - d.attention
+                .iter()
+                .filter(|i| matches!(i.kind, AttentionKind::Reminder(_)))
+                .count();
+        let order = match (
+            d.attention[0].kind == AttentionKind::AutoPaused,
+            reminders && waits > 0,
+        ) {
+            (true, true) => "the auto-pause, then oldest first, reminders last",
+            (true, false) => "the auto-pause, then oldest first",
+            (false, true) => "oldest first, reminders last",
+            (false, false) => "oldest first",
+        };
         format!(
-            " Attention ({}): waiting for you, oldest first ",
+            " Attention ({}): waiting for you, {order} ",
             d.attention.len()
         )
     };
     let block = fresh_pane(title, false, model, Pane::Attention, area, theme);
-    let inner = block.inner(area);
+    let mut inner = block.inner(area);
     frame.render_widget(block, area);
+    // The item the cursor was on has cleared: the cursor marks nothing
+    // until it is moved, and the pane's first line says which item went.
+    if let Cursor::Gone { name, .. } = at
+        && loading.is_none()
+        && inner.height > 1
+    {
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                format::truncate(
+                    &format!("cleared under the cursor: {name} (j/k: move)"),
+                    inner.width as usize,
+                ),
+                theme.warn,
+            )),
+            Rect::new(inner.x, inner.y, inner.width, 1),
+        );
+        inner = Rect::new(inner.x, inner.y + 1, inner.width, inner.height - 1);
+    }
     if loading.is_some() {
         frame.render_widget(
             Paragraph::new(Line::styled(
@@ -131,7 +169,16 @@ pub(crate) fn draw_attention(
     let lead = lead_item_lines(d, width);
     let lead_len = lead.len().saturating_sub(1);
     let two = d.attention.len() * 2 + lead_len <= height;
-    let selected = selected_index(&d.attention, model.views.overview.selected.as_deref());
+    let selected = match at {
+        Cursor::On(i, _) => Some(i),
+        _ => None,
+    };
+    // Where the queue scrolls to: the cursor's item, or where it stood.
+    let anchor = match at {
+        Cursor::On(i, _) => Some(i),
+        Cursor::Gone { at, .. } => Some(at.min(d.attention.len().saturating_sub(1))),
+        Cursor::Empty => None,
+    };
     // The cursor's item also says what to do next, when a line is left.
     let next_line = two && d.attention.len() * 2 + lead_len < height;
     let marked = theme.attention.patch(theme.row_selected);
@@ -142,6 +189,12 @@ pub(crate) fn draw_attention(
         .map(|(i, item)| {
             let since = item_age(model, item);
             let mut head = format!("{since:>6}  {}  {}", item.subject, item.kind.label());
+            if let Some(last) = item.unraised_since {
+                head.push_str(&format!(
+                    " (not raised for {})",
+                    format::age(model.now, last)
+                ));
+            }
             if let Some(h) = action_hint(item, model) {
                 head.push_str(&format!("  [{h}]"));
             }
@@ -181,12 +234,12 @@ pub(crate) fn draw_attention(
                     theme.key_hint,
                 ));
             }
-            (item_id(item), lines)
+            (item.id(), lines)
         })
         .collect();
     // The first item drawn: the queue scrolls so the cursor's item is on screen.
     let mut first = 0;
-    if let Some(sel) = selected {
+    if let Some(sel) = anchor {
         while first < sel && items[first..=sel].iter().map(|x| x.1.len()).sum::<usize>() > height {
             first += 1;
         }
@@ -253,7 +306,7 @@ pub(crate) fn attention_text(
     theme: &Theme,
 ) -> (String, Vec<Line<'static>>) {
     let d = &model.derived;
-    let item = d.attention.iter().find(|i| item_id(i) == id);
+    let item = d.attention.iter().find(|i| i.id() == id);
     let Some(item) = item else {
         return (
             " Attention ".to_string(),

@@ -101,7 +101,7 @@ fn draw_table(
 ) {
     // The rows selected with `space` are counted in the title.
     let counted;
-    let name = match model.selected_nodes.len() {
+    let name = match model.selected_nodes().len() {
         0 => name,
         n => {
             counted = format!("{name} · {n} selected");
@@ -237,7 +237,7 @@ fn draw_table(
             let marked = marking
                 && r.node
                     .as_ref()
-                    .is_some_and(|n| model.selected_nodes.contains(n));
+                    .is_some_and(|n| model.selected_nodes().contains(n));
             let mut style = tone_style(theme, r.tone);
             if marked {
                 style = style.patch(theme.row_marked);

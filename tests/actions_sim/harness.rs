@@ -614,7 +614,7 @@ impl Harness {
         self.press('y');
         let outcome = self.run_to_end(false).await;
         self.close();
-        self.model.selected_nodes.clear();
+        self.model.selected_nodes_mut().clear();
         outcome
     }
 
@@ -626,12 +626,12 @@ impl Harness {
         self.press('y');
         let outcome = self.run_to_end(false).await;
         self.close();
-        self.model.selected_nodes.clear();
+        self.model.selected_nodes_mut().clear();
         outcome
     }
 
     pub fn select(&mut self, nodes: &[&str]) {
-        self.model.selected_nodes = nodes.iter().map(|n| n.to_string()).collect();
+        *self.model.selected_nodes_mut() = nodes.iter().map(|n| n.to_string()).collect();
     }
 
     /// Computes of the scenario, in order: (machine, node).

@@ -84,7 +84,7 @@ async fn c_acts_on_the_cursor_row_only() {
     assert_eq!(h.annotation(&cursor, MODE).as_deref(), Some("skip"));
     assert_eq!(h.annotation(&computes[0], MODE), None);
     // The selection is kept: the operator may still act on it.
-    assert_eq!(h.model.selected_nodes.len(), 2);
+    assert_eq!(h.model.selected_nodes().len(), 2);
 }
 
 #[tokio::test(start_paused = true)]

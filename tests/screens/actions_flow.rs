@@ -70,7 +70,7 @@ fn executed(cmds: &[Command]) -> Vec<&mosk_console::app::actions::plan::ActionPl
 #[test]
 fn enter_on_the_default_button_cancels_and_sends_nothing() {
     let mut m = allowed(model_with(false, false));
-    m.selected_nodes.insert(NODE_W2.into());
+    m.selected_nodes_mut().insert(NODE_W2.into());
     assert!(ch(&mut m, 'a').is_empty());
     assert!(matches!(m.modals.dialog(), Some(Dialog::Confirm(_))));
     let cmds = press(&mut m, KeyCode::Enter);
@@ -84,13 +84,13 @@ fn enter_on_the_default_button_cancels_and_sends_nothing() {
 fn n_and_esc_cancel_y_confirms() {
     for cancel in [KeyCode::Char('n'), KeyCode::Esc] {
         let mut m = allowed(model_with(false, false));
-        m.selected_nodes.insert(NODE_W2.into());
+        m.selected_nodes_mut().insert(NODE_W2.into());
         ch(&mut m, 'a');
         assert!(executed(&press(&mut m, cancel)).is_empty());
         assert!(m.modals.dialog().is_none());
     }
     let mut m = allowed(model_with(false, false));
-    m.selected_nodes.insert(NODE_W2.into());
+    m.selected_nodes_mut().insert(NODE_W2.into());
     ch(&mut m, 'a');
     let cmds = ch(&mut m, 'y');
     let plans = executed(&cmds);
@@ -107,7 +107,7 @@ fn n_and_esc_cancel_y_confirms() {
 #[test]
 fn tab_then_enter_confirms_too() {
     let mut m = allowed(model_with(false, false));
-    m.selected_nodes.insert(NODE_W4.into());
+    m.selected_nodes_mut().insert(NODE_W4.into());
     ch(&mut m, 'R');
     press(&mut m, KeyCode::Tab);
     let cmds = press(&mut m, KeyCode::Enter);
@@ -117,8 +117,8 @@ fn tab_then_enter_confirms_too() {
 #[test]
 fn the_picker_plans_mode_and_attempts_for_every_selected_node() {
     let mut m = allowed(model_with(false, false));
-    m.selected_nodes.insert(NODE_W2.into());
-    m.selected_nodes.insert(NODE_W4.into());
+    m.selected_nodes_mut().insert(NODE_W2.into());
+    m.selected_nodes_mut().insert(NODE_W4.into());
     ch(&mut m, 'm');
     // Dialog keys come before the keymap: q does not quit, j moves the choice.
     ch(&mut m, 'q');
@@ -169,7 +169,7 @@ fn the_picker_plans_mode_and_attempts_for_every_selected_node() {
 #[test]
 fn read_only_shows_actions_unavailable_and_never_asks_the_server() {
     let mut m = model_with(true, false);
-    m.selected_nodes.insert(NODE_W2.into());
+    m.selected_nodes_mut().insert(NODE_W2.into());
     for c in ['m', 'a', 'R'] {
         assert!(ch(&mut m, c).is_empty());
         assert!(m.modals.dialog().is_none());
@@ -238,7 +238,7 @@ fn a_forbidden_action_is_not_offered_and_says_why() {
         AccessVerdict::Denied("no RBAC policy matched".into()),
         m.now,
     );
-    m.selected_nodes.insert(NODE_W4.into());
+    m.selected_nodes_mut().insert(NODE_W4.into());
     assert!(ch(&mut m, 'R').is_empty());
     assert!(m.modals.dialog().is_none());
     let text = &m.notice().unwrap().text;
@@ -254,7 +254,7 @@ fn a_forbidden_action_is_not_offered_and_says_why() {
 #[test]
 fn confirming_before_the_server_answered_is_refused_until_it_does() {
     let mut m = model_with(false, false);
-    m.selected_nodes.insert(NODE_W4.into());
+    m.selected_nodes_mut().insert(NODE_W4.into());
     let cmds = ch(&mut m, 'R');
     assert!(matches!(cmds.first(), Some(Command::CheckAccess(_))));
     let cmds = ch(&mut m, 'y');
@@ -294,7 +294,7 @@ fn one_action_at_a_time_and_cancel_between_pods() {
     assert_eq!(plan.steps.len(), 3);
     // Another action while it runs: refused, the progress dialog shows.
     m.modals.close_dialog();
-    m.selected_nodes.insert(NODE_W2.into());
+    m.selected_nodes_mut().insert(NODE_W2.into());
     assert!(ch(&mut m, 'a').is_empty());
     assert!(matches!(m.modals.dialog(), Some(Dialog::Progress)));
     // Esc asks to cancel (once).
@@ -429,7 +429,7 @@ fn an_unanswered_access_review_offers_the_action_and_confirms() {
         availability(&m, ActionId::AcknowledgeMigration),
         Availability::NotVerified(why) if why.contains("patch nodes") && why.contains("no status")
     ));
-    m.selected_nodes.insert(NODE_W2.into());
+    m.selected_nodes_mut().insert(NODE_W2.into());
     assert!(ch(&mut m, 'a').is_empty());
     assert!(
         matches!(m.modals.dialog(), Some(Dialog::Confirm(_))),
@@ -441,7 +441,7 @@ fn an_unanswered_access_review_offers_the_action_and_confirms() {
 }
 
 fn running(m: &mut Model) {
-    m.selected_nodes.insert(NODE_W2.into());
+    m.selected_nodes_mut().insert(NODE_W2.into());
     ch(m, 'a');
     assert_eq!(executed(&ch(m, 'y')).len(), 1);
     assert!(m.actions.busy());
@@ -510,7 +510,7 @@ fn ctrl_c_and_q_bang_quit_without_asking() {
 #[test]
 fn the_attempts_field_is_one_line_of_at_most_16_characters() {
     let mut m = allowed(model_with(false, false));
-    m.selected_nodes.insert(NODE_W4.into());
+    m.selected_nodes_mut().insert(NODE_W4.into());
     ch(&mut m, 'm');
     press(&mut m, KeyCode::Tab);
     for c in "12345678901234567890".chars() {

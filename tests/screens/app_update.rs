@@ -265,7 +265,7 @@ fn space_marks_the_selected_rows_node_and_moves_down() {
     update(&mut m, key('2'));
     update(&mut m, key(' '));
     update(&mut m, key(' '));
-    assert_eq!(m.selected_nodes.iter().cloned().collect::<Vec<_>>(), {
+    assert_eq!(m.selected_nodes().iter().cloned().collect::<Vec<_>>(), {
         let mut v = vec![names::NODE_M0.to_string(), names::NODE_M1.to_string()];
         v.sort();
         v
@@ -273,7 +273,36 @@ fn space_marks_the_selected_rows_node_and_moves_down() {
     update(&mut m, key('k'));
     update(&mut m, key(' '));
     assert!(
-        !m.selected_nodes.contains(names::NODE_M1),
+        !m.selected_nodes().contains(names::NODE_M1),
         "space again unmarks"
     );
+}
+
+#[test]
+fn a_selection_belongs_to_the_view_it_was_made_in() {
+    use crate::ui_support::{render, text_of};
+    use mosk_console::app::actions::target_nodes;
+    let mut m = model_at(fixtures::mid_update_now());
+    load(&mut m, &fixtures::mid_update());
+    // Two machines' nodes selected in Machines.
+    update(&mut m, key('2'));
+    update(&mut m, key(' '));
+    update(&mut m, key(' '));
+    let screen = text_of(render(&m, 120, 30).backend().buffer());
+    assert!(screen.contains("· 2 selected"), "{screen}");
+    // Locks: its title counts nothing and an action targets its own cursor
+    // row, not the nodes selected elsewhere.
+    update(&mut m, key('4'));
+    let screen = text_of(render(&m, 120, 30).backend().buffer());
+    assert!(!screen.contains("selected"), "{screen}");
+    assert!(m.selected_nodes().is_empty());
+    let targets = target_nodes(&m);
+    assert!(targets.len() <= 1, "the cursor row only: {targets:?}");
+    // Esc in Locks has nothing to clear; back in Machines the selection is
+    // still there.
+    update(&mut m, code(KeyCode::Esc));
+    update(&mut m, key('2'));
+    assert_eq!(m.selected_nodes().len(), 2);
+    let screen = text_of(render(&m, 120, 30).backend().buffer());
+    assert!(screen.contains("· 2 selected"), "{screen}");
 }

@@ -4,7 +4,6 @@
 //! sending keys and frame reports through `update`, as the runtime does.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use mosk_console::app::views::overview::item_id;
 
 /// The attention item under the Overview's cursor.
 fn selected_item(m: &Model) -> Option<mosk_console::domain::attention::AttentionItem> {
@@ -90,10 +89,7 @@ fn enter_opens_the_items_full_text_and_esc_closes_it() {
         press(&mut m, 'j', 80, 24);
     }
     key(&mut m, KeyCode::Enter, 80, 24);
-    assert_eq!(
-        m.modals.top(),
-        Some(&Modal::attention_text(item_id(&items[at])))
-    );
+    assert_eq!(m.modals.top(), Some(&Modal::attention_text(items[at].id())));
     let t = render(&m, 80, 24);
     insta::assert_snapshot!("attention_full_text_80x24", t.backend());
     // The whole reason is there, to its last word (the queue cuts it).
@@ -118,7 +114,7 @@ fn an_action_key_acts_only_on_an_item_that_was_drawn() {
         .position(|i| i.kind == AttentionKind::ManualMigration)
         .unwrap();
     assert!(at > 0);
-    m.views.overview.selected = Some(item_id(&items[at]));
+    m.views.overview.selected = Some(items[at].id());
     // `1` then `a` typed ahead: the Overview was not drawn in between.
     press(&mut m, '1', 80, 24);
     update(
@@ -135,5 +131,93 @@ fn an_action_key_acts_only_on_an_item_that_was_drawn() {
         dialog.contains(items[at].node.as_deref().unwrap()),
         "{dialog} {:?}",
         m.notice()
+    );
+}
+
+/// The node lock an item waits on, released (state inactive): the
+/// evidence that its cause is gone.
+fn release_lock_of(m: &mut Model, item: &mosk_console::domain::attention::AttentionItem) {
+    use mosk_console::cluster::events::ClusterEvent;
+    use mosk_console::domain::objects::{LockState, Object};
+    let Some(Object::NodeWorkloadLock(lock)) = m.snapshot.objects().get(&item.key).cloned() else {
+        panic!("not a node lock item: {item:#?}");
+    };
+    let mut lock = lock;
+    std::sync::Arc::make_mut(&mut lock).state = LockState::Inactive;
+    update(
+        m,
+        Msg::Cluster(ClusterEvent::Applied(Object::NodeWorkloadLock(lock))),
+    );
+}
+
+#[test]
+fn the_cursor_stays_on_its_item_through_rebuilds_and_says_when_it_cleared() {
+    use mosk_console::cluster::events::ClusterEvent;
+    let mut m = with_view(View::Overview);
+    let items = m.derived.attention.clone();
+    assert_eq!(items.len(), 3, "{items:#?}");
+    press(&mut m, 'j', 80, 24);
+    press(&mut m, 'j', 80, 24);
+    let third = items[2].clone();
+    assert_eq!(selected_item(&m).map(|i| i.id()), Some(third.id()));
+    // Three rebuilds: the clock moves past the queue's period; an object
+    // that changes nothing of the queue; the first item's cause goes.
+    let later = m.now + jiff::SignedDuration::from_secs(6);
+    update(&mut m, Msg::Tick(later));
+    assert_eq!(selected_item(&m).map(|i| i.id()), Some(third.id()));
+    let machine = m
+        .snapshot
+        .objects()
+        .values()
+        .find(|o| matches!(o, mosk_console::domain::objects::Object::Machine(_)))
+        .cloned()
+        .unwrap();
+    update(&mut m, Msg::Cluster(ClusterEvent::Applied(machine)));
+    assert_eq!(selected_item(&m).map(|i| i.id()), Some(third.id()));
+    release_lock_of(&mut m, &items[0]);
+    assert!(
+        !m.derived.attention.iter().any(|i| i.id() == items[0].id()),
+        "{:#?}",
+        m.derived.attention
+    );
+    assert_eq!(selected_item(&m).map(|i| i.id()), Some(third.id()));
+    let pane = attention_pane(&m, 80, 24);
+    let marked: Vec<&str> = pane.lines().filter(|l| l.starts_with('>')).collect();
+    assert_eq!(marked.len(), 1, "{pane}");
+    assert!(marked[0].contains(&third.subject), "{pane}");
+
+    // The cursor on the manual migration, whose lock is then released: the
+    // pane says which item cleared, nothing is marked, and `a` does not act
+    // on the item that took its place.
+    press(&mut m, 'g', 80, 24);
+    while selected_item(&m).unwrap().kind != AttentionKind::ManualMigration {
+        press(&mut m, 'j', 80, 24);
+    }
+    let manual = selected_item(&m).unwrap();
+    let at = m
+        .derived
+        .attention
+        .iter()
+        .position(|i| i.id() == manual.id())
+        .unwrap();
+    release_lock_of(&mut m, &manual);
+    assert!(selected_item(&m).is_none());
+    let pane = attention_pane(&m, 80, 24);
+    assert!(
+        pane.contains(&format!("cleared under the cursor: {}", manual.subject)),
+        "{pane}"
+    );
+    assert!(!pane.lines().any(|l| l.starts_with('>')), "{pane}");
+    press(&mut m, 'a', 80, 24);
+    assert!(m.modals.dialog().is_none());
+    let notice = m.notice().clone().unwrap().text;
+    assert!(notice.contains("has cleared"), "{notice}");
+    key(&mut m, KeyCode::Enter, 80, 24);
+    assert!(m.modals.top().is_none());
+    // `j` takes the item now in its place.
+    press(&mut m, 'j', 80, 24);
+    assert_eq!(
+        selected_item(&m).map(|i| i.id()),
+        m.derived.attention.get(at).map(|i| i.id())
     );
 }

@@ -90,7 +90,7 @@ fn at_a_terminal_too_small_to_draw_no_key_but_quit_acts() {
 #[test]
 fn an_open_dialog_stays_open_and_unconfirmed_while_the_terminal_is_too_small() {
     let mut m = model();
-    m.selected_nodes.insert(NODE_W3.into());
+    m.selected_nodes_mut().insert(NODE_W3.into());
     frame(&mut m, 120, 40);
     type_keys(&mut m, "a");
     assert!(confirm_open(&m), "{:?}", m.notice());
@@ -121,7 +121,7 @@ fn an_open_dialog_stays_open_and_unconfirmed_while_the_terminal_is_too_small() {
 #[test]
 fn y_confirms_only_a_dialog_drawn_in_full_on_the_last_frame() {
     let mut m = model();
-    m.selected_nodes.insert(NODE_W3.into());
+    m.selected_nodes_mut().insert(NODE_W3.into());
     frame(&mut m, 120, 40);
     // `a` and `y` in one batch: the dialog was never on screen.
     let cmds = type_keys(&mut m, "ay");
@@ -150,7 +150,7 @@ fn a_dialog_taller_than_the_terminal_confirms_only_once_read_through() {
     for n in [
         NODE_M0, NODE_M1, NODE_M2, NODE_W1, NODE_W2, NODE_W3, NODE_W4,
     ] {
-        m.selected_nodes.insert(n.into());
+        m.selected_nodes_mut().insert(n.into());
     }
     frame(&mut m, 80, 24);
     type_keys(&mut m, "m");

@@ -187,7 +187,7 @@ fn a_key_after_a_view_switch_in_one_batch_acts_on_the_new_views_rows_as_they_are
     // Back to Locks and `space` at once: the row under the cursor is a
     // cluster lock (not on a node), not a node lock from the last visit.
     update_batch(&mut m, [key('4'), key(' ')]);
-    assert!(m.selected_nodes.is_empty(), "{:?}", m.selected_nodes);
+    assert!(m.selected_nodes().is_empty(), "{:?}", m.selections);
     assert_settled(&m, "after the switch");
 }
 

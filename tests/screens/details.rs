@@ -206,12 +206,12 @@ fn the_selection_is_counted_in_the_title_and_esc_clears_it() {
     go(&mut m, "machines");
     key(&mut m, KeyCode::Char(' '));
     key(&mut m, KeyCode::Char(' '));
-    assert_eq!(m.selected_nodes.len(), 2);
+    assert_eq!(m.selected_nodes().len(), 2);
     let s = screen(&m, 120, 32);
     assert!(s.contains("Machines · 2 selected"), "{s}");
     insta::assert_snapshot!("machines_two_selected_120x32", s);
     key(&mut m, KeyCode::Esc);
-    assert!(m.selected_nodes.is_empty());
+    assert!(m.selected_nodes().is_empty());
     let s = screen(&m, 120, 32);
     assert!(!s.contains("selected"), "{s}");
     assert!(s.contains("selection cleared (2 rows)"), "{s}");
@@ -228,12 +228,12 @@ fn esc_closes_a_modal_before_it_clears_the_selection() {
     key(&mut m, KeyCode::Esc);
     assert!(m.modals.is_empty());
     assert_eq!(
-        m.selected_nodes.len(),
+        m.selected_nodes().len(),
         1,
         "the first Esc closed the details"
     );
     key(&mut m, KeyCode::Esc);
-    assert!(m.selected_nodes.is_empty());
+    assert!(m.selected_nodes().is_empty());
 }
 
 #[test]

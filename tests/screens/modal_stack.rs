@@ -9,7 +9,6 @@ use mosk_console::app::modal::Modal;
 use mosk_console::app::model::{Model, View};
 use mosk_console::app::msg::Msg;
 use mosk_console::app::update::update;
-use mosk_console::app::views::overview::item_id;
 use mosk_console::config::theme::Theme;
 
 const W: u16 = 80;
@@ -41,7 +40,7 @@ fn help_opens_over_an_attention_items_text_and_esc_closes_one_level_at_a_time() 
     let mut m = with_view(View::Overview);
     let first = m.derived.attention[0].clone();
     key(&mut m, KeyCode::Enter);
-    let text = Modal::attention_text(item_id(&first));
+    let text = Modal::attention_text(first.id());
     assert_eq!(m.modals.top(), Some(&text));
     let reading = screen(&m);
     assert!(reading.contains("Esc: close"), "{reading}");

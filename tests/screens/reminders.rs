@@ -58,9 +58,22 @@ fn x_dismisses_the_queue_reminder_for_the_session() {
     assert!(before.contains("[x: dismiss reminder]"), "{before}");
 
     // Before any frame was reported, no reminder was on screen: nothing goes.
+    key(&mut model, 'G');
     key(&mut model, 'x');
     assert_eq!(reminders_in_queue(&model), vec![Reminder::WriteFreeze]);
     drawn(&mut model, 160, 48);
+    // With the cursor on another item, `x` dismisses nothing, and says why.
+    key(&mut model, 'g');
+    key(&mut model, 'x');
+    assert_eq!(reminders_in_queue(&model), vec![Reminder::WriteFreeze]);
+    let said = model.notice().map(|n| n.text.clone()).unwrap_or_default();
+    assert!(
+        said.starts_with("x dismisses the reminder under the cursor;")
+            && said.contains("is not a reminder"),
+        "{said}"
+    );
+    // On the reminder, it goes.
+    key(&mut model, 'G');
     key(&mut model, 'x');
     assert!(reminders_in_queue(&model).is_empty());
     assert!(model.dismissed_reminders.contains(&Reminder::WriteFreeze));
@@ -73,12 +86,11 @@ fn x_dismisses_the_queue_reminder_for_the_session() {
     // The other items stay.
     assert_eq!(model.derived.attention.len(), 2);
 
-    // Nothing left to dismiss: says so, changes nothing.
+    // The cursor went to a neighbour, not a reminder: `x` says so and
+    // changes nothing.
     key(&mut model, 'x');
-    assert_eq!(
-        model.notice().as_ref().map(|n| n.text.as_str()),
-        Some("no reminder to dismiss")
-    );
+    let said = model.notice().map(|n| n.text.clone()).unwrap_or_default();
+    assert!(said.contains("is not a reminder"), "{said}");
     assert_eq!(model.dismissed_reminders.len(), 1);
 }
 

@@ -70,8 +70,8 @@ fn machines_filtered_sorted_and_marked() {
             ..Default::default()
         },
     );
-    m.selected_nodes.insert(NODE_W3.into());
-    m.selected_nodes.insert(NODE_W4.into());
+    m.selected_nodes_mut().insert(NODE_W3.into());
+    m.selected_nodes_mut().insert(NODE_W4.into());
     snap_both("machines_filtered", &m);
 }
 

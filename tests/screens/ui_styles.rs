@@ -135,7 +135,7 @@ fn the_selected_row_is_highlighted_and_marked_rows_are_starred() {
             ..Default::default()
         },
     );
-    m.selected_nodes.insert(NODE_W4.into());
+    m.selected_nodes_mut().insert(NODE_W4.into());
     let t = render_with(&m, 80, 24, &theme);
     let buf = t.backend().buffer();
     let sel = find(buf, WORKER_2).unwrap();

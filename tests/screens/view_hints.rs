@@ -27,7 +27,7 @@ fn seen(m: &Model) -> String {
         m.views.overview,
         m.views.machines,
         View::ALL.map(|v| m.cursor(v)),
-        m.selected_nodes,
+        m.selections,
         m.logs,
         m.dismissed_reminders,
         m.quit,

@@ -119,8 +119,8 @@ pub fn node_of_row(snap: &Snapshot, id: &str) -> Option<String> {
 /// The nodes an action applies to: the rows selected with `space`, else the
 /// node of the row under the cursor.
 pub fn target_nodes(model: &Model) -> Vec<String> {
-    if !model.selected_nodes.is_empty() {
-        return model.selected_nodes.iter().cloned().collect();
+    if !model.selected_nodes().is_empty() {
+        return model.selected_nodes().iter().cloned().collect();
     }
     cursor_row_target(model)
         .map(|(_, nodes)| nodes)
@@ -223,10 +223,10 @@ fn action_targets(model: &Model, action: ActionId) -> Result<Targets, String> {
     } else {
         Ok(cursor_row_target(model).unwrap_or_default())
     };
-    if model.selected_nodes.is_empty() {
+    if model.selected_nodes().is_empty() {
         return cursor.map(|(_, nodes)| Targets::Nodes(nodes));
     }
-    let selected: Vec<String> = model.selected_nodes.iter().cloned().collect();
+    let selected: Vec<String> = model.selected_nodes().iter().cloned().collect();
     match cursor {
         Ok((name, mut nodes)) if !nodes.is_empty() => {
             nodes.sort();

@@ -40,6 +40,7 @@ pub fn settle(model: &mut Model) {
             &model.dismissed_reminders,
             &model.expected,
         );
+        crate::app::views::overview::follow(&mut model.views.overview, &d.attention);
         // The session report's record of what changed (attention raised and
         // cleared, phase and plan steps, workload impact).
         let (phase, items) = (d.phase.as_ref(), &d.attention);

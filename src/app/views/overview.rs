@@ -15,49 +15,96 @@ use crate::domain::attention::{AttentionItem, AttentionKind};
 /// The Overview's own state.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct State {
-    /// The attention item under the cursor (its [`item_id`]); `None`: the
-    /// first item.
+    /// The attention item under the cursor (its [`AttentionItem::id`]);
+    /// `None`: the first item.
     pub selected: Option<String>,
+    /// Where the selected item stood in the queue and how the screen named
+    /// it, when the queue last held it ([`follow`]): once it has left the
+    /// queue, the cursor stays there and says which item cleared.
+    pub last_seen: Option<(usize, String)>,
 }
 
-/// A stable id for an item: what it is and what it is about. The cursor
-/// follows it while the queue changes around it.
-pub fn item_id(item: &AttentionItem) -> String {
-    format!(
-        "{:?}/{}/{:?}/{}/{}",
-        item.kind, item.subject, item.key.kind, item.key.namespace, item.key.name
-    )
+/// Where the cursor is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Cursor<'a> {
+    /// The queue is empty.
+    Empty,
+    /// On the item at this index.
+    On(usize, &'a AttentionItem),
+    /// The item the operator put the cursor on has left the queue: no key
+    /// acts until the cursor is moved (`name` says which item it was; `at`
+    /// is where it stood).
+    Gone { name: &'a str, at: usize },
 }
 
-/// The index of the item under the cursor: the item with the remembered id,
-/// else the first; `None` when the queue is empty.
-pub fn selected_index(items: &[AttentionItem], selected: Option<&str>) -> Option<usize> {
-    if items.is_empty() {
-        return None;
+/// How the screen names an item the cursor was on: `subject (kind)`.
+fn name(item: &AttentionItem) -> String {
+    format!("{} ({})", item.subject, item.kind.label())
+}
+
+/// Where the cursor is in `items`.
+pub fn cursor<'a>(state: &'a State, items: &'a [AttentionItem]) -> Cursor<'a> {
+    let Some(id) = state.selected.as_deref() else {
+        return match items.first() {
+            Some(first) => Cursor::On(0, first),
+            None => Cursor::Empty,
+        };
+    };
+    if let Some(i) = items.iter().position(|i| i.id() == id) {
+        return Cursor::On(i, &items[i]);
     }
-    Some(
-        selected
-            .and_then(|id| items.iter().position(|i| item_id(i) == id))
-            .unwrap_or(0),
-    )
+    match &state.last_seen {
+        Some((at, name)) => Cursor::Gone { name, at: *at },
+        None => Cursor::Gone { name: id, at: 0 },
+    }
 }
 
-/// The item under the cursor, if the queue has any.
+/// Called by `update` each time the queue is settled: remembers where the
+/// item under the cursor stands, for when it leaves the queue.
+pub fn follow(state: &mut State, items: &[AttentionItem]) {
+    if let Cursor::On(i, item) = cursor(state, items)
+        && state.selected.is_some()
+        && state
+            .last_seen
+            .as_ref()
+            .is_none_or(|(at, n)| *at != i || *n != name(item))
+    {
+        state.last_seen = Some((i, name(item)));
+    }
+}
+
+/// The index of the item under the cursor; `None` when the queue is empty
+/// or the item has left it.
+pub fn selected_index(state: &State, items: &[AttentionItem]) -> Option<usize> {
+    match cursor(state, items) {
+        Cursor::On(i, _) => Some(i),
+        _ => None,
+    }
+}
+
+/// The item under the cursor, if the queue has it.
 pub fn selected_item<'a>(state: &State, items: &'a [AttentionItem]) -> Option<&'a AttentionItem> {
-    selected_index(items, state.selected.as_deref()).map(|i| &items[i])
+    selected_index(state, items).map(|i| &items[i])
 }
 
 /// The item under the cursor if the last frame drew it; `Err` with the
-/// reason when it is not on screen; `Ok(None)` when the queue is empty.
+/// reason when it is not on screen or has left the queue; `Ok(None)` when
+/// the queue is empty.
 pub fn on_screen<'a>(
-    state: &State,
+    state: &'a State,
     items: &'a [AttentionItem],
     shown: &[String],
 ) -> Result<Option<&'a AttentionItem>, String> {
-    let Some(item) = selected_item(state, items) else {
-        return Ok(None);
+    let item = match cursor(state, items) {
+        Cursor::Empty => return Ok(None),
+        Cursor::Gone { name, .. } => {
+            return Err(format!(
+                "the attention item under the cursor ({name}) has cleared: move the cursor (j/k) to the item you mean"
+            ));
+        }
+        Cursor::On(_, item) => item,
     };
-    if shown.contains(&item_id(item)) {
+    if shown.contains(&item.id()) {
         Ok(Some(item))
     } else {
         Err(format!(
@@ -67,48 +114,56 @@ pub fn on_screen<'a>(
     }
 }
 
+fn select(state: &mut State, items: &[AttentionItem], at: usize) {
+    let item = &items[at];
+    state.selected = Some(item.id());
+    state.last_seen = Some((at, name(item)));
+}
+
 fn move_cursor(state: &mut State, items: &[AttentionItem], delta: isize) {
-    let Some(at) = selected_index(items, state.selected.as_deref()) else {
-        return;
+    let next = match cursor(state, items) {
+        Cursor::Empty => return,
+        Cursor::On(at, _) => at as isize + delta,
+        // The items after the one that cleared moved up into its place:
+        // down lands on the one now there, up on the one before it.
+        Cursor::Gone { at, .. } if delta > 0 => at as isize + delta - 1,
+        Cursor::Gone { at, .. } => at as isize + delta,
     };
-    let next = (at as isize + delta).clamp(0, items.len() as isize - 1) as usize;
-    state.selected = Some(item_id(&items[next]));
+    select(
+        state,
+        items,
+        next.clamp(0, items.len() as isize - 1) as usize,
+    );
 }
 
 fn move_to_end(state: &mut State, items: &[AttentionItem], bottom: bool) {
-    let pick = if bottom { items.last() } else { items.first() };
-    if let Some(item) = pick {
-        state.selected = Some(item_id(item));
+    if !items.is_empty() {
+        select(state, items, if bottom { items.len() - 1 } else { 0 });
     }
 }
 
-/// `x`: the reminder under the cursor, else the first reminder the last
-/// frame drew (never one off screen).
+/// `x`: the reminder under the cursor, drawn by the last frame; with the
+/// cursor on anything else it dismisses nothing (a key acts on the item
+/// under the cursor, never on another).
 fn reminder_to_dismiss(state: &State, ctx: &ViewCtx) -> Option<Outcome> {
     let items = &ctx.derived.attention;
-    let shown = &ctx.frame.attention_shown;
-    let under_cursor = match on_screen(state, items, shown) {
-        Ok(Some(item)) => match item.kind {
-            AttentionKind::Reminder(r) => Some(r),
-            _ => None,
-        },
-        _ => None,
-    };
-    let first = under_cursor.or_else(|| {
-        items
-            .iter()
-            .filter(|i| shown.contains(&item_id(i)))
-            .find_map(|i| match i.kind {
-                AttentionKind::Reminder(r) => Some(r),
-                _ => None,
-            })
-    });
-    match first {
-        Some(r) => Some(Outcome {
-            dismiss: Some(r),
+    match on_screen(state, items, &ctx.frame.attention_shown) {
+        Ok(Some(AttentionItem {
+            kind: AttentionKind::Reminder(r),
+            ..
+        })) => Some(Outcome {
+            dismiss: Some(*r),
             ..Default::default()
         }),
-        None => Outcome::notice(NoticeLevel::Info, "no reminder to dismiss"),
+        Ok(Some(item)) => Outcome::notice(
+            NoticeLevel::Info,
+            format!(
+                "x dismisses the reminder under the cursor; {} is not a reminder: move the cursor (j/k) to one",
+                name(item)
+            ),
+        ),
+        Ok(None) => Outcome::notice(NoticeLevel::Info, "no reminder to dismiss"),
+        Err(why) => Outcome::notice(NoticeLevel::Info, why),
     }
 }
 
@@ -123,12 +178,34 @@ pub fn on_key(state: &mut State, action: KeyAction, ctx: &ViewCtx) -> Option<Out
         PageUp => move_cursor(state, items, -page),
         Top => move_to_end(state, items, false),
         Bottom => move_to_end(state, items, true),
-        Open => {
-            if let Ok(Some(item)) = on_screen(state, items, &ctx.frame.attention_shown) {
-                return Outcome::open(Modal::attention_text(item_id(item)));
+        Open => match on_screen(state, items, &ctx.frame.attention_shown) {
+            Ok(Some(item)) => return Outcome::open(Modal::attention_text(item.id())),
+            Ok(None) => {}
+            Err(why) => return Outcome::notice(NoticeLevel::Info, why),
+        },
+        DismissReminder => {
+            let outcome = reminder_to_dismiss(state, ctx);
+            // The dismissed reminder leaves the queue by the operator's own
+            // key: the cursor goes to its neighbour, not to "cleared".
+            if outcome.as_ref().is_some_and(|o| o.dismiss.is_some())
+                && let Cursor::On(at, _) = cursor(state, items)
+            {
+                let next = if at + 1 < items.len() {
+                    Some(at + 1)
+                } else {
+                    at.checked_sub(1)
+                };
+                match next {
+                    Some(n) => {
+                        select(state, items, n);
+                        // It slides into the dismissed one's place.
+                        state.last_seen = state.last_seen.take().map(|(_, name)| (at.min(n), name));
+                    }
+                    None => *state = State::default(),
+                }
             }
+            return outcome;
         }
-        DismissReminder => return reminder_to_dismiss(state, ctx),
         Back => return clear_selection(ctx).or_else(Outcome::done),
         _ => return None,
     }

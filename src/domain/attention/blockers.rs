@@ -78,6 +78,7 @@ pub(super) fn blockers(
             key,
             at_least: false,
             symptoms: Vec::new(),
+            unraised_since: None,
         });
     }
     // A disabled machine: its Machine's `disable` flag [W], or LCM's
@@ -142,6 +143,7 @@ pub(super) fn blockers(
             key,
             at_least: false,
             symptoms: Vec::new(),
+            unraised_since: None,
         });
     }
     for m in snap.machines() {
@@ -172,6 +174,7 @@ pub(super) fn blockers(
                 action: None,
                 key: key.clone(),
                 symptoms: Vec::new(),
+                unraised_since: None,
             });
         }
         if let Some(err) = err {
@@ -188,6 +191,7 @@ pub(super) fn blockers(
                 action: None,
                 key,
                 symptoms: Vec::new(),
+                unraised_since: None,
             });
         }
     }

@@ -163,6 +163,7 @@ fn node_locks(
                 action: None,
                 key,
                 symptoms: Vec::new(),
+                unraised_since: None,
             });
         }
     }
@@ -270,6 +271,7 @@ fn cluster_locks(
             action: None,
             key,
             symptoms: Vec::new(),
+            unraised_since: None,
         });
     }
 }

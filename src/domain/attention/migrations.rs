@@ -43,6 +43,7 @@ pub(super) fn migrations(
             action: Some(ActionId::SetMigrationMode),
             key,
             symptoms: Vec::new(),
+            unraised_since: None,
         });
     }
     for lock in snap.node_locks() {
@@ -223,5 +224,6 @@ fn item(
         key,
         at_least: false,
         symptoms: Vec::new(),
+        unraised_since: None,
     })
 }

@@ -101,6 +101,7 @@ pub(super) fn update_plan(
                 key: key.clone(),
                 at_least: false,
                 symptoms: Vec::new(),
+                unraised_since: None,
             });
         }
         PlanState::PausedBefore { next } => {
@@ -135,6 +136,7 @@ pub(super) fn update_plan(
                 key: key.clone(),
                 at_least: false,
                 symptoms: Vec::new(),
+                unraised_since: None,
             });
         }
         _ => {}
@@ -162,6 +164,7 @@ pub(super) fn update_plan(
                 key,
                 at_least: false,
                 symptoms: Vec::new(),
+                unraised_since: None,
             });
         }
     }

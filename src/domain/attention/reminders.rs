@@ -41,6 +41,7 @@ pub(super) fn reminders(
             },
             at_least: false,
             symptoms: Vec::new(),
+            unraised_since: None,
         });
     }
 }

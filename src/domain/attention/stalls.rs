@@ -129,6 +129,7 @@ fn machines(
             action: None,
             key: ObjectKey::new(Kind::LcmMachine, &m.namespace, &m.name),
             symptoms: Vec::new(),
+            unraised_since: None,
         });
     }
 }
@@ -180,5 +181,6 @@ fn finalization(
             name: cmr.name.clone(),
         },
         symptoms: Vec::new(),
+        unraised_since: None,
     });
 }

@@ -100,6 +100,7 @@ fn node_request(
         action: None,
         key,
         symptoms: Vec::new(),
+        unraised_since: None,
     })
 }
 
@@ -152,5 +153,6 @@ fn cluster_request(
         action: None,
         key,
         symptoms: Vec::new(),
+        unraised_since: None,
     })
 }

@@ -84,6 +84,7 @@ pub(super) fn vrouter_outdated(
             key,
             at_least: false,
             symptoms: Vec::new(),
+            unraised_since: None,
         });
     }
 }

@@ -56,9 +56,12 @@ fn eta_from_the_scenario() {
     assert_eq!((p.done, p.total), (4, 7));
     assert_eq!(p.samples, 4);
     // Workers: worker-1 took 25m (09:25 -> 09:50). Worker-2 (turn since
-    // 09:51) and worker-3 (since 10:00) are past 25m: 0 left each;
-    // worker-4 has 25m left. Two workers ran at once: 25m / 2.
-    assert_eq!(p.eta, Some(SignedDuration::from_secs(12 * 60 + 30)));
+    // 09:51, 39m ago) and worker-3 (since 10:00, 30m ago) are past 25m:
+    // each is given as long again as it overran (14m, 5m), not zero;
+    // worker-4 has 25m left. Two workers ran at once: 44m / 2.
+    assert_eq!(p.eta, Some(SignedDuration::from_mins(22)));
+    assert_eq!(p.overdue, 2);
+    assert_eq!(eta_basis(&p), "from 4 machines, 2 overdue");
     assert_eq!(p.elapsed, Some(SignedDuration::from_mins(145)));
 }
 
@@ -85,12 +88,13 @@ mod by_group {
     #[test]
     fn groups_of_one_index_run_in_parallel_then_the_next_index() {
         // Workers take 25m (worker-1). Index 2: rack-1 x3 has worker-2
-        // (past 25m: 0 left) and three waiting: one round of three, 25m;
-        // rack-2 x1 has worker-3 (0 left) and worker-4: 25m. Together: 25m
-        // (in sequence it would be 50m). Index 3: rack-3 x2, two waiting:
-        // 25m. Worker-8 (rack-2) is disabled: left out.
+        // (39m in its turn: 14m overrun, as long again left) and three
+        // waiting: 14m + 25m on three lanes = 39m; rack-2 x1 has worker-3
+        // (30m: 5m left) and worker-4: 30m. Together: 39m (in sequence it
+        // would be 69m). Index 3: rack-3 x2, two waiting: 25m. Worker-8
+        // (rack-2) is disabled: left out.
         let p = eta_of(&ug::grouped_scenario());
-        assert_eq!(p.eta, Some(MIN(50)));
+        assert_eq!(p.eta, Some(MIN(39 + 25)));
         assert_eq!(p.eta_source, Some(EtaSource::UpdateGroups { groups: 3 }));
         assert_eq!(p.samples, 4);
         // 13 machines, one disabled; masters and worker-1 done.
@@ -99,15 +103,16 @@ mod by_group {
 
     #[test]
     fn concurrency_bounds_each_group() {
-        // rack-1 at one machine at a time: 0 + 3 x 25m = 75m for index 2.
+        // rack-1 at one machine at a time: 14m + 3 x 25m = 89m for index 2.
         let mut sc = ug::grouped_scenario();
         sc.snap
             .apply(Object::UpdateGroup(Arc::new(ug::group(RACK_1, 2, 1))));
-        assert_eq!(eta_of(&sc).eta, Some(MIN(75 + 25)));
-        // Seven at once: everything of rack-1 in one round.
+        assert_eq!(eta_of(&sc).eta, Some(MIN(89 + 25)));
+        // Seven at once: everything of rack-1 in one round (25m), rack-2's
+        // 30m the longest of index 2.
         sc.snap
             .apply(Object::UpdateGroup(Arc::new(ug::group(RACK_1, 2, 7))));
-        assert_eq!(eta_of(&sc).eta, Some(MIN(25 + 25)));
+        assert_eq!(eta_of(&sc).eta, Some(MIN(30 + 25)));
     }
 
     #[test]
@@ -116,9 +121,9 @@ mod by_group {
         let mut p = ug::provider("child-cl-compute-8", Some(ug::RACK_2));
         p.disabled = false;
         sc.snap.apply(Object::ProviderMachine(Arc::new(p)));
-        // rack-2 x1: worker-3 (0), worker-4 and worker-8: 50m for index 2.
+        // rack-2 x1: worker-3 (5m), worker-4 and worker-8: 55m for index 2.
         let p = eta_of(&sc);
-        assert_eq!(p.eta, Some(MIN(50 + 25)));
+        assert_eq!(p.eta, Some(MIN(55 + 25)));
         assert_eq!((p.done, p.total, p.disabled), (4, 13, 0));
     }
 
@@ -126,7 +131,7 @@ mod by_group {
     fn without_groups_the_eta_is_unchanged() {
         let sc = fixtures::mid_update_scenario();
         let p = eta_of(&sc);
-        assert_eq!(p.eta, Some(SignedDuration::from_secs(12 * 60 + 30)));
+        assert_eq!(p.eta, Some(MIN(22)));
         assert_eq!(p.eta_source, Some(EtaSource::Machines));
         assert_eq!(p.disabled, 0);
     }
@@ -172,7 +177,7 @@ mod by_group {
             last,
         ]))));
         let p = eta_of(&sc);
-        assert_eq!(p.eta, Some(MIN(50)));
+        assert_eq!(p.eta, Some(MIN(39 + 25)));
         assert_eq!(p.eta_source, Some(EtaSource::UpdateGroups { groups: 3 }));
     }
 }
@@ -184,6 +189,11 @@ fn the_eta_says_what_it_is_based_on() {
         &fixtures::mid_update_scenario().history,
         fixtures::mid_update_now(),
     );
+    assert_eq!(eta_basis(&p), "from 4 machines, 2 overdue");
+    p.eta_source = Some(EtaSource::UpdateGroups { groups: 3 });
+    assert_eq!(eta_basis(&p), "from 4 machines, by group, 2 overdue");
+    p.eta_source = Some(EtaSource::Machines);
+    p.overdue = 0;
     assert_eq!(eta_basis(&p), "from 4 machines");
     p.eta_source = Some(EtaSource::UpdateGroups { groups: 3 });
     assert_eq!(eta_basis(&p), "from 4 machines, by group");
@@ -191,4 +201,20 @@ fn the_eta_says_what_it_is_based_on() {
     assert_eq!(eta_basis(&p), "plan estimates x1.3");
     p.eta_source = Some(EtaSource::UpdatePlan { factor: 1.0 });
     assert_eq!(eta_basis(&p), "plan estimates");
+}
+
+#[test]
+fn the_eta_grows_with_a_late_machines_wait_and_is_never_zero_while_one_is_in_its_turn() {
+    // Worker-2 in its turn since 09:51, worker-3 since 10:00, worker-4 not
+    // started; the finished workers took 25m. Half an hour later both late
+    // workers have overrun 30m more: the ETA grows by that much (two lanes:
+    // 2 x 30m / 2), where it used to stay at worker-4's share alone.
+    let sc = fixtures::mid_update_scenario();
+    let now = fixtures::mid_update_now();
+    let early = progress(&sc.snap, &sc.history, now).eta.unwrap();
+    let later = progress(&sc.snap, &sc.history, now + SignedDuration::from_mins(30))
+        .eta
+        .unwrap();
+    assert_eq!(later - early, SignedDuration::from_mins(30));
+    assert!(later >= SignedDuration::from_mins(30));
 }

@@ -84,7 +84,7 @@ fn press_a_on_worker3(message: &str, mode: Option<MigrationMode>) -> Model {
     for k in all_keys("child-ns") {
         m.actions.access.record(k, AccessVerdict::Allowed, m.now);
     }
-    m.selected_nodes.insert(NODE_W3.into());
+    m.selected_nodes_mut().insert(NODE_W3.into());
     update(
         &mut m,
         Msg::Key(KeyEvent::new(KeyCode::Char('a'), KeyModifiers::NONE)),

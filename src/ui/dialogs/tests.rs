@@ -57,7 +57,7 @@ fn key(code: KeyCode) -> Msg {
 #[test]
 fn migration_picker_one_node() {
     let mut m = model(false);
-    m.selected_nodes.insert(NODE_W3.into());
+    m.selected_nodes_mut().insert(NODE_W3.into());
     update(&mut m, key(KeyCode::Char('m')));
     assert!(matches!(m.modals.dialog(), Some(Dialog::MigrationMode(_))));
     let screen = render(&m);
@@ -71,8 +71,8 @@ fn migration_picker_one_node() {
 #[test]
 fn migration_picker_refuses_bad_attempts() {
     let mut m = model(false);
-    m.selected_nodes.insert(NODE_W1.into());
-    m.selected_nodes.insert(NODE_W2.into());
+    m.selected_nodes_mut().insert(NODE_W1.into());
+    m.selected_nodes_mut().insert(NODE_W2.into());
     update(&mut m, key(KeyCode::Char('m')));
     update(&mut m, key(KeyCode::Tab));
     for c in "250".chars() {
@@ -126,7 +126,7 @@ fn confirm_in_dry_run_says_so() {
 #[test]
 fn acknowledge_lists_the_servers() {
     let mut m = model(false);
-    m.selected_nodes.insert(NODE_W2.into());
+    m.selected_nodes_mut().insert(NODE_W2.into());
     update(&mut m, key(KeyCode::Char('a')));
     let screen = render(&m);
     assert!(
@@ -140,7 +140,7 @@ fn acknowledge_lists_the_servers() {
 #[test]
 fn restart_warns_about_a_node_under_maintenance() {
     let mut m = model(false);
-    m.selected_nodes.insert(NODE_W2.into());
+    m.selected_nodes_mut().insert(NODE_W2.into());
     update(&mut m, key(KeyCode::Char('R')));
     let screen = render(&m);
     assert!(screen.contains("NodeMaintenanceRequest"), "{screen}");
