@@ -217,8 +217,9 @@ async fn a_live_migration_through_exec_runs_on_the_simulated_clock() {
     assert_eq!(now(&s.world).status, "ACTIVE");
 }
 
-/// A raw WebSocket client: kube-rs always offers v5 first.
-async fn raw(port: u16, path: &str, protocol: &str) -> (String, Vec<Vec<u8>>) {
+/// A raw WebSocket client (kube-rs always offers v5 first): the chosen
+/// subprotocol, the binary frames, the close code.
+async fn raw(port: u16, path: &str, protocol: &str) -> (String, Vec<Vec<u8>>, Option<u16>) {
     let mut req = format!("ws://127.0.0.1:{port}{path}")
         .into_client_request()
         .unwrap();
@@ -231,15 +232,19 @@ async fn raw(port: u16, path: &str, protocol: &str) -> (String, Vec<Vec<u8>>) {
         .unwrap()
         .to_string();
     let mut frames = Vec::new();
+    let mut code = None;
     while let Some(m) = tokio::time::timeout(PATIENCE, ws.next()).await.unwrap() {
         match m.unwrap() {
             Message::Binary(b) => frames.push(b.to_vec()),
-            Message::Close(_) => break,
+            Message::Close(c) => {
+                code = c.map(|c| u16::from(c.code));
+                break;
+            }
             _ => {}
         }
     }
     let _ = ws.close(None).await;
-    (chosen, frames)
+    (chosen, frames, code)
 }
 
 #[tokio::test]
@@ -249,7 +254,7 @@ async fn v4_is_served_to_a_client_that_offers_it_first_one_channel_byte_per_fram
     let path = format!(
         "/api/v1/namespaces/openstack/pods/{pod}/exec?command=openstack&command=project&command=list&command=-f&command=value&command=-c&command=Name&stdout=true&stderr=true"
     );
-    let (chosen, frames) = raw(s.port, &path, "v4.channel.k8s.io, v5.channel.k8s.io").await;
+    let (chosen, frames, close) = raw(s.port, &path, "v4.channel.k8s.io, v5.channel.k8s.io").await;
     assert_eq!(chosen, "v4.channel.k8s.io");
     // The first frame is empty on stdout: the connection is up.
     assert_eq!(frames[0], [1]);

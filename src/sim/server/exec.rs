@@ -47,7 +47,8 @@ use serde_json::{Value, json};
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
-use tokio_tungstenite::tungstenite::protocol::Role;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role};
 
 use super::Ctx;
 use crate::sim::exec::{Exec, ExecTarget, Exit, Ran};
@@ -369,9 +370,17 @@ impl Session {
                 return;
             }
         }
-        // The server closes after the status (`conn.Close()`), then reads
-        // what the client still sends until it closes too.
-        if ws.close(None).await.is_ok() {
+        // The server closes after the status (`conn.Close()`) with 1000,
+        // normal closure (golang.org/x/net/websocket's `Close`): client-go
+        // reads the end of its streams only from that code, any other (a
+        // close frame without one is 1005) fails kubectl's exec with "next
+        // reader: websocket: close 1005 (no status)". Then it reads what the
+        // client still sends until it closes too.
+        let normal = CloseFrame {
+            code: CloseCode::Normal,
+            reason: "".into(),
+        };
+        if ws.close(Some(normal)).await.is_ok() {
             while let Some(Ok(_)) = ws.next().await {}
         }
     }
