@@ -274,6 +274,8 @@ async fn v4_is_served_to_a_client_that_offers_it_first_one_channel_byte_per_fram
         status,
         serde_json::json!({"metadata": {}, "status": "Success"})
     );
+    // A normal closure: client-go reads any other code as an error.
+    assert_eq!(close, Some(1000));
     assert_eq!(
         s.world.exec(SimCluster::Mosk).received()[0].protocol,
         "v4.channel.k8s.io"
