@@ -1339,15 +1339,17 @@ mod tests {
         let r = run_on(
             &mut n,
             t0(),
-            "openstack server show s1 -f value -c addresses -c OS-EXT-STS:task_state -c locked",
+            "openstack server show s1 -f value -c addresses -c OS-EXT-STS:task_state -c locked -c name",
         );
         let out = text(&r.stdout);
         let lines: Vec<&str> = out.lines().collect();
-        assert_eq!(lines.len(), 3, "{out}");
+        assert_eq!(lines.len(), 4, "{out}");
         // Sorted by key, as `ShowServer` returns them.
         assert_eq!(lines[0], "None");
         assert!(lines[1].starts_with("{'tenant-a-net': ['192.168."), "{out}");
         assert_eq!(lines[2], "False");
+        // A string is written as it is, not as its repr.
+        assert_eq!(lines[3], "vm-00-00");
     }
 
     #[test]
