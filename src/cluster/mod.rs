@@ -15,6 +15,9 @@
 //!   ([`crate::domain::objects::Object`]), sanitizing every string; a body
 //!   that does not match becomes `Object::Malformed`.
 //! - [`logs`]: the lcm-controller log follower: [`spawn_log_follower`].
+//! - [`exec`]: a command run in a pod through the exec API (WebSocket),
+//!   bounded by a deadline and a size, its output sanitized:
+//!   [`exec::exec_in_pod`] (the OpenStack CLI in the `keystone-client` pod).
 //! - [`writes`]: the one write path (Node annotation patches, vRouter pod
 //!   restarts, access reviews) and the action executor.
 //! - [`backoff`]: retry delays ([`BackoffPolicy`]); tests use short ones.
@@ -40,6 +43,7 @@ pub mod clock;
 pub mod connect;
 pub mod convert;
 pub mod events;
+pub mod exec;
 pub mod logs;
 pub mod watch;
 pub mod writes;

@@ -1,6 +1,7 @@
 //! The simulated MOSK clusters: a Kubernetes-compatible API server playing a cluster update. Knows nothing of the console.
 
 pub mod clock;
+pub mod exec;
 pub mod faults;
 pub mod rbac;
 pub mod registry;

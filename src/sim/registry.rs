@@ -139,7 +139,7 @@ fn builtins() -> Vec<ResourceInfo> {
             true,
             &["po"],
             ALL_VERBS,
-            &["status", "log"],
+            &["status", "log", "exec"],
         ),
         builtin("", "Event", "events", true, &["ev"], ALL_VERBS, &[]),
         builtin(

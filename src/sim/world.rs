@@ -10,6 +10,7 @@ use axum::Router;
 use jiff::{SignedDuration, Timestamp};
 
 use super::clock::Clock;
+use super::exec::{Exec, ExecTarget, Programs, Ran};
 use super::faults::schedule::{FaultSchedule, Target};
 use super::faults::spec::FaultPlan;
 use super::faults::{FaultCounts, Faults};
@@ -34,13 +35,33 @@ pub enum SimCluster {
     Mosk,
 }
 
+/// The MOSK cluster's programs: the scenario's, at the simulated clock's time.
+#[derive(Debug)]
+struct ScenarioPrograms {
+    run: Arc<Mutex<ScenarioRun>>,
+    clock: Arc<Clock>,
+}
+
+impl Programs for ScenarioPrograms {
+    fn run(&self, target: ExecTarget<'_>, command: &[String]) -> Ran {
+        let now = self.clock.now();
+        self.run
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .exec(now, target, command)
+    }
+}
+
 /// Both clusters and the scenario playing on them.
 #[derive(Debug)]
 pub struct SimWorld {
     clock: Arc<Clock>,
     mgmt: Arc<Store>,
     mosk: Arc<Store>,
-    run: Mutex<ScenarioRun>,
+    /// Shared with the MOSK cluster's programs (`kubectl exec` runs there).
+    run: Arc<Mutex<ScenarioRun>>,
+    mgmt_exec: Arc<Exec>,
+    mosk_exec: Arc<Exec>,
     mgmt_faults: Arc<Faults>,
     mosk_faults: Arc<Faults>,
     mgmt_rbac: Mutex<Rbac>,
@@ -59,11 +80,18 @@ impl SimWorld {
         let mosk = Store::new(Registry::mosk(), clock.clone());
         let mut run = ScenarioRun::new(spec, seed);
         run.seed(clock.now(), &mgmt, &mosk);
+        let run = Arc::new(Mutex::new(run));
+        let programs = ScenarioPrograms {
+            run: run.clone(),
+            clock: clock.clone(),
+        };
         SimWorld {
             clock,
             mgmt,
             mosk,
-            run: Mutex::new(run),
+            run,
+            mgmt_exec: Arc::new(Exec::default()),
+            mosk_exec: Arc::new(Exec::new(Arc::new(programs))),
             mgmt_faults: Arc::new(Faults::new()),
             mosk_faults: Arc::new(Faults::new()),
             mgmt_rbac: Mutex::new(Rbac::allow_all("sim-admin")),
@@ -193,8 +221,24 @@ impl SimWorld {
             rbac: self.rbac(which),
             faults: self.faults(which).clone(),
             version_minor: VERSION_MINOR,
+            exec: self.exec(which).clone(),
         };
         router(self.store(which).clone(), opts)
+    }
+
+    /// What runs in one cluster's pods, and the commands they received.
+    pub fn exec(&self, which: SimCluster) -> &Arc<Exec> {
+        match which {
+            SimCluster::Mgmt => &self.mgmt_exec,
+            SimCluster::Mosk => &self.mosk_exec,
+        }
+    }
+
+    /// The keystone-client pod's name (MOSK cluster, namespace `openstack`,
+    /// container `keystone-client`): its `openstack` command answers from
+    /// the simulated Nova.
+    pub fn keystone_client_pod(&self) -> String {
+        self.run().keystone_client_pod().to_string()
     }
 
     pub fn store(&self, which: SimCluster) -> &Arc<Store> {

@@ -80,6 +80,7 @@ pub fn sim_with(registry: Registry, rbac: Rbac, window: usize) -> Sim {
         rbac,
         faults: faults.clone(),
         version_minor: 30,
+        ..ServerOptions::default()
     };
     let (log_tx, requests) = tokio::sync::watch::channel(Vec::<String>::new());
     let log_tx = Arc::new(log_tx);

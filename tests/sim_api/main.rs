@@ -2,6 +2,7 @@
 //! (the axum router is the client's tower service; no socket).
 
 mod common;
+mod exec;
 mod fault_plan;
 mod faults;
 mod fuzz;

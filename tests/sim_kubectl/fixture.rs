@@ -110,6 +110,11 @@ impl Served {
             ..ServerOptions::default()
         };
         let app = router(store.clone(), opts);
+        Served::serve_app(app, store, kubectl).await
+    }
+
+    /// Serves an already built router (a simulated world's) whose objects are in `store`.
+    pub async fn serve_app(app: axum::Router, store: Arc<Store>, kubectl: PathBuf) -> Served {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
         tokio::spawn(async move {

@@ -7,6 +7,8 @@
 //! - `topology`: concrete machines, nodes and instances from a spec and a seed;
 //! - `text`: exact messages and time formats;
 //! - `nova`: servers and live migrations;
+//! - `openstack_cli`: the `openstack` command of the `keystone-client` pod
+//!   (what `kubectl exec` runs there), over `nova`;
 //! - `lcmlog`: lcm-controller log lines;
 //! - `objects`, `seed`: the objects' JSON and the initial contents of both clusters;
 //! - `kube_events`: the core/v1 Events nodes and their controller record;
@@ -26,6 +28,7 @@ pub mod load;
 pub mod nova;
 pub mod objects;
 pub mod openstack;
+pub mod openstack_cli;
 pub mod plan_controllers;
 pub mod plan_spec;
 pub mod run;

@@ -29,6 +29,21 @@ pub const SHELVED_OFFLOADED: &str = "SHELVED_OFFLOADED";
 
 /// The `task_state` of a server being live-migrated.
 pub const TASK_MIGRATING: &str = "migrating";
+/// The `task_state` while a stop asked through the API runs.
+pub const TASK_POWERING_OFF: &str = "powering-off";
+/// The `task_state` while a shelve asked through the API runs.
+pub const TASK_SHELVING: &str = "shelving";
+
+/// How long a stop asked through the API takes (the guest's clean
+/// shutdown; inferred [I]).
+pub const STOP_TAKES: SignedDuration = SignedDuration::from_secs(5);
+/// How long a shelve takes until the server is offloaded (Nova's default
+/// `shelved_offload_time` is 0: offloaded at once after the snapshot;
+/// the snapshot's time is inferred [I]).
+pub const SHELVE_TAKES: SignedDuration = SignedDuration::from_secs(20);
+/// How long a live migration the conductor's pre-check refuses stays
+/// `migrating` before the server is back to its state (inferred [I]).
+pub const PRECHECK_TAKES: SignedDuration = SignedDuration::from_secs(2);
 
 /// Nova power states (Rockoon's `SERVER_POWER_STATES`).
 pub const POWER_NOSTATE: u8 = 0;
@@ -56,6 +71,13 @@ pub const STATES_SAFE_FOR_REBOOT: [&str; 7] = [
 
 /// The server tag key (Rockoon's `INSTANCE_MAINTENANCE_ACTION_TAG`, maintenance.py).
 pub const MAINTENANCE_ACTION_TAG: &str = "openstack.lcm.mirantis.com:maintenance_action";
+
+/// A stop or a shelve asked through the Compute API, until it is done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Underway {
+    Stop { ends: Timestamp },
+    Shelve { ends: Timestamp },
+}
 
 /// A live migration in progress.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,6 +109,8 @@ pub struct Server {
     pub migration: Option<Migration>,
     /// When its owner shuts it off.
     pub stop_at: Option<Timestamp>,
+    /// A stop or shelve asked through the API (`openstack server stop|shelve`).
+    pub underway: Option<Underway>,
 }
 
 /// What the OpenStack controller does with one instance (the values of
@@ -172,8 +196,20 @@ pub fn migration_exception(server: &str, problem: Option<LiveMigrationProblem>) 
         }
     };
     format!(
-        "BadRequestException: 400: Client Error for url: http://nova-api.openstack.svc.cluster.local:8774/v2.1/servers/{server}/action, Migration pre-check error: {reason}"
+        "BadRequestException: 400: Client Error for url: {NOVA_API}/servers/{server}/action, Migration pre-check error: {reason}"
     )
+}
+
+/// The Compute API's address inside the MOSK cluster (in exception texts).
+pub const NOVA_API: &str = "http://nova-api.openstack.svc.cluster.local:8774/v2.1";
+
+/// Why the Compute API refused a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NovaError {
+    /// 404: no such server.
+    NotFound,
+    /// 409: the server's state does not allow it (Nova's text).
+    Conflict(String),
 }
 
 /// One nova-compute service.
@@ -253,6 +289,7 @@ impl Nova {
                 problem: s.problem,
                 migration: None,
                 stop_at: None,
+                underway: None,
             },
         );
     }
@@ -363,18 +400,20 @@ impl Nova {
         let Some(server) = self.servers.get(id) else {
             return Err(format!("NotFoundException: 404: No Server found for {id}"));
         };
+        if let Some(task) = server.task_state {
+            // A stop or shelve the operator asked for is under way.
+            return Err(format!(
+                "ConflictException: 409: Client Error for url: {NOVA_API}/servers/{id}/action, \
+                 Cannot 'os-migrateLive' instance {id} while it is in task_state {task}"
+            ));
+        }
         if server
             .problem
             .is_some_and(|p| p != LiveMigrationProblem::NotConverging)
         {
             return Err(migration_exception(id, server.problem));
         }
-        let targets: Vec<&String> = self
-            .services
-            .iter()
-            .filter(|(h, s)| s.enabled && s.up && !server.on(h))
-            .map(|(h, _)| h)
-            .collect();
+        let targets = self.targets(server);
         if targets.is_empty() {
             return Err(migration_exception(id, None));
         }
@@ -393,10 +432,148 @@ impl Nova {
         Ok(())
     }
 
+    /// Nova's `check_instance_state` for an API action on a server: its
+    /// vm_state must be one of `vm_states` and it must have no task_state;
+    /// otherwise the API's 409 text (nova `api/openstack/common.py`,
+    /// `raise_http_conflict_for_instance_invalid_state`).
+    fn check_state(&self, id: &str, action: &str, vm_states: &[&str]) -> Result<(), NovaError> {
+        let Some(s) = self.servers.get(id) else {
+            return Err(NovaError::NotFound);
+        };
+        let conflict = |attr: &str, state: &str| {
+            NovaError::Conflict(format!(
+                "Cannot '{action}' instance {id} while it is in {attr} {state}"
+            ))
+        };
+        if !vm_states.contains(&s.vm_state) {
+            return Err(conflict("vm_state", s.vm_state));
+        }
+        if let Some(task) = s.task_state {
+            return Err(conflict("task_state", task));
+        }
+        Ok(())
+    }
+
+    /// A live migration asked through the Compute API at a microversion
+    /// from 2.34 on (the `openstack` CLI negotiates the newest): the API
+    /// checks the server's state at once (409), the scheduler and the
+    /// conductor's pre-checks run after the 202, so a refused migration
+    /// shows as `migrating` for [`PRECHECK_TAKES`] and leaves the server
+    /// where it was. The scheduler picks the host. Nova's `live_migrate`
+    /// accepts vm_states active and paused (nova `compute/api.py`, [I] from
+    /// its `check_instance_state` decorator).
+    pub fn api_live_migrate(
+        &mut self,
+        id: &str,
+        now: Timestamp,
+        takes: SignedDuration,
+        rng: &mut SmallRng,
+    ) -> Result<(), NovaError> {
+        self.check_state(id, "os-migrateLive", &["active", "paused"])?;
+        let Some(server) = self.servers.get(id) else {
+            return Err(NovaError::NotFound);
+        };
+        let refused = server
+            .problem
+            .is_some_and(|p| p != LiveMigrationProblem::NotConverging);
+        let targets = self.targets(server);
+        let (target, ends, succeeds) = match (refused, targets.is_empty()) {
+            (false, false) => (
+                targets[rng.random_range(0..targets.len())].clone(),
+                now.saturating_add(takes).unwrap_or(now),
+                server.problem.is_none(),
+            ),
+            _ => (
+                server.host.clone().unwrap_or_default(),
+                now.saturating_add(PRECHECK_TAKES).unwrap_or(now),
+                false,
+            ),
+        };
+        if let Some(s) = self.servers.get_mut(id) {
+            s.migration = Some(Migration {
+                target,
+                ends,
+                succeeds,
+                from_status: s.status,
+            });
+            s.status = MIGRATING;
+            s.task_state = Some(TASK_MIGRATING);
+        }
+        Ok(())
+    }
+
+    /// `POST /servers/{id}/action {"os-stop": null}`: vm_states active,
+    /// rescued or error ([I] nova `compute/api.py` `stop`); the server is
+    /// SHUTOFF after [`STOP_TAKES`].
+    pub fn api_stop(&mut self, id: &str, now: Timestamp) -> Result<(), NovaError> {
+        self.check_state(id, "stop", &["active", "rescued", "error"])?;
+        if let Some(s) = self.servers.get_mut(id) {
+            s.task_state = Some(TASK_POWERING_OFF);
+            s.underway = Some(Underway::Stop {
+                ends: now.saturating_add(STOP_TAKES).unwrap_or(now),
+            });
+        }
+        Ok(())
+    }
+
+    /// `POST /servers/{id}/action {"shelve": null}`: vm_states active,
+    /// stopped, paused or suspended ([I] nova `compute/api.py` `shelve`);
+    /// SHELVED_OFFLOADED and off its host after [`SHELVE_TAKES`].
+    pub fn api_shelve(&mut self, id: &str, now: Timestamp) -> Result<(), NovaError> {
+        self.check_state(id, "shelve", &["active", "stopped", "paused", "suspended"])?;
+        if let Some(s) = self.servers.get_mut(id) {
+            s.task_state = Some(TASK_SHELVING);
+            s.underway = Some(Underway::Shelve {
+                ends: now.saturating_add(SHELVE_TAKES).unwrap_or(now),
+            });
+        }
+        Ok(())
+    }
+
+    /// Hosts the scheduler may place `server` on: enabled, up, not its own.
+    fn targets(&self, server: &Server) -> Vec<String> {
+        self.services
+            .iter()
+            .filter(|(h, s)| s.enabled && s.up && !server.on(h))
+            .map(|(h, _)| h.clone())
+            .collect()
+    }
+
+    /// The compute service of a host as the API's `host_status` names it
+    /// (admin only, microversion 2.16+): UP, DOWN, MAINTENANCE (disabled),
+    /// or empty for a server without a host ([I] nova `compute/api.py`
+    /// `get_instance_host_status`, without its UNKNOWN).
+    pub fn host_status(&self, server: &Server) -> &'static str {
+        match server.host.as_deref().and_then(|h| self.services.get(h)) {
+            None => "",
+            Some(s) if !s.up => "DOWN",
+            Some(s) if !s.enabled => "MAINTENANCE",
+            Some(_) => "UP",
+        }
+    }
+
     /// Ends migrations due by `now`, shuts off servers whose owners said so,
     /// brings compute services up.
     pub fn tick(&mut self, now: Timestamp) {
         for s in self.servers.values_mut() {
+            match s.underway {
+                Some(Underway::Stop { ends }) if ends <= now => {
+                    s.underway = None;
+                    s.task_state = None;
+                    s.status = SHUTOFF;
+                    s.vm_state = "stopped";
+                    s.power_state = POWER_SHUTDOWN;
+                }
+                Some(Underway::Shelve { ends }) if ends <= now => {
+                    s.underway = None;
+                    s.task_state = None;
+                    s.status = SHELVED_OFFLOADED;
+                    s.vm_state = "shelved_offloaded";
+                    s.power_state = POWER_SHUTDOWN;
+                    s.host = None;
+                }
+                _ => {}
+            }
             if s.stop_at.is_some_and(|t| t <= now) {
                 s.stop_at = None;
                 s.status = SHUTOFF;

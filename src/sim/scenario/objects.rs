@@ -356,6 +356,54 @@ pub fn lcm_controller_pod(name: &str, rs_hash: &str, now: Timestamp) -> Value {
     })
 }
 
+/// Namespace of the OpenStack services in the MOSK cluster.
+pub const OPENSTACK_NS: &str = "openstack";
+/// The keystone-client Deployment, its container and its pods' labels.
+pub const KEYSTONE_CLIENT: &str = "keystone-client";
+/// Placeholder tag: the image's real name and tag are not public.
+const KEYSTONE_CLIENT_IMAGE: &str =
+    "mirantis.azurecr.io/openstack/heat:caracal-jammy-20250101000000";
+
+/// The pod of the `keystone-client` Deployment, where MOSK's OpenStack CLI
+/// is run with `kubectl exec`: one container that sleeps with the admin
+/// cloud of `clouds.yaml` (`OS_CLOUD=admin`), on an OpenStack control plane
+/// node (rockoon `charts/openstack/keystone/templates/deployment-client.yaml`
+/// and helm-toolkit's `kubernetes_metadata_labels` and
+/// `keystone_os_cloud_vars` snippets, commit 1390883a; the labels are what
+/// rockoon's functional tests select it by, `tests/functional/base.py`
+/// `keystone_client_pod`).
+pub fn keystone_client_pod(name: &str, rs_hash: &str, node: &str, now: Timestamp) -> Value {
+    let t = k8s_time(now);
+    let labels = json!({"application": "keystone", "component": "client",
+                        "release_group": "openstack-keystone", "pod-template-hash": rs_hash});
+    json!({
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": OPENSTACK_NS, "creationTimestamp": t,
+                     "labels": labels,
+                     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                                          "name": format!("{KEYSTONE_CLIENT}-{rs_hash}"),
+                                          "uid": "5f1e7c2a-8d4b-4c61-9a3e-2b7d00000002",
+                                          "controller": true, "blockOwnerDeletion": true}]},
+        "spec": {"nodeName": node, "serviceAccountName": KEYSTONE_CLIENT,
+                 "nodeSelector": {"openstack-control-plane": "enabled"},
+                 "containers": [{"name": KEYSTONE_CLIENT, "image": KEYSTONE_CLIENT_IMAGE,
+                                 "command": ["/bin/sleep", "infinity"],
+                                 "env": [{"name": "LANG", "value": "C.UTF-8"},
+                                         {"name": "OS_CACERT", "value": "/etc/ssl/certs/openstack-ca-bundle.pem"},
+                                         {"name": "OS_CLOUD", "value": "admin"},
+                                         {"name": "OS_CLOUD_SYSTEM", "value": "admin-system"}]}]},
+        "status": {"phase": "Running", "startTime": t,
+                   "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": t},
+                                  {"type": "ContainersReady", "status": "True", "lastTransitionTime": t},
+                                  {"type": "PodScheduled", "status": "True", "lastTransitionTime": t}],
+                   "containerStatuses": [{"name": KEYSTONE_CLIENT, "ready": true, "started": true, "restartCount": 0,
+                                          "image": KEYSTONE_CLIENT_IMAGE, "imageID": image_id(KEYSTONE_CLIENT_IMAGE),
+                                          "containerID": container_id(name, KEYSTONE_CLIENT, now),
+                                          "state": {"running": {"startedAt": t}}}]}
+    })
+}
+
 /// vRouter agent image per DaemonSet generation (placeholder tags).
 pub fn vrouter_image(generation: i64) -> String {
     format!(

@@ -1,21 +1,26 @@
 //! One running scenario: the machines, the simulated controllers and their
 //! shared facts, stepped over the simulator clock.
 
-use jiff::Timestamp;
+use jiff::{SignedDuration, Timestamp};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
+use super::engine::check;
 use super::engine::{Ctx, Facts, HardReboot, UpdatePhase};
 use super::lcm::{Lcm, MachineStep};
 use super::lcmlog::{LcmLog, Level};
 use super::nova::Nova;
+use super::objects;
+use super::objects::{KEYSTONE_CLIENT, OPENSTACK_NS};
 use super::openstack::Openstack;
+use super::openstack_cli::{self, Cloud};
 use super::plan_controllers::Plan;
 use super::seed::seed;
-use super::spec::{Controller, ScenarioSpec};
+use super::spec::{Controller, Role, ScenarioSpec};
 use super::storage_net::AppController;
 use super::topology::{self, MachineInfo, k8s_suffix};
 use super::vrouter::Vrouter;
+use crate::sim::exec::{ExecTarget, Ran};
 use crate::sim::store::Store;
 
 /// The scenario state machine.
@@ -26,6 +31,9 @@ pub struct ScenarioRun {
     rng: SmallRng,
     log: LcmLog,
     lcm_pod: String,
+    /// The keystone-client pod (namespace `openstack`) and its ReplicaSet's hash.
+    keystone_client_pod: String,
+    keystone_client_hash: String,
     facts: Facts,
     nova: Nova,
     lcm: Lcm,
@@ -72,6 +80,14 @@ impl ScenarioRun {
             k8s_suffix(&mut rng, 10),
             k8s_suffix(&mut rng, 5)
         );
+        // Drawn from a generator of its own, so the names drawn above and
+        // after stay as they were before the pod existed.
+        let mut pod_rng = SmallRng::seed_from_u64(seed ^ 0x6b65_7973_746f_6e65);
+        let keystone_client_hash = k8s_suffix(&mut pod_rng, 10);
+        let keystone_client_pod = format!(
+            "{KEYSTONE_CLIENT}-{keystone_client_hash}-{}",
+            k8s_suffix(&mut pod_rng, 5)
+        );
         let n = machines.len();
         let start = spec.start.0;
         let mut facts = Facts::new(n);
@@ -88,6 +104,8 @@ impl ScenarioRun {
             vrouter: None,
             mosk_rv: 0,
             lcm_pod,
+            keystone_client_pod,
+            keystone_client_hash,
             machines,
             rng,
             spec,
@@ -117,7 +135,66 @@ impl ScenarioRun {
             &[("lcmcluster", &key), ("release", &ctx.spec.release.from)],
         );
         self.vrouter = Some(Vrouter::seed(&mut ctx));
+        // Last, so every object seeded before keeps its resource version.
+        let node = self
+            .machines
+            .iter()
+            .find(|m| m.role == Role::Control && !m.no_collocated_roles)
+            .or(self.machines.first())
+            .map(|m| m.node.clone())
+            .unwrap_or_default();
+        check(
+            mosk.create(
+                "pods",
+                objects::keystone_client_pod(
+                    &self.keystone_client_pod,
+                    &self.keystone_client_hash,
+                    &node,
+                    now,
+                ),
+            ),
+            "create keystone-client pod",
+        );
         self.mosk_rv = mosk.resource_version();
+    }
+
+    /// The keystone-client pod's name (namespace `openstack`, container `keystone-client`).
+    pub fn keystone_client_pod(&self) -> &str {
+        &self.keystone_client_pod
+    }
+
+    /// Runs a command in a MOSK pod at `now`: the keystone-client
+    /// container has the `openstack` command; nothing else is simulated,
+    /// so any other executable is not found.
+    pub fn exec(&mut self, now: Timestamp, target: ExecTarget<'_>, command: &[String]) -> Ran {
+        let program = command.first().map_or("", String::as_str);
+        let is_openstack = program == "openstack" || program.ends_with("/openstack");
+        if !(is_openstack
+            && target.namespace == OPENSTACK_NS
+            && target.pod == self.keystone_client_pod
+            && target.container == KEYSTONE_CLIENT)
+        {
+            return Ran::not_found(program);
+        }
+        let default = self.spec.durations.live_migration.get();
+        let per_host: Vec<(String, SignedDuration)> = self
+            .machines
+            .iter()
+            .filter_map(|m| m.live_migration.map(|d| (m.node.clone(), d.get())))
+            .collect();
+        let takes = |host: &str| {
+            per_host
+                .iter()
+                .find(|(h, _)| h == host)
+                .map_or(default, |(_, d)| *d)
+        };
+        let mut cloud = Cloud {
+            nova: &mut self.nova,
+            now,
+            rng: &mut self.rng,
+            live_migration: &takes,
+        };
+        openstack_cli::run(&mut cloud, command)
     }
 
     /// Runs every controller once at `now`.

@@ -111,6 +111,7 @@ pub fn resources(reg: &Registry, group: &str, version: &str) -> Option<Value> {
         for sub in &r.subresources {
             let (kind, verbs) = match sub.as_str() {
                 "log" => ("Pod", json!(["get"])),
+                "exec" => ("PodExecOptions", json!(["create", "get"])),
                 _ => (r.kind.as_str(), json!(["get", "patch", "update"])),
             };
             list.push(json!({

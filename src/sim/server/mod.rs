@@ -3,13 +3,14 @@
 //!
 //! Serves legacy discovery, `/version`, list (paged, consistent snapshots),
 //! watch (chunked JSON lines, bookmarks, streaming lists, 410 on expired
-//! versions), get/create/patch/update/delete, `pods/{name}/log`, access
-//! reviews, and `meta.k8s.io/v1 Table` answers for kubectl. Every answer
+//! versions), get/create/patch/update/delete, `pods/{name}/log`,
+//! `pods/{name}/exec` (WebSocket, `exec.rs`), access reviews, and `meta.k8s.io/v1 Table` answers for kubectl. Every answer
 //! carries a `Date` header from the simulated clock.
 
 mod access;
 pub mod date;
 mod discovery;
+mod exec;
 mod jsonpath;
 mod list;
 mod logs;
@@ -28,6 +29,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, header};
 use axum::response::Response;
 
+use crate::sim::exec::Exec;
 use crate::sim::faults::{Faults, SeenRequest};
 use crate::sim::rbac::{Attributes, Rbac};
 use crate::sim::registry::ResourceInfo;
@@ -43,6 +45,8 @@ pub struct ServerOptions {
     /// The minor version `/version` reports (kubectl's dispatcher picks its
     /// client from it; keep it within 27..=33).
     pub version_minor: u32,
+    /// What runs in the pods when a client execs a command, and what they received.
+    pub exec: Arc<Exec>,
 }
 
 impl Default for ServerOptions {
@@ -51,6 +55,7 @@ impl Default for ServerOptions {
             rbac: Rbac::allow_all("kubernetes-admin"),
             faults: Arc::new(Faults::new()),
             version_minor: 30,
+            exec: Arc::new(Exec::default()),
         }
     }
 }
@@ -128,7 +133,7 @@ fn only_get(method: &Method) -> StoreResult<()> {
 }
 
 async fn dispatch(ctx: &Ctx, req: Request) -> StoreResult<Response> {
-    let (parts, body) = req.into_parts();
+    let (mut parts, body) = req.into_parts();
     let route = path::parse(parts.uri.path()).ok_or_else(ApiError::no_route)?;
     let reg = ctx.store.registry();
     let method = parts.method.clone();
@@ -167,6 +172,13 @@ async fn dispatch(ctx: &Ctx, req: Request) -> StoreResult<Response> {
         Route::OpenApi => Err(ApiError::no_route()),
         Route::Resource(rp) if ctx.opts.faults.kind_hidden(&rp.plural) => {
             Ok(text_response(404, "404 page not found"))
+        }
+        Route::Resource(rp)
+            if rp.group.is_empty()
+                && rp.plural == "pods"
+                && rp.subresource.as_deref() == Some("exec") =>
+        {
+            pod_exec(ctx, &mut parts, &rp)
         }
         Route::Resource(rp) => {
             let query = Query::parse(parts.uri.query());
@@ -223,6 +235,50 @@ fn verb_of(method: &Method, rp: &ResourcePath, watch: bool) -> StoreResult<&'sta
     })
 }
 
+/// 403 with the API server's message.
+fn forbidden(
+    ctx: &Ctx,
+    attrs: &Attributes<'_>,
+    info: &ResourceInfo,
+    name: Option<&str>,
+) -> ApiError {
+    ApiError::new(
+        403,
+        "Forbidden",
+        ctx.opts
+            .rbac
+            .forbidden_message(attrs, &qualified(info), name),
+    )
+}
+
+/// `pods/{name}/exec`: authorized for each verb its method needs, then served.
+fn pod_exec(
+    ctx: &Ctx,
+    parts: &mut axum::http::request::Parts,
+    rp: &ResourcePath,
+) -> StoreResult<Response> {
+    let (Some(ns), Some(name)) = (rp.namespace.as_deref(), rp.name.as_deref()) else {
+        return Err(ApiError::no_route());
+    };
+    let info = ctx.store.info("pods")?.clone();
+    if rp.version != info.version {
+        return Err(ApiError::no_route());
+    }
+    for verb in exec::verbs(&parts.method, ctx.opts.version_minor)? {
+        let attrs = Attributes {
+            verb,
+            group: "",
+            resource: "pods",
+            subresource: Some("exec"),
+            namespace: Some(ns),
+        };
+        if !ctx.opts.rbac.allows(&attrs) {
+            return Err(forbidden(ctx, &attrs, &info, Some(name)));
+        }
+    }
+    exec::serve(ctx, parts, ns, name)
+}
+
 fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
@@ -263,13 +319,7 @@ async fn resource(
         && rp.subresource.is_none()
         && ctx.opts.faults.reads_forbidden(&info.plural);
     if refused || !ctx.opts.rbac.allows(&attrs) {
-        return Err(ApiError::new(
-            403,
-            "Forbidden",
-            ctx.opts
-                .rbac
-                .forbidden_message(&attrs, &qualified(&info), rp.name.as_deref()),
-        ));
+        return Err(forbidden(ctx, &attrs, &info, rp.name.as_deref()));
     }
     if rp.subresource.is_none() && !info.allows(verb) {
         return Err(ApiError::method_not_allowed(
