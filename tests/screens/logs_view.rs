@@ -214,3 +214,57 @@ fn wrapped_lines_continue_under_their_message() {
         "{body:?}"
     );
 }
+
+/// The row of the Overview's log pane title.
+fn log_pane_title(text: &str) -> String {
+    text.lines()
+        .find(|l| l.contains("lcm-controller log"))
+        .unwrap_or_else(|| panic!("no log pane in:\n{text}"))
+        .to_string()
+}
+
+/// Paused in the Logs view, the Overview's log pane shows the same lines
+/// and says so in its own title (with the newer lines waiting), not only
+/// the status bar; a filter is named there too; following again, the title
+/// is the live one and the newer lines are on screen.
+#[test]
+fn the_overview_log_pane_says_paused_and_filtered_in_its_own_title() {
+    let mut m = logs_view();
+    keys(&mut m, "f");
+    lines_arrive(
+        &mut m,
+        vec![
+            r#"{"level":"info","ts":"2025-03-04T10:31:00Z","msg":"after the pause 1"}"#.into(),
+            r#"{"level":"info","ts":"2025-03-04T10:31:01Z","msg":"after the pause 2"}"#.into(),
+        ],
+    );
+    keys(&mut m, "1");
+    for (w, h) in [(80, 24), (120, 40)] {
+        let t = render(&m, w, h);
+        insta::assert_snapshot!(format!("overview_log_paused_{w}x{h}"), t.backend());
+        let text = text_of(t.backend().buffer());
+        let title = log_pane_title(&text);
+        assert!(
+            title.contains("lcm-controller log: PAUSED, 2 newer lines (f: follow)"),
+            "{title}"
+        );
+        assert!(!title.contains("live"), "{title}");
+        assert!(!text.contains("after the pause"), "{text}");
+    }
+
+    // A level filter set from the Overview is named in the title too.
+    keys(&mut m, "L");
+    let title = log_pane_title(&screen(&m, 120, 40));
+    assert!(title.contains("(f: follow) · level ≥ info"), "{title}");
+
+    // Following again: the live title, the newer lines shown.
+    keys(&mut m, "f");
+    let text = screen(&m, 120, 40);
+    let title = log_pane_title(&text);
+    assert!(
+        title.contains("lcm-controller log · level ≥ info (every 3s; 7: live)"),
+        "{title}"
+    );
+    assert!(!title.contains("PAUSED"), "{title}");
+    assert!(text.contains("after the pause 2"), "{text}");
+}
