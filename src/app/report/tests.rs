@@ -125,3 +125,71 @@ fn hostile_strings_do_not_break_the_tables() {
     let file = report(&model).file_name;
     assert_eq!(file, "report-evil_cl-20250304T103000Z.md");
 }
+
+/// The cells of the Attention items row about `subject`.
+fn item_row(text: &str, subject: &str) -> Vec<String> {
+    let section = text.split("## Attention items").nth(1).unwrap();
+    let row = section
+        .lines()
+        .find(|l| l.contains(&format!("| reminder | {subject} |")))
+        .unwrap_or_else(|| panic!("no {subject} row in:\n{section}"));
+    row.trim_matches('|')
+        .split(" | ")
+        .map(|c| c.trim().to_string())
+        .collect()
+}
+
+/// A reminder that leaves the queue by itself (the update ended, so the
+/// write freeze is no longer due) is not reported as cleared: nothing says
+/// anyone followed it. One the operator dismissed says dismissed.
+#[test]
+fn a_reminder_leaving_the_queue_by_itself_is_not_reported_cleared() {
+    use crate::domain::attention::AttentionKind;
+    use crate::domain::reminders::Reminder;
+    let mut model = Model::new(
+        SessionInfo::default(),
+        Keymap::default_keymap(),
+        mid_update_now(),
+    );
+    for obj in mid_update().objects().values() {
+        update(&mut model, Msg::Cluster(ClusterEvent::Applied(obj.clone())));
+    }
+    let due = |m: &Model| -> Vec<Reminder> {
+        m.derived
+            .attention
+            .iter()
+            .filter_map(|i| match i.kind {
+                AttentionKind::Reminder(r) => Some(r),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(due(&model), vec![Reminder::WriteFreeze]);
+
+    // 10:40: LCM removes the maintenance request, the update is over; the
+    // write freeze is no longer due, the silences are to be expired.
+    update(&mut model, Msg::Tick(fixtures::at("10:40")));
+    let key = model
+        .snapshot
+        .objects()
+        .keys()
+        .find(|k| k.kind == crate::domain::objects::Kind::ClusterMaintenanceRequest)
+        .unwrap()
+        .clone();
+    update(&mut model, Msg::Cluster(ClusterEvent::Deleted(key)));
+    assert_eq!(due(&model), vec![Reminder::ExpireSilences]);
+    // 10:45: the operator dismisses that one.
+    update(&mut model, Msg::Tick(fixtures::at("10:45")));
+    crate::app::reminders::dismissed(&mut model, Reminder::ExpireSilences);
+    update(&mut model, Msg::Tick(fixtures::at("10:46")));
+    assert!(due(&model).is_empty());
+
+    let text = render(&model);
+    let freeze = item_row(&text, "write freeze");
+    assert_eq!(
+        freeze[1], "not cleared: no longer due 2025-03-04 10:40:00, not dismissed",
+        "{text}"
+    );
+    let expire = item_row(&text, "expire silences");
+    assert_eq!(expire[1], "dismissed 2025-03-04 10:45:00", "{text}");
+}
