@@ -228,6 +228,17 @@ pub(crate) fn overview_title(pane: &LogPane, keymap: &Keymap, theme: &Theme) -> 
     Line::from(spans)
 }
 
+/// What the Overview's log pane says when it has no line to show: none has
+/// arrived, or none passes the Logs view's filters (not the same thing).
+pub(crate) fn overview_empty(pane: &LogPane) -> String {
+    let filters = filters(pane);
+    if pane.lines.is_empty() || filters.is_empty() {
+        format!("no log lines yet ({})", pane.status)
+    } else {
+        format!("no line passes the filters ({})", filters.join(", "))
+    }
+}
+
 /// The follow state in its one word: [`PAUSED`] or [`FOLLOWING`].
 fn follow_word(pane: &LogPane) -> &'static str {
     if pane.paused() { PAUSED } else { FOLLOWING }

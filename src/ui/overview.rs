@@ -367,10 +367,7 @@ fn draw_log(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
     );
     if lines.is_empty() {
         frame.render_widget(
-            Paragraph::new(Line::styled(
-                format!("no log lines yet ({})", model.logs.status),
-                theme.muted,
-            )),
+            Paragraph::new(Line::styled(logs::overview_empty(&model.logs), theme.muted)),
             inner,
         );
     } else {

@@ -268,3 +268,35 @@ fn the_overview_log_pane_says_paused_and_filtered_in_its_own_title() {
     assert!(!title.contains("PAUSED"), "{title}");
     assert!(text.contains("after the pause 2"), "{text}");
 }
+
+/// Lines have arrived but none passes the level filter: the Overview's log
+/// pane says the filter hides them, not that no line arrived.
+#[test]
+fn the_overview_log_pane_says_a_filter_hides_every_line() {
+    let mut m = base_model();
+    lines_arrive(
+        &mut m,
+        vec![r#"{"level":"info","ts":"2025-03-04T10:31:00Z","msg":"only info"}"#.into()],
+    );
+    // The base model's lines include an ERROR one: level ≥ error keeps it.
+    keys(&mut m, "LLL");
+    let text = screen(&m, 120, 40);
+    assert!(log_pane_title(&text).contains("level ≥ error"), "{text}");
+    assert!(text.contains("drain failed"), "{text}");
+    assert!(!text.contains("no log lines yet"), "{text}");
+    // Only lines without an ERROR: nothing passes, and the pane says why.
+    let mut m = base_model();
+    m.logs = Default::default();
+    m.logs.status = "connected to lcm-lcm-controller-5d8f7b9c4-x2x7k".into();
+    lines_arrive(
+        &mut m,
+        vec![r#"{"level":"info","ts":"2025-03-04T10:31:00Z","msg":"only info"}"#.into()],
+    );
+    keys(&mut m, "LLL");
+    let text = screen(&m, 120, 40);
+    assert!(
+        text.contains("no line passes the filters (level ≥ error)"),
+        "{text}"
+    );
+    assert!(!text.contains("no log lines yet"), "{text}");
+}
