@@ -327,3 +327,101 @@ async fn a_failed_pod_list_is_reported_until_the_next_list_succeeds() {
     r.until_line("two").await;
     assert_eq!(r.statuses.last(), Some(&following), "{:#?}", r.statuses);
 }
+
+/// Receives until a log status satisfies `done`; returns it. Fails after
+/// [`WAIT`] with every status seen.
+async fn status_until(
+    rx: &mut mosk_console::cluster::channel::EventReceiver,
+    seen: &mut Vec<String>,
+    what: &str,
+    done: impl Fn(&str) -> bool,
+) -> String {
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        match tokio::time::timeout_at(deadline, rx.recv()).await {
+            Ok(Some(ClusterEvent::LogStatus { message })) => {
+                seen.push(message.clone());
+                if done(&message) {
+                    return message;
+                }
+            }
+            Ok(Some(_)) => {}
+            Ok(None) => panic!("channel closed waiting for {what}"),
+            Err(_) => panic!("timed out waiting for {what}; statuses {seen:#?}"),
+        }
+    }
+}
+
+/// `sim serve --faults outage=…` over TCP, on the simulator's clock: the
+/// outage cuts the pod watch and refuses its retries; once it is over the
+/// watch works again though no pod changes (kube yields nothing then), and
+/// the failure leaves the status after the recovery grace, not at the next
+/// change of a pod.
+#[tokio::test]
+async fn after_an_outage_the_pod_watch_failure_leaves_the_status_with_no_pod_changing() {
+    use mosk_console::cluster::{Target, connect};
+    use mosk_console::sim::faults::spec::FaultPlan;
+    use mosk_console::sim::serve::{ServeOptions, start};
+    use mosk_console::sim::world::SimCluster;
+
+    let dir = tempfile::tempdir().unwrap();
+    let sim = start(ServeOptions {
+        kubeconfig_out: dir.path().join("kc"),
+        start: Some("2026-01-01T10:00:00Z".parse().unwrap()),
+        // The driver all but stands still: the test steps the clock.
+        speed: 1e-9,
+        faults: FaultPlan::parse("outage=60s+60s").unwrap(),
+        ..ServeOptions::default()
+    })
+    .await
+    .unwrap();
+    let clusters = connect(&Target {
+        kubeconfig: Some(sim.kubeconfig.clone()),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let (tx, mut rx) = mosk_console::cluster::channel::channel();
+    let cancel = CancellationToken::new();
+    let opts = LogOptions {
+        backoff: fast_backoff(),
+        recovery_grace: Duration::from_millis(300),
+        ..LogOptions::default()
+    };
+    spawn_log_follower(clusters.mgmt.clone(), opts, tx, cancel.clone());
+    let pod = sim.world.lcm_pod();
+    let pods = |world: &mosk_console::sim::world::SimWorld| -> Vec<String> {
+        world
+            .store(SimCluster::Mgmt)
+            .list("pods", Some(NS))
+            .iter()
+            .map(|p| p["metadata"]["resourceVersion"].to_string())
+            .collect()
+    };
+    let pods_before = pods(&sim.world);
+    let mut seen = Vec::new();
+    let connected = format!("connected to {pod} (container controller)");
+    status_until(&mut rx, &mut seen, "the stream", |s| s == connected).await;
+
+    // 60 s in, the outage begins: the pod watch is cut and refused.
+    sim.world.step(jiff::SignedDuration::from_secs(60));
+    status_until(&mut rx, &mut seen, "the pod watch failing", |s| {
+        s.starts_with("cannot watch the lcm-controller pods:")
+    })
+    .await;
+    // 60 s later it is over; no pod changed meanwhile.
+    sim.world.step(jiff::SignedDuration::from_secs(60));
+    assert!(!sim.world.faults(SimCluster::Mgmt).in_outage());
+    let after = status_until(&mut rx, &mut seen, "the failure cleared", |s| {
+        !s.starts_with("cannot watch")
+    })
+    .await;
+    assert_eq!(
+        after,
+        format!("reconnected to {pod} (container controller)")
+    );
+    assert_eq!(pods(&sim.world), pods_before, "a pod changed");
+    assert_eq!(sim.world.faults(SimCluster::Mgmt).counts().outages, 1);
+    cancel.cancel();
+    sim.shutdown().await;
+}

@@ -480,6 +480,6 @@ fn a_wait_through_two_hours_of_message_cycles_is_one_item_with_one_age_and_one_r
         .filter(|i| i.node.as_deref() == Some(node.as_str()))
         .collect();
     assert_eq!(rows.len(), 1, "{rows:#?}");
-    assert_eq!(rows[0].cleared, None);
+    assert_eq!(rows[0].ended, None);
     assert_eq!(rows[0].raised, first);
 }

@@ -9,6 +9,8 @@ use crate::domain::reminders::{self, Reminder};
 /// Dismisses `r` for the session, saying so.
 pub(crate) fn dismissed(model: &mut Model, r: Reminder) {
     model.dismissed_reminders.insert(r);
+    // The report records the reminder as dismissed, not as cleared.
+    model.session_log.dismissed(r, model.now);
     model.notify(
         NoticeLevel::Info,
         format!("reminder \"{}\" dismissed for this session", r.name()),

@@ -23,7 +23,7 @@ use crate::app::actions::audit_rows;
 use crate::app::model::Model;
 use crate::audit::{AuditOutcome, AuditPhase};
 use crate::domain::action::ActionId;
-use crate::domain::session_log::LoggedItem;
+use crate::domain::session_log::{Ended, EndedBy, LoggedItem};
 use crate::sanitize::sanitize;
 
 /// Whether quitting writes a report: an action was taken or an attention
@@ -206,7 +206,7 @@ fn waited_on<'a>(
     model.session_log.items().filter(move |i| {
         let about = i.subject == machine
             || (node.is_some() && (i.node.as_deref() == node || Some(i.subject.as_str()) == node));
-        about && i.raised <= to && i.cleared.is_none_or(|c| c >= from)
+        about && i.raised <= to && i.ended.is_none_or(|e| e.at >= from)
     })
 }
 
@@ -299,7 +299,7 @@ fn attention(model: &Model, out: &mut String) {
         "| Raised | Cleared | Open for | Kind | Subject | Why |\n| --- | --- | --- | --- | --- | --- |"
     );
     for i in items {
-        let to = i.cleared.unwrap_or(model.now);
+        let to = i.ended.map_or(model.now, |e| e.at);
         let subject = match &i.node {
             Some(n) if *n != i.subject => format!("{} ({})", md(&i.subject), md(n)),
             _ => md(&i.subject),
@@ -308,7 +308,7 @@ fn attention(model: &Model, out: &mut String) {
             out,
             "| {} | {} | {} | {} | {} | {} |",
             time(i.raised),
-            i.cleared.map(time).unwrap_or_else(|| "still open".into()),
+            ended(i.ended),
             duration(to.duration_since(i.raised)),
             md(&i.kind),
             subject,
@@ -316,6 +316,26 @@ fn attention(model: &Model, out: &mut String) {
         );
     }
     out.push('\n');
+}
+
+/// The Cleared cell: when the item cleared, or why it left the queue
+/// without evidence that it did (a reminder is cleared only by dismissal).
+fn ended(e: Option<Ended>) -> String {
+    match e {
+        None => "still open".into(),
+        Some(Ended {
+            at,
+            by: EndedBy::Cleared,
+        }) => time(at),
+        Some(Ended {
+            at,
+            by: EndedBy::Dismissed,
+        }) => format!("dismissed {}", time(at)),
+        Some(Ended {
+            at,
+            by: EndedBy::NoLongerDue,
+        }) => format!("not cleared: no longer due {}, not dismissed", time(at)),
+    }
 }
 
 fn actions(model: &Model, out: &mut String) {

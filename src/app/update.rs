@@ -8,7 +8,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use crate::app::actions;
 use crate::app::actions::dialog::{ConfirmFocus, Dialog};
 use crate::app::derive::settle;
-use crate::app::frame::FrameReport;
+use crate::app::frame::{ConfirmView, FrameReport};
 use crate::app::freshness;
 use crate::app::line_input::LineInput;
 use crate::app::modal::Modal;
@@ -217,6 +217,7 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
 /// not draw in full; if so the dialog stays open, unconfirmed, and says why.
 fn confirms_unseen(model: &mut Model, key: &KeyEvent) -> bool {
     let seen = model.frame.confirm_in_full;
+    let view = model.frame.confirm_view;
     let Some(Dialog::Confirm(c)) = model.modals.dialog_mut() else {
         return false;
     };
@@ -229,12 +230,31 @@ fn confirms_unseen(model: &mut Model, key: &KeyEvent) -> bool {
     if !confirms || seen == Some(c.plan.id) {
         return false;
     }
-    c.error = Some(
-        "not confirmed: this dialog was not on screen in full; \
-         read it down to the end (j/k scroll) or enlarge the terminal, then confirm again"
-            .into(),
-    );
+    let drawn = view.filter(|v| v.plan == c.plan.id);
+    c.error = Some(unseen_reason(drawn, c.seen_through).into());
     true
+}
+
+/// Why a confirmation was refused, from what the last frame drew of the
+/// dialog (`None`: not drawn at all) and how far its body has been read.
+/// Keys typed ahead of the screen (`a` then `y` in one burst) meet a dialog
+/// no frame has drawn yet: the terminal is not too small then, and saying
+/// so would send the operator to resize a window that was big enough.
+fn unseen_reason(drawn: Option<ConfirmView>, seen_through: u16) -> &'static str {
+    match drawn {
+        None => {
+            "not confirmed: this dialog had not been drawn yet when the key came \
+             (typed ahead of the screen); read it, then confirm again"
+        }
+        Some(v) if seen_through < v.total => {
+            "not confirmed: part of this dialog has not been on screen yet; \
+             read it down to the end (j/k scroll), then confirm again"
+        }
+        Some(_) => {
+            "not confirmed: the Confirm button does not fit on screen; \
+             enlarge the terminal, then confirm again"
+        }
+    }
 }
 
 fn on_help_key(model: &mut Model, key: KeyEvent) {

@@ -10,7 +10,10 @@
 //! prefix, sanitized, and sent in batches ([`ClusterEvent::LogLines`]).
 //! What the follower is doing is reported as [`ClusterEvent::LogStatus`]: the
 //! state of the log stream, or, while the pod watch is failing, that failure;
-//! each is replaced as soon as its component recovers.
+//! each is replaced as soon as its component recovers: the stream when it
+//! opens again, the pod watch when it lists or delivers, or when its retry
+//! stays free of errors for [`LogOptions::recovery_grace`] (no pod needs to
+//! change).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -30,7 +33,7 @@ use tokio_util::sync::CancellationToken;
 use crate::cluster::backoff::{BackoffPolicy, RetryBackoff, sleep_until};
 use crate::cluster::channel::EventSender;
 use crate::cluster::events::ClusterEvent;
-use crate::cluster::watch::{describe_watch_error, gone};
+use crate::cluster::watch::{DEFAULT_RECOVERY_GRACE, describe_watch_error, gone};
 use crate::sanitize::sanitize;
 
 pub mod lines;
@@ -57,6 +60,10 @@ pub struct LogOptions {
     pub backoff: BackoffPolicy,
     /// Server-side timeout of the pod watch.
     pub watch_timeout_secs: u32,
+    /// A retry of the pod watch after an error that stays free of errors
+    /// this long counts as reconnected: its failure leaves the status then,
+    /// whether or not a pod changed (as `WatchOptions::recovery_grace`).
+    pub recovery_grace: Duration,
     /// How long a replaced pod's stream may go on delivering its last lines
     /// before the follower switches to the new pod anyway.
     pub switch_grace: Duration,
@@ -74,6 +81,7 @@ impl Default for LogOptions {
             batch_lines: 200,
             backoff: BackoffPolicy::Default,
             watch_timeout_secs: 120,
+            recovery_grace: DEFAULT_RECOVERY_GRACE,
             switch_grace: Duration::from_secs(5),
         }
     }
@@ -196,12 +204,18 @@ impl Follower {
         let mut pods = std::pin::pin!(pods);
         let mut pods_backoff = self.opts.backoff.build();
         let mut pods_retry_at: Option<Instant> = None;
+        // Until when the retry under way must stay free of errors to count
+        // as reconnected: kube yields nothing when a re-watch succeeds and
+        // no pod changed, so waiting for an event would keep the failure on
+        // screen long after the watch works again.
+        let mut pods_quiet_until: Option<Instant> = None;
         while !self.closed {
             tokio::select! {
                 ev = pods.next(), if pods_retry_at.is_none() => match ev {
                     Some(Ok(ev)) => {
                         if !matches!(ev, Event::Init | Event::InitApply(_)) {
                             pods_backoff.reset();
+                            pods_quiet_until = None;
                         }
                         self.on_pod_event(ev)
                     }
@@ -210,6 +224,7 @@ impl Follower {
                     Some(Err(e)) => {
                         let delay = pods_backoff.delay();
                         pods_retry_at = Some(Instant::now() + delay);
+                        pods_quiet_until = None;
                         self.pods_error = Some(format!(
                             "{}; retrying in {:.1} s",
                             describe_watch_error(&e),
@@ -219,7 +234,17 @@ impl Follower {
                     }
                     None => return,
                 },
-                _ = sleep_until(pods_retry_at) => pods_retry_at = None,
+                _ = sleep_until(pods_retry_at) => {
+                    pods_retry_at = None;
+                    pods_quiet_until = Some(Instant::now() + self.opts.recovery_grace);
+                }
+                _ = sleep_until(pods_quiet_until) => {
+                    pods_quiet_until = None;
+                    pods_backoff.reset();
+                    if self.pods_error.take().is_some() {
+                        self.publish_status();
+                    }
+                }
                 read = recv(&mut self.conn) => self.on_read(read),
                 _ = sleep_until(self.batch_deadline) => self.flush(),
                 _ = sleep_until(self.retry_at) => {

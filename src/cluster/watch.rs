@@ -93,6 +93,10 @@ pub struct WatchOptions {
     pub max_objects: usize,
 }
 
+/// How long a retry after an error must stay free of errors to count as
+/// reconnected, by default (the kind watches and the log follower's pod
+/// watch: kube yields nothing when a re-watch succeeds and nothing changed).
+pub const DEFAULT_RECOVERY_GRACE: Duration = Duration::from_secs(3);
 /// The project namespace used when `--namespace` is not given.
 pub const DEFAULT_NAMESPACE: &str = "child-ns";
 /// How often each kind is re-listed when `--resync-every` is not given.
@@ -111,7 +115,7 @@ impl Default for WatchOptions {
             cluster_name: None,
             backoff: BackoffPolicy::Default,
             timeout_secs: 120,
-            recovery_grace: Duration::from_secs(3),
+            recovery_grace: DEFAULT_RECOVERY_GRACE,
             resync_every: DEFAULT_RESYNC_EVERY,
             // kube's default page size (as kubectl's 500).
             page_size: 500,

@@ -155,9 +155,17 @@ fn from_objects(snap: &Snapshot, history: &History) -> PhaseInfo {
     if snap.cluster_requests().next().is_none() {
         return without_request(snap, history, &machines, target);
     }
+    // LCM deletes the request to end the update, and each controller takes
+    // its cluster lock back when it sees the deletion: Rockoon's
+    // `cluster_maintenance_request_delete_handler` sets its
+    // ClusterWorkloadLock active (rockoon/controllers/maintenance.py, at
+    // 1390883a) while the request is still Terminating under its finalizer.
+    // Those locks are not phase 2 coming back (`blocking` ignores a
+    // request being deleted too).
+    let ending = snap.cluster_requests().all(|r| r.deleting);
     let held: Vec<&WorkloadLock> = snap
         .cluster_locks()
-        .filter(|l| l.state != LockState::Inactive)
+        .filter(|l| l.state != LockState::Inactive && !ending)
         .collect();
     // The nodes under a NodeMaintenanceRequest, by short name (what
     // `same_node` compares), looked up once per machine: walking every
@@ -227,6 +235,12 @@ fn from_objects(snap: &Snapshot, history: &History) -> PhaseInfo {
         }
         return info(Phase::ClusterLocks, reason);
     }
+    if ending && !machines_moved {
+        return info(
+            Phase::ClusterLocks,
+            "the maintenance request is being deleted and no machine was updated",
+        );
+    }
     if snap.cluster_locks().next().is_none() && !machines_moved {
         return info(
             Phase::ClusterLocks,
@@ -294,6 +308,12 @@ fn from_objects(snap: &Snapshot, history: &History) -> PhaseInfo {
                 "every worker was updated but master {} was not seen updated: finalization cannot be confirmed",
                 list(&masters_waiting)
             ),
+        );
+    }
+    if ending {
+        return info(
+            Phase::Finalization,
+            "every machine was updated; the maintenance request is being deleted (the controllers take their cluster locks back)",
         );
     }
     info(

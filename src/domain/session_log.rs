@@ -15,10 +15,11 @@ use std::collections::{BTreeMap, VecDeque};
 
 use jiff::Timestamp;
 
-use super::attention::AttentionItem;
+use super::attention::{AttentionItem, AttentionKind};
 use super::lockmsg::MessageKind;
 use super::objects::{Controller, MigrationMode, Snapshot};
 use super::phase::PhaseInfo;
+use super::reminders::Reminder;
 
 /// At most this many timeline entries are kept (the oldest go first).
 pub const MAX_TIMELINE: usize = 2_000;
@@ -37,7 +38,28 @@ pub struct TimelineEntry {
 /// Between the kinds a wait was read as, in [`LoggedItem::kind`].
 pub const KIND_CHANGED: &str = " \u{2192} ";
 
-/// One attention item, from when it was first raised until it cleared.
+/// How an attention item left the queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndedBy {
+    /// Evidence: what raised it no longer holds.
+    Cleared,
+    /// The operator dismissed it (a reminder, `x`).
+    Dismissed,
+    /// A reminder that is no longer due (the update moved on or ended):
+    /// nobody dismissed it, and nothing the console can see says it was
+    /// followed (no StackLight silence, no write freeze is visible to it),
+    /// so it is not reported as cleared.
+    NoLongerDue,
+}
+
+/// When and how an attention item left the queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ended {
+    pub at: Timestamp,
+    pub by: EndedBy,
+}
+
+/// One attention item, from when it was first raised until it left the queue.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoggedItem {
     /// The item's kind, as the screen labels it; when the same wait was
@@ -53,8 +75,10 @@ pub struct LoggedItem {
     pub raised: Timestamp,
     /// When the console first showed it.
     pub shown: Timestamp,
-    /// When it left the queue; `None` while it is still open.
-    pub cleared: Option<Timestamp>,
+    /// The reminder it is, if it is one: only dismissal ends it as such.
+    pub reminder: Option<Reminder>,
+    /// When and how it left the queue; `None` while it is still open.
+    pub ended: Option<Ended>,
 }
 
 /// Servers a node still held when its migration mode became `skip`.
@@ -179,7 +203,11 @@ impl SessionLog {
                     why: item.why.clone(),
                     raised: item.since.min(now),
                     shown: now,
-                    cleared: None,
+                    reminder: match item.kind {
+                        AttentionKind::Reminder(r) => Some(r),
+                        _ => None,
+                    },
+                    ended: None,
                 };
                 if push_bounded(&mut self.items, logged, MAX_ITEMS, &mut self.dropped) {
                     self.first_seq += 1;
@@ -211,9 +239,35 @@ impl SessionLog {
             if let Some(seq) = self.open.remove(&id)
                 && let Some(item) = self.items.get_mut((seq - self.first_seq) as usize)
             {
-                item.cleared = Some(now);
+                // A reminder leaves the queue by itself when it stops being
+                // due; that is no evidence anyone followed it.
+                let by = match item.reminder {
+                    Some(_) => EndedBy::NoLongerDue,
+                    None => EndedBy::Cleared,
+                };
+                item.ended = Some(Ended { at: now, by });
             }
         }
+    }
+
+    /// The operator dismissed reminder `r` at `now`: its open item ends as
+    /// dismissed (the next [`SessionLog::observe`] no longer finds it open).
+    pub fn dismissed(&mut self, r: Reminder, now: Timestamp) {
+        let first = self.first_seq;
+        let items = &mut self.items;
+        self.open.retain(|_, seq| {
+            let Some(item) = items.get_mut((*seq - first) as usize) else {
+                return true;
+            };
+            if item.reminder != Some(r) {
+                return true;
+            }
+            item.ended = Some(Ended {
+                at: now,
+                by: EndedBy::Dismissed,
+            });
+            false
+        });
     }
 
     fn observe_steps(&mut self, snapshot: &Snapshot, now: Timestamp) {

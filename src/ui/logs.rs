@@ -9,8 +9,11 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::app::logs::{FOLLOWING, LOG_CAPACITY, LogLevel, LogLine, LogPane, PAUSED, match_ranges};
+use crate::app::logs::{
+    FOLLOWING, LOG_CAPACITY, LogLevel, LogLine, LogPane, OVERVIEW_TAIL_EVERY, PAUSED, match_ranges,
+};
 use crate::app::model::Model;
+use crate::config::keymap::{KeyAction, Keymap};
 use crate::config::theme::Theme;
 use crate::ui::pane;
 
@@ -147,12 +150,15 @@ fn window(
 }
 
 /// The last `n` lines that pass the log view's filters, cut to `width`, for
-/// the Overview.
+/// the Overview: up to the line the Logs view is paused on, else up to
+/// where the tail last moved on.
 pub(crate) fn tail(pane: &LogPane, n: usize, width: usize, theme: &Theme) -> Vec<Line<'static>> {
     let filtered = pane.filtered();
-    let end = match pane.overview_upto {
-        Some(upto) => filtered.shown_before(upto.saturating_add(1)),
-        None => filtered.shown.len(),
+    let end = match (pane.paused(), pane.anchor, pane.overview_upto) {
+        (true, Some(seq), _) | (false, _, Some(seq)) => {
+            filtered.shown_before(seq.saturating_add(1))
+        }
+        _ => filtered.shown.len(),
     };
     let mut out: Vec<Line<'static>> = filtered
         .shown
@@ -164,6 +170,73 @@ pub(crate) fn tail(pane: &LogPane, n: usize, width: usize, theme: &Theme) -> Vec
         .collect();
     out.reverse();
     out
+}
+
+/// The filters of the Logs view in effect, in the words of its header
+/// (`level ≥ warn`, `about child-cl-compute-2 or kaas-node-…`).
+fn filters(pane: &LogPane) -> Vec<String> {
+    let mut out = Vec::new();
+    if pane.min_level > LogLevel::Debug {
+        out.push(format!("level ≥ {}", pane.min_level.as_str()));
+    }
+    if !pane.subject.is_empty() {
+        out.push(format!("about {}", pane.subject.join(" or ")));
+    }
+    out
+}
+
+/// The Overview log pane's title. The tail shows the Logs view's lines (its
+/// pause and its filters, which `f` and `L` change from every view), so the
+/// title says when they are paused (and how many newer lines wait) or
+/// filtered; the status bar's `log: PAUSED` alone left a pane of old lines
+/// under a title that called it live.
+pub(crate) fn overview_title(pane: &LogPane, keymap: &Keymap, theme: &Theme) -> Line<'static> {
+    let mut spans = vec![Span::raw(" lcm-controller log")];
+    if pane.paused() {
+        spans.push(Span::raw(": "));
+        spans.push(Span::styled(PAUSED, theme.warn));
+        let newer = match pane.anchor {
+            Some(seq) => {
+                let f = pane.filtered();
+                f.shown.len() - f.shown_before(seq.saturating_add(1))
+            }
+            None => 0,
+        };
+        let mut more = String::new();
+        if newer > 0 {
+            let s = if newer == 1 { "" } else { "s" };
+            more.push_str(&format!(", {newer} newer line{s}"));
+        }
+        if let Some(k) = keymap.first_key(KeyAction::LogFollow) {
+            more.push_str(&format!(" ({k}: follow)"));
+        }
+        spans.push(Span::raw(more));
+    }
+    for f in filters(pane) {
+        spans.push(Span::raw(format!(" · {f}")));
+    }
+    if !pane.paused() {
+        // The tail moves on every few seconds (kinder to a slow link); the
+        // Logs view is live.
+        let every = OVERVIEW_TAIL_EVERY.as_secs();
+        spans.push(Span::raw(match keymap.first_key(KeyAction::ViewLogs) {
+            Some(k) => format!(" (every {every}s; {k}: live)"),
+            None => format!(" (every {every}s)"),
+        }));
+    }
+    spans.push(Span::raw(" "));
+    Line::from(spans)
+}
+
+/// What the Overview's log pane says when it has no line to show: none has
+/// arrived, or none passes the Logs view's filters (not the same thing).
+pub(crate) fn overview_empty(pane: &LogPane) -> String {
+    let filters = filters(pane);
+    if pane.lines.is_empty() || filters.is_empty() {
+        format!("no log lines yet ({})", pane.status)
+    } else {
+        format!("no line passes the filters ({})", filters.join(", "))
+    }
 }
 
 /// The follow state in its one word: [`PAUSED`] or [`FOLLOWING`].

@@ -352,16 +352,7 @@ fn draw_working(
 }
 
 fn draw_log(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
-    // The tail moves on every few seconds (kinder to a slow link); the Logs
-    // view is live.
-    let every = crate::app::logs::OVERVIEW_TAIL_EVERY.as_secs();
-    let title = match model
-        .keymap
-        .first_key(crate::config::keymap::KeyAction::ViewLogs)
-    {
-        Some(k) => format!(" lcm-controller log (every {every}s; {k}: live) "),
-        None => format!(" lcm-controller log (every {every}s) "),
-    };
+    let title = logs::overview_title(&model.logs, &model.keymap, theme);
     let block = pane(title, false, theme).title_bottom(Line::styled(
         format!(" {} ", model.logs.status),
         theme.muted,
@@ -376,10 +367,7 @@ fn draw_log(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
     );
     if lines.is_empty() {
         frame.render_widget(
-            Paragraph::new(Line::styled(
-                format!("no log lines yet ({})", model.logs.status),
-                theme.muted,
-            )),
+            Paragraph::new(Line::styled(logs::overview_empty(&model.logs), theme.muted)),
             inner,
         );
     } else {

@@ -131,7 +131,7 @@ fn y_confirms_only_a_dialog_drawn_in_full_on_the_last_frame() {
         Some(Dialog::Confirm(c)) => assert!(
             c.error
                 .as_deref()
-                .is_some_and(|e| e.contains("not on screen in full")),
+                .is_some_and(|e| e.contains("had not been drawn yet")),
             "{:?}",
             c.error
         ),
@@ -139,6 +139,30 @@ fn y_confirms_only_a_dialog_drawn_in_full_on_the_last_frame() {
     }
     // Drawn: now it confirms.
     frame(&mut m, 120, 40);
+    assert!(executes(&type_keys(&mut m, "y")));
+}
+
+/// The refusal of a `y` typed ahead of the screen gives the real reason: at
+/// 80x24 the dialog fits, it had only not been drawn yet.
+#[test]
+fn a_burst_a_y_says_the_dialog_was_not_drawn_yet_not_that_the_terminal_is_too_small() {
+    let mut m = model();
+    m.selected_nodes_mut().insert(NODE_W3.into());
+    frame(&mut m, 80, 24);
+    let cmds = type_keys(&mut m, "ay");
+    assert!(!executes(&cmds), "{cmds:?}");
+    let error = match m.modals.dialog() {
+        Some(Dialog::Confirm(c)) => c.error.clone().unwrap_or_default(),
+        other => panic!("the dialog closed: {other:?}"),
+    };
+    assert_eq!(
+        error,
+        "not confirmed: this dialog had not been drawn yet when the key came \
+         (typed ahead of the screen); read it, then confirm again"
+    );
+    // It fits 80x24: drawn once, it is in full and `y` confirms.
+    frame(&mut m, 80, 24);
+    assert!(m.frame.confirm_in_full.is_some(), "fits 80x24");
     assert!(executes(&type_keys(&mut m, "y")));
 }
 
@@ -160,6 +184,16 @@ fn a_dialog_taller_than_the_terminal_confirms_only_once_read_through() {
     frame(&mut m, 80, 24);
     assert_eq!(m.frame.confirm_in_full, None, "the list does not fit 80x24");
     assert!(!executes(&type_keys(&mut m, "y")));
+    match m.modals.dialog() {
+        Some(Dialog::Confirm(c)) => assert_eq!(
+            c.error.as_deref(),
+            Some(
+                "not confirmed: part of this dialog has not been on screen yet; \
+                 read it down to the end (j/k scroll), then confirm again"
+            )
+        ),
+        other => panic!("the dialog closed: {other:?}"),
+    }
     press(&mut m, KeyCode::Tab);
     assert!(
         !executes(&press(&mut m, KeyCode::Enter)),

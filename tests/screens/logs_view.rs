@@ -214,3 +214,89 @@ fn wrapped_lines_continue_under_their_message() {
         "{body:?}"
     );
 }
+
+/// The row of the Overview's log pane title.
+fn log_pane_title(text: &str) -> String {
+    text.lines()
+        .find(|l| l.contains("lcm-controller log"))
+        .unwrap_or_else(|| panic!("no log pane in:\n{text}"))
+        .to_string()
+}
+
+/// Paused in the Logs view, the Overview's log pane shows the same lines
+/// and says so in its own title (with the newer lines waiting), not only
+/// the status bar; a filter is named there too; following again, the title
+/// is the live one and the newer lines are on screen.
+#[test]
+fn the_overview_log_pane_says_paused_and_filtered_in_its_own_title() {
+    let mut m = logs_view();
+    keys(&mut m, "f");
+    lines_arrive(
+        &mut m,
+        vec![
+            r#"{"level":"info","ts":"2025-03-04T10:31:00Z","msg":"after the pause 1"}"#.into(),
+            r#"{"level":"info","ts":"2025-03-04T10:31:01Z","msg":"after the pause 2"}"#.into(),
+        ],
+    );
+    keys(&mut m, "1");
+    for (w, h) in [(80, 24), (120, 40)] {
+        let t = render(&m, w, h);
+        insta::assert_snapshot!(format!("overview_log_paused_{w}x{h}"), t.backend());
+        let text = text_of(t.backend().buffer());
+        let title = log_pane_title(&text);
+        assert!(
+            title.contains("lcm-controller log: PAUSED, 2 newer lines (f: follow)"),
+            "{title}"
+        );
+        assert!(!title.contains("live"), "{title}");
+        assert!(!text.contains("after the pause"), "{text}");
+    }
+
+    // A level filter set from the Overview is named in the title too.
+    keys(&mut m, "L");
+    let title = log_pane_title(&screen(&m, 120, 40));
+    assert!(title.contains("(f: follow) · level ≥ info"), "{title}");
+
+    // Following again: the live title, the newer lines shown.
+    keys(&mut m, "f");
+    let text = screen(&m, 120, 40);
+    let title = log_pane_title(&text);
+    assert!(
+        title.contains("lcm-controller log · level ≥ info (every 3s; 7: live)"),
+        "{title}"
+    );
+    assert!(!title.contains("PAUSED"), "{title}");
+    assert!(text.contains("after the pause 2"), "{text}");
+}
+
+/// Lines have arrived but none passes the level filter: the Overview's log
+/// pane says the filter hides them, not that no line arrived.
+#[test]
+fn the_overview_log_pane_says_a_filter_hides_every_line() {
+    let mut m = base_model();
+    lines_arrive(
+        &mut m,
+        vec![r#"{"level":"info","ts":"2025-03-04T10:31:00Z","msg":"only info"}"#.into()],
+    );
+    // The base model's lines include an ERROR one: level ≥ error keeps it.
+    keys(&mut m, "LLL");
+    let text = screen(&m, 120, 40);
+    assert!(log_pane_title(&text).contains("level ≥ error"), "{text}");
+    assert!(text.contains("drain failed"), "{text}");
+    assert!(!text.contains("no log lines yet"), "{text}");
+    // Only lines without an ERROR: nothing passes, and the pane says why.
+    let mut m = base_model();
+    m.logs = Default::default();
+    m.logs.status = "connected to lcm-lcm-controller-5d8f7b9c4-x2x7k".into();
+    lines_arrive(
+        &mut m,
+        vec![r#"{"level":"info","ts":"2025-03-04T10:31:00Z","msg":"only info"}"#.into()],
+    );
+    keys(&mut m, "LLL");
+    let text = screen(&m, 120, 40);
+    assert!(
+        text.contains("no line passes the filters (level ≥ error)"),
+        "{text}"
+    );
+    assert!(!text.contains("no log lines yet"), "{text}");
+}

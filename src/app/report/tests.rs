@@ -125,3 +125,166 @@ fn hostile_strings_do_not_break_the_tables() {
     let file = report(&model).file_name;
     assert_eq!(file, "report-evil_cl-20250304T103000Z.md");
 }
+
+/// The cells of the Attention items row about `subject`.
+fn item_row(text: &str, subject: &str) -> Vec<String> {
+    let section = text.split("## Attention items").nth(1).unwrap();
+    let row = section
+        .lines()
+        .find(|l| l.contains(&format!("| reminder | {subject} |")))
+        .unwrap_or_else(|| panic!("no {subject} row in:\n{section}"));
+    row.trim_matches('|')
+        .split(" | ")
+        .map(|c| c.trim().to_string())
+        .collect()
+}
+
+/// A reminder that leaves the queue by itself (the update ended, so the
+/// write freeze is no longer due) is not reported as cleared: nothing says
+/// anyone followed it. One the operator dismissed says dismissed.
+#[test]
+fn a_reminder_leaving_the_queue_by_itself_is_not_reported_cleared() {
+    use crate::domain::attention::AttentionKind;
+    use crate::domain::reminders::Reminder;
+    let mut model = Model::new(
+        SessionInfo::default(),
+        Keymap::default_keymap(),
+        mid_update_now(),
+    );
+    for obj in mid_update().objects().values() {
+        update(&mut model, Msg::Cluster(ClusterEvent::Applied(obj.clone())));
+    }
+    let due = |m: &Model| -> Vec<Reminder> {
+        m.derived
+            .attention
+            .iter()
+            .filter_map(|i| match i.kind {
+                AttentionKind::Reminder(r) => Some(r),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(due(&model), vec![Reminder::WriteFreeze]);
+
+    // 10:40: LCM removes the maintenance request, the update is over; the
+    // write freeze is no longer due, the silences are to be expired.
+    update(&mut model, Msg::Tick(fixtures::at("10:40")));
+    let key = model
+        .snapshot
+        .objects()
+        .keys()
+        .find(|k| k.kind == crate::domain::objects::Kind::ClusterMaintenanceRequest)
+        .unwrap()
+        .clone();
+    update(&mut model, Msg::Cluster(ClusterEvent::Deleted(key)));
+    assert_eq!(due(&model), vec![Reminder::ExpireSilences]);
+    // 10:45: the operator dismisses that one.
+    update(&mut model, Msg::Tick(fixtures::at("10:45")));
+    crate::app::reminders::dismissed(&mut model, Reminder::ExpireSilences);
+    update(&mut model, Msg::Tick(fixtures::at("10:46")));
+    assert!(due(&model).is_empty());
+
+    let text = render(&model);
+    let freeze = item_row(&text, "write freeze");
+    assert_eq!(
+        freeze[1], "not cleared: no longer due 2025-03-04 10:40:00, not dismissed",
+        "{text}"
+    );
+    let expire = item_row(&text, "expire silences");
+    assert_eq!(expire[1], "dismissed 2025-03-04 10:45:00", "{text}");
+}
+
+/// The end of an update as the watches deliver it, each event in its own
+/// batch within one second: LCM deletes the maintenance request (Terminating
+/// under the OpenStack controller's finalizer), the controllers take their
+/// cluster locks back, the request goes. The timeline goes from
+/// finalization to done; the locks taken back are not a return to phase 2.
+#[test]
+fn the_locks_taken_back_at_the_end_are_no_phase_2_in_the_timeline() {
+    use crate::domain::fixtures::names::*;
+    use crate::domain::objects::{
+        ClusterMaintenanceRequest, Controller, Kind, LockState, MachineState,
+    };
+    let t = fixtures::at("11:00");
+    let mut model = Model::new(SessionInfo::default(), Keymap::default_keymap(), t);
+    let mut objects: Vec<Object> = vec![
+        Object::LcmCluster(Arc::new(fixtures::lcm_cluster())),
+        Object::ClusterMaintenanceRequest(Arc::new(fixtures::cmr(fixtures::at("08:05")))),
+    ];
+    for (name, controller) in [
+        (OPENSTACK_CWL, Controller::Openstack),
+        (CEPH_CWL, Controller::Ceph),
+        (TF_CWL, Controller::Tungstenfabric),
+    ] {
+        objects.push(Object::ClusterWorkloadLock(Arc::new(
+            fixtures::cluster_lock(name, controller, LockState::Inactive),
+        )));
+    }
+    for (name, ty, node, index) in fixtures::MACHINES {
+        let mut m = fixtures::machine(name, ty, MachineState::Ready, Some(node), Some(index));
+        m.release = Some(TARGET_RELEASE.into());
+        objects.push(Object::Machine(Arc::new(m)));
+    }
+    // What the console found when it started, in one batch.
+    crate::app::update::update_batch(
+        &mut model,
+        objects
+            .into_iter()
+            .map(|o| Msg::Cluster(ClusterEvent::Applied(o))),
+    );
+    let phase = |m: &Model| m.derived.phase.as_ref().map(|p| p.phase);
+    assert_eq!(
+        phase(&model),
+        Some(crate::domain::phase::Phase::Finalization)
+    );
+
+    let cmr = fixtures::cmr(fixtures::at("08:05"));
+    let deleting = Object::ClusterMaintenanceRequest(Arc::new(ClusterMaintenanceRequest {
+        deleting: true,
+        deletion: Some(t),
+        ..cmr
+    }));
+    let key = deleting.key();
+    assert_eq!(key.kind, Kind::ClusterMaintenanceRequest);
+    update(&mut model, Msg::Cluster(ClusterEvent::Applied(deleting)));
+    for (name, controller) in [
+        (CEPH_CWL, Controller::Ceph),
+        (TF_CWL, Controller::Tungstenfabric),
+        (OPENSTACK_CWL, Controller::Openstack),
+    ] {
+        let lock = fixtures::cluster_lock(name, controller, LockState::Active);
+        update(
+            &mut model,
+            Msg::Cluster(ClusterEvent::Applied(Object::ClusterWorkloadLock(
+                Arc::new(lock),
+            ))),
+        );
+        assert_eq!(
+            phase(&model),
+            Some(crate::domain::phase::Phase::Finalization),
+            "{:?}",
+            model.derived.phase
+        );
+    }
+    update(&mut model, Msg::Cluster(ClusterEvent::Deleted(key)));
+    assert_eq!(phase(&model), Some(crate::domain::phase::Phase::Done));
+
+    let text = render(&model);
+    let timeline: Vec<&str> = text
+        .split("## Timeline")
+        .nth(1)
+        .and_then(|t| t.split("## Machines").next())
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with("| 2025"))
+        .collect();
+    assert_eq!(timeline.len(), 2, "{text}");
+    assert!(
+        timeline[0].contains("phase 5/5 finalization (when the console started)"),
+        "{text}"
+    );
+    assert!(
+        timeline[1].starts_with("| 2025-03-04 11:00:00 | phase done:"),
+        "{text}"
+    );
+}

@@ -282,6 +282,33 @@ fn rows() -> Vec<Row> {
         Phase::Workers,
         "every worker was updated but master child-cl-control-0 Ready, child-cl-control-1 Ready and 1 more was not seen updated",
     );
+    // LCM deleted the request; the controllers' delete handlers take their
+    // cluster locks back while it is Terminating: not phase 2 again.
+    let mut s = locks_released();
+    machines(
+        &mut s,
+        (MachineState::Ready, TARGET_RELEASE),
+        (MachineState::Ready, TARGET_RELEASE),
+    );
+    s.apply(Object::ClusterMaintenanceRequest(Arc::new(
+        ClusterMaintenanceRequest {
+            deleting: true,
+            deletion: Some(at("11:00")),
+            ..fixtures::cmr(at("08:05"))
+        },
+    )));
+    locks(
+        &mut s,
+        LockState::Active,
+        LockState::Active,
+        LockState::Inactive,
+    );
+    row(
+        "every machine updated, the request being deleted, cluster locks taken back",
+        s,
+        Phase::Finalization,
+        "every machine was updated; the maintenance request is being deleted (the controllers take their cluster locks back)",
+    );
     let mut s = locks_released();
     s.remove(&Object::ClusterMaintenanceRequest(Arc::new(fixtures::cmr(at("08:05")))).key());
     machines(
