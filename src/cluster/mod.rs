@@ -17,6 +17,8 @@
 //! - [`logs`]: the lcm-controller log follower: [`spawn_log_follower`].
 //! - [`writes`]: the one write path (Node annotation patches, vRouter pod
 //!   restarts, access reviews) and the action executor.
+//! - [`which`]: which MOSK cluster to follow: the LCMClusters the
+//!   management context can see, listed once at start-up.
 //! - [`backoff`]: retry delays ([`BackoffPolicy`]); tests use short ones.
 //! - [`events`]: [`ClusterEvent`], the only thing the rest of the console
 //!   receives from this layer, over [`channel`]: bounded, merging a burst
@@ -42,6 +44,7 @@ pub mod convert;
 pub mod events;
 pub mod logs;
 pub mod watch;
+pub mod which;
 pub mod writes;
 
 pub use backoff::BackoffPolicy;

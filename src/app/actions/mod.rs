@@ -248,6 +248,11 @@ fn action_targets(model: &Model, action: ActionId) -> Result<Targets, String> {
 fn assign_id(model: &mut Model, mut plan: ActionPlan) -> ActionPlan {
     model.actions.last_plan_id += 1;
     plan.id = model.actions.last_plan_id;
+    // Said before the operator confirms; the confirmation is refused.
+    if let Some(why) = precondition::refusal(model) {
+        plan.warnings
+            .insert(0, format!("this will be refused: {why}"));
+    }
     plan
 }
 
