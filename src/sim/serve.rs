@@ -587,6 +587,58 @@ mod tests {
         assert!(std::net::TcpListener::bind(("127.0.0.1", port)).is_ok());
     }
 
+    /// `--mosk-seed`: the MOSK cluster served is another cluster's, whose
+    /// nodes none of the management cluster's LCMMachines name.
+    #[tokio::test]
+    async fn mosk_seed_serves_another_clusters_nodes() {
+        let dir = tempfile::tempdir().unwrap();
+        let hostnames = |w: &SimWorld| -> Vec<String> {
+            w.mgmt()
+                .list("lcmmachines", None)
+                .iter()
+                .filter_map(|m| {
+                    m.pointer("/status/addresses")?
+                        .as_array()?
+                        .iter()
+                        .find(|a| a["type"] == "Hostname")?["address"]
+                        .as_str()
+                        .map(str::to_string)
+                })
+                .collect()
+        };
+        let nodes = |w: &SimWorld| -> Vec<String> {
+            w.mosk()
+                .list("nodes", None)
+                .iter()
+                .filter_map(|n| n.pointer("/metadata/name")?.as_str().map(str::to_string))
+                .collect()
+        };
+        let same = start(ServeOptions {
+            kubeconfig_out: dir.path().join("kc1"),
+            ..ServeOptions::default()
+        })
+        .await
+        .unwrap();
+        assert!(Arc::ptr_eq(&same.world, &same.mosk_world));
+        let other = start(ServeOptions {
+            kubeconfig_out: dir.path().join("kc2"),
+            mosk_seed: Some(2),
+            ..ServeOptions::default()
+        })
+        .await
+        .unwrap();
+        let machines = hostnames(&other.world);
+        assert_eq!(machines.len(), nodes(&other.mosk_world).len());
+        assert!(nodes(&other.world).iter().all(|n| machines.contains(n)));
+        assert!(
+            !nodes(&other.mosk_world)
+                .iter()
+                .any(|n| machines.contains(n))
+        );
+        same.shutdown().await;
+        other.shutdown().await;
+    }
+
     /// `--kubeconfig-out ~/.kube/config` must not rename over the operator's
     /// own kubeconfig (nor over a symlink); a file the simulator wrote is
     /// replaced, and `--force` replaces anything.

@@ -115,6 +115,9 @@ fn the_cluster_picker_lists_the_clusters_and_enter_follows_the_one_under_the_cur
             && text.contains("follow this cluster"),
         "{text}"
     );
+    // No permission is asked while no project namespace is known.
+    let tick = now();
+    assert!(update(&mut m, Msg::Tick(tick)).is_empty());
     // Keys of the views do not reach behind the picker; Esc does not close it.
     assert!(key(&mut m, KeyCode::Char('2')).is_empty());
     assert!(key(&mut m, KeyCode::Esc).is_empty());

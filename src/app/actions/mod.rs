@@ -379,7 +379,11 @@ pub fn quit(model: &mut Model) -> Vec<Command> {
 
 /// Asks the server about every permission that has no fresh answer.
 pub fn check_access(model: &mut Model) -> Vec<Command> {
-    if model.session.read_only || model.actions.off.is_some() {
+    // While the cluster picker is open there is no project namespace to ask about.
+    if model.session.read_only
+        || model.actions.off.is_some()
+        || model.session.cluster_name.is_empty()
+    {
         return Vec::new();
     }
     let now = model.now;
