@@ -6,9 +6,6 @@
 //! the [`PickerOutcome`]. It cannot be closed without a choice: there is
 //! nothing to show behind it. `?` and quit keep working.
 
-use std::borrow::Cow;
-
-use crate::app::views::Hint;
 use crate::config::keymap::KeyAction;
 use crate::domain::which_cluster::ClusterRef;
 
@@ -74,19 +71,15 @@ impl ClusterPicker {
         PickerOutcome::Stay
     }
 
-    /// The footer's hints while the picker is on top (the keys above).
-    pub fn hints() -> Vec<Hint> {
-        vec![
-            Hint::key(KeyAction::Down, "down"),
-            Hint::key(KeyAction::Up, "up"),
-            Hint {
-                action: KeyAction::Open,
-                label: Cow::Borrowed("follow this cluster"),
-            },
-            Hint::key(KeyAction::Help, "help"),
-            Hint::key(KeyAction::Quit, "quit"),
-        ]
-    }
+    /// The footer's hints while the picker is on top: the keys
+    /// [`ClusterPicker::on_key`] reads, most useful first.
+    pub const HINTS: [(KeyAction, &'static str); 5] = [
+        (KeyAction::Down, "down"),
+        (KeyAction::Up, "up"),
+        (KeyAction::Open, "follow this cluster"),
+        (KeyAction::Help, "help"),
+        (KeyAction::Quit, "quit"),
+    ];
 }
 
 #[cfg(test)]

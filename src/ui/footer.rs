@@ -21,7 +21,10 @@ use crate::ui::format;
 /// it handles ([`crate::app::views::hints`]); the key shown is the keymap's.
 pub(crate) fn hints(model: &Model) -> Vec<Hint> {
     if let Some(Modal::ClusterPicker(_)) = model.modals.top() {
-        return ClusterPicker::hints();
+        return ClusterPicker::HINTS
+            .into_iter()
+            .map(|(action, label)| Hint::key(action, label))
+            .collect();
     }
     let ctx = model.view_ctx();
     crate::app::views::hints(&model.views, &model.logs, &ctx)
