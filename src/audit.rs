@@ -49,7 +49,9 @@ pub enum AuditOutcome {
     Interrupted,
     /// The server refused the change because what it tests no longer held
     /// (a JSON patch `test` op failed: the object changed since the screen
-    /// showed it); nothing was changed.
+    /// showed it), or a check before sending refused it (the console's, e.g.
+    /// a MOSK context of another cluster; then nothing was sent at all);
+    /// nothing was changed.
     Refused,
 }
 

@@ -38,12 +38,14 @@ pub struct TargetArgs {
     /// Kubeconfig of the MOSK cluster, when it is a separate file.
     #[arg(long, value_name = "PATH")]
     pub mosk_kubeconfig: Option<PathBuf>,
-    /// Project namespace of the MOSK cluster in the management cluster.
-    #[arg(long, short = 'n', value_name = "NS", default_value = "child-ns")]
-    pub namespace: String,
-    /// Name of the MOSK cluster (the LCMCluster).
-    #[arg(long, value_name = "NAME", default_value = "child-cl")]
-    pub cluster: String,
+    /// Project namespace of the MOSK cluster in the management cluster
+    /// (default: its LCMClusters are looked for in every namespace).
+    #[arg(long, short = 'n', value_name = "NS")]
+    pub namespace: Option<String>,
+    /// Name of the MOSK cluster (its LCMCluster). Default: the only one
+    /// found; with several, the console asks which.
+    #[arg(long, value_name = "NAME")]
+    pub cluster: Option<String>,
 }
 
 /// How the console looks and behaves; these apply to `demo` too.
@@ -158,6 +160,11 @@ pub struct DemoArgs {
     /// Random seed: the same seed plays the same update.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,
+    /// Serve as the MOSK cluster the same scenario played with this seed:
+    /// another cluster's nodes, which the management cluster does not know
+    /// (the console says so and refuses writes).
+    #[arg(long, value_name = "N")]
+    pub mosk_seed: Option<u64>,
 }
 
 #[derive(Debug, Subcommand)]

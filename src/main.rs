@@ -8,10 +8,12 @@ use std::sync::Arc;
 use clap::Parser;
 use mosk_console::app::model::SessionInfo;
 use mosk_console::cli::{Cli, Cmd, DemoArgs, ServeArgs, SimCmd, TargetArgs, UiArgs};
+use mosk_console::cluster::which::which_cluster;
 use mosk_console::cluster::{Target, connect};
 use mosk_console::config::keymap::Keymap;
 use mosk_console::config::theme::Theme;
 use mosk_console::console::{self, ConsoleOptions};
+use mosk_console::domain::which_cluster::{Choice, Wanted};
 use mosk_console::sim::serve::{self, ServeOptions};
 
 fn main() -> ExitCode {
@@ -69,9 +71,9 @@ async fn run(cli: Cli) -> Result<(), String> {
                 mosk_context: cli.target.mosk_context.clone(),
                 mosk_kubeconfig: cli.target.mosk_kubeconfig.clone(),
             };
-            let opts = console_options(&cli.target, &cli.ui, None)?;
+            let opts = console_options(&cli.ui, None)?;
             let clusters = connect(&target).await.map_err(|e| e.to_string())?;
-            run_console(clusters, opts).await
+            run_console(clusters, opts, &cli.target).await
         }
     }
 }
@@ -88,14 +90,15 @@ fn serve_options(demo: &DemoArgs, args: &ServeArgs) -> ServeOptions {
         faults: (*args.faults).clone(),
         log_rate: args.log_rate,
         force: args.force,
+        mosk_seed: demo.mosk_seed,
     }
 }
 
 /// Starts the simulated clusters on loopback, writes their kubeconfig to a
 /// private temporary directory, and opens the console on them through the
 /// same code path as a real pair of clusters (kube-rs over HTTP).
-async fn run_demo(demo: &DemoArgs, target: &TargetArgs, ui: &UiArgs) -> Result<(), String> {
-    let mut opts = console_options(target, ui, Some(demo.scenario.clone()))?;
+async fn run_demo(demo: &DemoArgs, target_args: &TargetArgs, ui: &UiArgs) -> Result<(), String> {
+    let mut opts = console_options(ui, Some(demo.scenario.clone()))?;
     opts.session.demo_speed = Some(demo.speed);
     let dir = tempfile::Builder::new()
         .prefix("mosk-console-demo-")
@@ -117,6 +120,7 @@ async fn run_demo(demo: &DemoArgs, target: &TargetArgs, ui: &UiArgs) -> Result<(
         mgmt_port: 0,
         mosk_port: 0,
         kubeconfig_out: kubeconfig.clone(),
+        mosk_seed: demo.mosk_seed,
         ..ServeOptions::default()
     })
     .await
@@ -130,18 +134,14 @@ async fn run_demo(demo: &DemoArgs, target: &TargetArgs, ui: &UiArgs) -> Result<(
     // The console reads the simulator's clock from the Date of its answers,
     // as it does a real API server's: `opts.now` stays the wall clock.
     let result = match connect(&target).await {
-        Ok(clusters) => run_console(clusters, opts).await,
+        Ok(clusters) => run_console(clusters, opts, target_args).await,
         Err(e) => Err(e.to_string()),
     };
     sim.shutdown().await;
     result
 }
 
-fn console_options(
-    target: &TargetArgs,
-    ui: &UiArgs,
-    demo: Option<String>,
-) -> Result<ConsoleOptions, String> {
+fn console_options(ui: &UiArgs, demo: Option<String>) -> Result<ConsoleOptions, String> {
     let theme = Theme::load_for(&ui.theme, std::env::var_os("NO_COLOR").as_deref())
         .map_err(|e| e.to_string())?;
     let keymap = Keymap::load(&ui.keymap).map_err(|e| e.to_string())?;
@@ -153,8 +153,9 @@ fn console_options(
         session: SessionInfo {
             mgmt_context: String::new(),
             mosk_context: String::new(),
-            namespace: target.namespace.clone(),
-            cluster_name: target.cluster.clone(),
+            // Known once the LCMClusters are listed (`choose_cluster`).
+            namespace: String::new(),
+            cluster_name: String::new(),
             read_only: ui.read_only,
             dry_run: ui.dry_run,
             demo,
@@ -169,13 +170,28 @@ fn console_options(
         resync_every: ui.resync_every,
         expected,
         max_objects: ui.max_objects,
+        pick: Vec::new(),
     })
 }
 
 async fn run_console(
     clusters: mosk_console::cluster::Clusters,
     mut opts: ConsoleOptions,
+    target: &TargetArgs,
 ) -> Result<(), String> {
+    // Which cluster: the one asked for, the only one found, or the
+    // operator's choice in the console's cluster picker.
+    let wanted = Wanted {
+        namespace: target.namespace.clone(),
+        name: target.cluster.clone(),
+    };
+    match which_cluster(&clusters.mgmt, &clusters.mgmt_context, &wanted).await? {
+        Choice::Use(c) => {
+            opts.session.namespace = c.namespace;
+            opts.session.cluster_name = c.name;
+        }
+        Choice::Pick(list) => opts.pick = list,
+    }
     opts.session.mgmt_context = clusters.mgmt_context.clone();
     opts.session.mosk_context = clusters.mosk_context.clone();
     opts.session.mgmt_transport = clusters.mgmt_transport;

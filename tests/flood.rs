@@ -198,6 +198,14 @@ fn a_flooding_hostile_cluster_keeps_memory_bounded_and_says_what_was_not_shown()
     });
     let (mgmt, mosk) = rt.block_on(async {
         let mgmt = serve(Registry::mgmt()).await;
+        // The one cluster of the management cluster, which the console follows.
+        mgmt.store
+            .create(
+                "lcmclusters",
+                serde_json::json!({"apiVersion": "lcm.mirantis.com/v1alpha1", "kind": "LCMCluster",
+                    "metadata": {"name": "child-cl", "namespace": "child-ns"}}),
+            )
+            .unwrap();
         let clock = Clock::new("2026-03-01T10:00:00Z".parse().unwrap());
         let store = Store::new(Registry::mosk(), clock);
         for i in 0..NODES {

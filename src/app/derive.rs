@@ -32,15 +32,23 @@ use crate::domain::progress::{Progress, blocked, progress};
 use crate::domain::reminders::Reminder;
 use crate::domain::update_plan::PlanState;
 use crate::domain::vrouter::{DaemonSetStatus, RestartPolicy};
+use crate::domain::which_cluster::{MoskContextCheck, check_mosk_context};
 
 /// Computed from the snapshot, its history and the clock by [`settle`].
 #[derive(Debug, Clone, Default)]
 pub struct Derived {
     /// The machine rows joined across both clusters.
     pub rows: Vec<MachineRow>,
+    /// `None` while the followed cluster's LCMCluster is not seen or the
+    /// MOSK context is another cluster's: no phase is claimed from the MOSK
+    /// cluster's objects alone.
     pub phase: Option<PhaseInfo>,
+    /// Whether the MOSK context is the followed cluster's (its Nodes against
+    /// the LCMMachines' nodes); a mismatch refuses every write.
+    pub mosk_context: MoskContextCheck,
     /// Items waiting for a human, oldest first.
     pub attention: Vec<AttentionItem>,
+    /// `None` when the phase is (no progress without the cluster's objects).
     pub progress: Option<Progress>,
     /// The model time the timed part was computed at.
     pub at: Option<Timestamp>,
@@ -96,7 +104,12 @@ impl Derived {
         if reaches.is_empty() || !rejoin(&mut self.rows, snapshot, reaches) {
             self.rows = machine_rows(snapshot);
         }
-        self.phase = Some(phase(snapshot, history));
+        self.mosk_context = check_mosk_context(snapshot);
+        // The snapshot holds only the followed cluster's LCMCluster: without
+        // it (or with another cluster's MOSK side) the request, the locks and
+        // the nodes would be read as this cluster's update.
+        let seen = snapshot.lcm_clusters().next().is_some();
+        self.phase = (seen && !self.mosk_context.is_mismatch()).then(|| phase(snapshot, history));
         self.generation = Some(snapshot.generation());
     }
 
@@ -118,9 +131,11 @@ impl Derived {
             self.attention_at = Some(now);
             self.attention_of = self.generation;
         }
-        let mut p = progress(snapshot, history, &self.rows, now);
-        p.blocked = blocked(&self.attention);
-        self.progress = Some(p);
+        self.progress = self.phase.is_some().then(|| {
+            let mut p = progress(snapshot, history, &self.rows, now);
+            p.blocked = blocked(&self.attention);
+            p
+        });
         self.at = Some(now);
         self.dismissed.clone_from(dismissed);
     }

@@ -1,6 +1,7 @@
 //! The Elm loop: model, messages, update, and the runtime that runs commands.
 
 pub mod actions;
+pub mod cluster_picker;
 pub mod derive;
 pub mod frame;
 pub mod freshness;

@@ -6,6 +6,7 @@
 //! Esc closes the top one only, and `ui::draw` draws the stack bottom to top.
 //! An *overlay* is a modal other than an action dialog (help, the input
 //! lines, an attention item's text): switching views closes the overlays.
+//! The cluster picker is not one: it stays until a cluster is chosen.
 //!
 //! The Machines detail pane is not a modal: it is a split view drawn beside
 //! the table, in the view's own area, and while it is open the table keeps
@@ -13,6 +14,7 @@
 //! (`Model::detail_open`), closed by Esc when no modal is open.
 
 use crate::app::actions::dialog::Dialog;
+use crate::app::cluster_picker::ClusterPicker;
 use crate::app::line_input::LineInput;
 use crate::domain::objects::ObjectKey;
 
@@ -61,6 +63,9 @@ pub enum Modal {
     /// An action dialog (`crate::app::actions`): picker, confirmation,
     /// progress, quit question.
     Dialog(Dialog),
+    /// Which MOSK cluster to follow, at start-up when the management
+    /// context holds several (`crate::app::cluster_picker`).
+    ClusterPicker(ClusterPicker),
 }
 
 impl Modal {
@@ -158,9 +163,19 @@ impl ModalStack {
         }
     }
 
-    /// Closes every modal but the action dialogs (switching views).
+    /// Closes every modal but the action dialogs and the cluster picker
+    /// (switching views).
     pub fn close_overlays(&mut self) {
-        self.stack.retain(|m| matches!(m, Modal::Dialog(_)));
+        self.stack
+            .retain(|m| matches!(m, Modal::Dialog(_) | Modal::ClusterPicker(_)));
+    }
+
+    /// The cluster picker, while the operator has not chosen.
+    pub fn cluster_picker(&self) -> Option<&ClusterPicker> {
+        self.stack.iter().find_map(|m| match m {
+            Modal::ClusterPicker(p) => Some(p),
+            _ => None,
+        })
     }
 
     /// Whether a modal other than an action dialog is open: the view's pane

@@ -12,6 +12,7 @@ use crate::cluster::events::ClusterEvent;
 use crate::cluster::writes::WriteEvent;
 use crate::domain::action::access::AccessKey;
 use crate::domain::action::plan::ActionPlan;
+use crate::domain::which_cluster::ClusterRef;
 
 // Messages are moved through a channel and consumed at once, never stored in
 // bulk, so boxing the large cluster events would only add an allocation each.
@@ -55,4 +56,7 @@ pub enum Command {
     CancelRun,
     /// Write the session report to the state directory (`:report`).
     WriteReport(Report),
+    /// Start watching the cluster the operator chose in the cluster
+    /// picker (the runtime starts the cluster layer's watchers for it).
+    FollowCluster(ClusterRef),
 }

@@ -7,6 +7,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::app::actions;
 use crate::app::actions::dialog::{ConfirmFocus, Dialog};
+use crate::app::cluster_picker::PickerOutcome;
 use crate::app::derive::settle;
 use crate::app::frame::{ConfirmView, FrameReport};
 use crate::app::freshness;
@@ -199,6 +200,7 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
             on_help_key(model, key);
             Vec::new()
         }
+        Some(Modal::ClusterPicker(_)) => on_picker_key(model, key),
         Some(Modal::Detail { .. }) => {
             on_detail_key(model, key);
             Vec::new()
@@ -253,6 +255,33 @@ fn unseen_reason(drawn: Option<ConfirmView>, seen_through: u16) -> &'static str 
         Some(_) => {
             "not confirmed: the Confirm button does not fit on screen; \
              enlarge the terminal, then confirm again"
+        }
+    }
+}
+
+/// Keys while the cluster picker is on top; a choice starts the watches.
+fn on_picker_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
+    let action = model.keymap.action_for(&key);
+    let page = model.page_rows;
+    let Some(Modal::ClusterPicker(picker)) = model.modals.top_mut() else {
+        return Vec::new();
+    };
+    match picker.on_key(action, page) {
+        PickerOutcome::Stay => Vec::new(),
+        PickerOutcome::Help => {
+            model.modals.push(Modal::Help { scroll: 0 });
+            Vec::new()
+        }
+        PickerOutcome::Quit => on_action(model, KeyAction::Quit),
+        PickerOutcome::Follow(cluster) => {
+            model.modals.pop();
+            model.session.namespace = cluster.namespace.clone();
+            model.session.cluster_name = cluster.name.clone();
+            model.notify(
+                NoticeLevel::Info,
+                format!("following cluster {cluster}: reading its objects"),
+            );
+            vec![Command::FollowCluster(cluster)]
         }
     }
 }

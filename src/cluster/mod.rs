@@ -20,6 +20,8 @@
 //!   [`exec::exec_in_pod`] (the OpenStack CLI in the `keystone-client` pod).
 //! - [`writes`]: the one write path (Node annotation patches, vRouter pod
 //!   restarts, access reviews) and the action executor.
+//! - [`which`]: which MOSK cluster to follow: the LCMClusters the
+//!   management context can see, listed once at start-up.
 //! - [`backoff`]: retry delays ([`BackoffPolicy`]); tests use short ones.
 //! - [`events`]: [`ClusterEvent`], the only thing the rest of the console
 //!   receives from this layer, over [`channel`]: bounded, merging a burst
@@ -46,6 +48,7 @@ pub mod events;
 pub mod exec;
 pub mod logs;
 pub mod watch;
+pub mod which;
 pub mod writes;
 
 pub use backoff::BackoffPolicy;

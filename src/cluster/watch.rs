@@ -55,8 +55,10 @@ mod known;
 mod trim;
 
 use cap::Cap;
-use describe::{crd_missing, not_served, problem};
-pub(crate) use describe::{describe_kube_error, describe_watch_error, gone};
+pub(crate) use describe::{
+    crd_missing, describe_kube_error, describe_watch_error, gone, refusal_text,
+};
+use describe::{not_served, problem};
 pub use health::HEALTH_REFRESH;
 use health::HealthReport;
 use known::Known;

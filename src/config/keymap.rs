@@ -180,7 +180,7 @@ impl KeyAction {
             KeyAction::Filter => "filter the current table (Enter keeps, Esc clears)",
             KeyAction::Command => "switch view (:machines, …) or :report (session report)",
             KeyAction::Back => "close dialog or overlay, clear selection, else filter",
-            KeyAction::Open => "open details of the selected row or attention item",
+            KeyAction::Open => "open details of a row or item; follow the picked cluster",
             KeyAction::Down => "move down",
             KeyAction::Up => "move up",
             KeyAction::Top => "go to the first row",

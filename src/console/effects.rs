@@ -24,6 +24,7 @@ use crate::cluster::writes::{WriteEvent, WriteMode, WriteSink};
 use crate::console::ConsoleOptions;
 use crate::console::runtime::Effects;
 use crate::domain::action::run::RunOutcome;
+use crate::domain::which_cluster::ClusterRef;
 
 /// The executor's reports as the console's messages. A closed channel (the
 /// console is closing) is not an error here.
@@ -33,12 +34,19 @@ pub fn to_msgs(tx: UnboundedSender<Msg>) -> WriteSink {
     })
 }
 
+/// Starts watching a cluster (the console's cluster layer, see
+/// [`crate::console::ClusterLayer::follow`]).
+pub type Follow = Box<dyn FnMut(&ClusterRef) + Send>;
+
 pub struct ConsoleEffects {
     actions: Result<ActionExecutor, String>,
     tx: UnboundedSender<Msg>,
     /// Where session reports go: the audit log's directory, else the XDG
     /// state directory.
     report_dir: Option<PathBuf>,
+    /// What `Command::FollowCluster` starts; `None`: nothing to start (tests
+    /// that feed the model themselves).
+    follow: Option<Follow>,
 }
 
 impl ConsoleEffects {
@@ -85,7 +93,13 @@ impl ConsoleEffects {
             actions,
             tx,
             report_dir,
+            follow: None,
         }
+    }
+
+    /// `Command::FollowCluster` calls `follow` with the cluster chosen.
+    pub fn set_follow(&mut self, follow: Follow) {
+        self.follow = Some(follow);
     }
 
     /// Effects running commands through `exec` (its reports should go to
@@ -95,6 +109,7 @@ impl ConsoleEffects {
             actions: Ok(exec),
             tx,
             report_dir: crate::logging::state_dir(),
+            follow: None,
         }
     }
 
@@ -141,6 +156,16 @@ impl Effects for ConsoleEffects {
             let _ = self.tx.send(Msg::ReportWritten(self.write_report(report)));
             return;
         }
+        if let Command::FollowCluster(cluster) = &command {
+            // The commence permission is asked in the cluster's namespace.
+            if let Ok(exec) = &self.actions {
+                exec.set_project(&cluster.namespace);
+            }
+            if let Some(follow) = self.follow.as_mut() {
+                follow(cluster);
+            }
+            return;
+        }
         let why = match &mut self.actions {
             Ok(exec) => {
                 match command {
@@ -148,7 +173,7 @@ impl Effects for ConsoleEffects {
                     Command::CheckAccess(keys) => exec.check_access(keys),
                     Command::CancelRun => exec.cancel_run(),
                     Command::Quit => exec.quit(),
-                    Command::WriteReport(_) => {}
+                    Command::WriteReport(_) | Command::FollowCluster(_) => {}
                 }
                 return;
             }
@@ -163,7 +188,10 @@ impl Effects for ConsoleEffects {
                 plan_id: plan.id,
                 outcome: RunOutcome::Refused { message: why },
             }),
-            Command::CancelRun | Command::Quit | Command::WriteReport(_) => {}
+            Command::CancelRun
+            | Command::Quit
+            | Command::WriteReport(_)
+            | Command::FollowCluster(_) => {}
         }
     }
 }

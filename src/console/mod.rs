@@ -17,13 +17,16 @@ use tokio_util::sync::CancellationToken;
 use self::inbox::ConsoleInbox;
 use self::runtime::Effects;
 use crate::app::actions::EXIT_WAIT;
+use crate::app::cluster_picker::ClusterPicker;
+use crate::app::modal::Modal;
 use crate::app::model::{Model, SessionInfo};
 use crate::app::msg::Msg;
-use crate::cluster::channel::EventReceiver;
+use crate::cluster::channel::{EventReceiver, EventSender};
 use crate::cluster::writes::exit::ExitReport;
 use crate::cluster::{Clusters, LogOptions, WatchOptions, spawn_log_follower, spawn_watchers};
 use crate::config::keymap::Keymap;
 use crate::config::theme::Theme;
+use crate::domain::which_cluster::ClusterRef;
 
 /// The clock the console shows ages against.
 pub type Now = Arc<dyn Fn() -> Timestamp + Send + Sync>;
@@ -44,6 +47,10 @@ pub struct ConsoleOptions {
     pub expected: crate::domain::expected::Expected,
     /// The most objects of one kind the console holds (`--max-objects`).
     pub max_objects: usize,
+    /// The clusters the operator chooses from at start (the cluster
+    /// picker); empty when the session's cluster is known
+    /// ([`SessionInfo::namespace`], [`SessionInfo::cluster_name`]).
+    pub pick: Vec<ClusterRef>,
 }
 
 /// Runs the console on `clusters` until the operator quits (or a signal or a
@@ -53,12 +60,18 @@ pub struct ConsoleOptions {
 pub async fn run(clusters: Clusters, opts: ConsoleOptions) -> std::io::Result<ExitReport> {
     let (tx, msgs) = mpsc::unbounded_channel::<Msg>();
     let cancel = CancellationToken::new();
-    let cluster = start_cluster_layer(&clusters, &opts, cancel.clone());
+    let (mut layer, cluster) = ClusterLayer::start(&clusters, &opts, cancel.clone());
+    let mut model = initial_model(&opts);
+    if opts.pick.is_empty() {
+        layer.follow(&ClusterRef::new(
+            &opts.session.namespace,
+            &opts.session.cluster_name,
+        ));
+    }
     let mut inbox = ConsoleInbox { msgs, cluster };
 
     let mut effects = effects::ConsoleEffects::new(&clusters, &opts, tx.clone());
-    let mut model = Model::new(opts.session.clone(), opts.keymap.clone(), (opts.now)());
-    model.expected = opts.expected;
+    effects.set_follow(Box::new(move |c| layer.follow(c)));
 
     crate::terminal::spawn_signals(tx.clone());
     let mut terminal = crate::terminal::enter()?;
@@ -123,6 +136,19 @@ pub async fn run(clusters: Clusters, opts: ConsoleOptions) -> std::io::Result<Ex
     }
 }
 
+/// The model a session starts with: with the cluster picker open when the
+/// operator has to choose the cluster ([`ConsoleOptions::pick`]).
+pub fn initial_model(opts: &ConsoleOptions) -> Model {
+    let mut model = Model::new(opts.session.clone(), opts.keymap.clone(), (opts.now)());
+    model.expected = opts.expected;
+    if !opts.pick.is_empty() {
+        model
+            .modals
+            .push(Modal::ClusterPicker(ClusterPicker::new(opts.pick.clone())));
+    }
+    model
+}
+
 /// On quit, when an action was taken or an attention item raised: the
 /// session report, with the audit records of the last moments (a write's
 /// outcome recorded while quitting), named on stdout.
@@ -160,28 +186,67 @@ fn say(line: &str) {
     let _ = writeln!(std::io::stderr(), "mosk-console: {line}");
 }
 
-/// Starts the watchers and the log follower; the runtime reads their events
-/// from the returned receiver (bounded and merging, [`crate::cluster::channel`]).
-fn start_cluster_layer(
-    clusters: &Clusters,
-    opts: &ConsoleOptions,
+/// The cluster layer of a session: the log follower from the start, the
+/// watchers once the cluster to follow is known ([`ClusterLayer::follow`]:
+/// at once, or when the operator chooses it in the cluster picker). The
+/// runtime reads their events from one receiver (bounded and merging,
+/// [`crate::cluster::channel`]).
+pub struct ClusterLayer {
+    clusters: Clusters,
+    watch: WatchOptions,
+    tx: EventSender,
     cancel: CancellationToken,
-) -> EventReceiver {
-    let (ctx, crx) = crate::cluster::channel::channel();
-    let session = &opts.session;
-    let mut watch = WatchOptions {
-        namespace: session.namespace.clone(),
-        cluster_name: Some(session.cluster_name.clone()),
-        resync_every: opts.resync_every,
-        max_objects: opts.max_objects,
-        ..WatchOptions::default()
-    };
-    if session.demo.is_some() {
-        // The simulated clock runs at a speed factor: sample it every second.
-        watch.clock_probe_every = Duration::from_secs(1);
+    following: Option<ClusterRef>,
+}
+
+impl ClusterLayer {
+    /// Starts the log follower; the watchers wait for [`ClusterLayer::follow`].
+    pub fn start(
+        clusters: &Clusters,
+        opts: &ConsoleOptions,
+        cancel: CancellationToken,
+    ) -> (ClusterLayer, EventReceiver) {
+        let (tx, rx) = crate::cluster::channel::channel();
+        let mut watch = WatchOptions {
+            resync_every: opts.resync_every,
+            max_objects: opts.max_objects,
+            ..WatchOptions::default()
+        };
+        if opts.session.demo.is_some() {
+            // The simulated clock runs at a speed factor: sample it every second.
+            watch.clock_probe_every = Duration::from_secs(1);
+        }
+        spawn_log_follower(
+            clusters.mgmt.clone(),
+            LogOptions::default(),
+            tx.clone(),
+            cancel.clone(),
+        );
+        let layer = ClusterLayer {
+            clusters: clusters.clone(),
+            watch,
+            tx,
+            cancel,
+            following: None,
+        };
+        (layer, rx)
     }
-    // The JoinSet is detached: the tasks stop when `cancel` fires.
-    spawn_watchers(clusters, &watch, ctx.clone(), cancel.clone()).detach_all();
-    spawn_log_follower(clusters.mgmt.clone(), LogOptions::default(), ctx, cancel);
-    crx
+
+    /// Starts the watchers of `cluster` (its project namespace and name).
+    /// Once: a session follows one cluster.
+    pub fn follow(&mut self, cluster: &ClusterRef) {
+        if let Some(already) = &self.following {
+            tracing::warn!(%already, asked = %cluster, "a second cluster to follow: ignored");
+            return;
+        }
+        tracing::info!(%cluster, "following the cluster");
+        let watch = WatchOptions {
+            namespace: cluster.namespace.clone(),
+            cluster_name: Some(cluster.name.clone()),
+            ..self.watch.clone()
+        };
+        // The JoinSet is detached: the tasks stop when `cancel` fires.
+        spawn_watchers(&self.clusters, &watch, self.tx.clone(), self.cancel.clone()).detach_all();
+        self.following = Some(cluster.clone());
+    }
 }

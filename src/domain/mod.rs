@@ -35,3 +35,4 @@ pub mod session_log;
 pub mod update_groups;
 pub mod update_plan;
 pub mod vrouter;
+pub mod which_cluster;

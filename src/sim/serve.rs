@@ -69,6 +69,11 @@ pub struct ServeOptions {
     /// Replace `kubeconfig_out` even when it exists and is not a kubeconfig
     /// the simulator wrote (`--force`).
     pub force: bool,
+    /// Serve as the MOSK cluster the same scenario played with this seed
+    /// (`--mosk-seed`): another cluster's nodes, which the management
+    /// cluster's LCMMachines do not name (a kubeconfig pairing one cluster's
+    /// management with another's MOSK context). `None`: the played cluster's.
+    pub mosk_seed: Option<u64>,
 }
 
 impl Default for ServeOptions {
@@ -84,6 +89,7 @@ impl Default for ServeOptions {
             faults: FaultPlan::default(),
             log_rate: None,
             force: false,
+            mosk_seed: None,
         }
     }
 }
@@ -151,6 +157,9 @@ impl std::error::Error for ServeError {
 #[derive(Debug)]
 pub struct RunningSim {
     pub world: Arc<SimWorld>,
+    /// The world whose MOSK cluster is served: `world` itself, unless
+    /// [`ServeOptions::mosk_seed`] names another.
+    pub mosk_world: Arc<SimWorld>,
     pub mgmt_port: u16,
     pub mosk_port: u16,
     /// `http://127.0.0.1:PORT`
@@ -172,9 +181,8 @@ impl RunningSim {
     /// still open after [`SHUTDOWN_GRACE`] (e.g. followed logs) are cut.
     pub async fn shutdown(self) {
         self.cancel.cancel();
-        for which in [SimCluster::Mgmt, SimCluster::Mosk] {
-            self.world.faults(which).drop_watches();
-        }
+        self.world.faults(SimCluster::Mgmt).drop_watches();
+        self.mosk_world.faults(SimCluster::Mosk).drop_watches();
         let mut tasks = self.tasks;
         let all = futures::future::join_all(tasks.iter_mut());
         if tokio::time::timeout(SHUTDOWN_GRACE, all).await.is_err() {
@@ -209,12 +217,19 @@ pub async fn start(opts: ServeOptions) -> Result<RunningSim, ServeError> {
         opts.start
             .unwrap_or_else(|| Timestamp::from_second(now.as_second()).unwrap_or(now)),
     );
-    let world = Arc::new(SimWorld::new(spec, opts.seed));
+    let world = Arc::new(SimWorld::new(spec.clone(), opts.seed));
+    let mosk_world = match opts.mosk_seed {
+        Some(seed) => Arc::new(SimWorld::new(spec, seed)),
+        None => world.clone(),
+    };
     if let Some(r) = opts.log_rate {
         world.set_log_rate(r);
     }
     if !opts.faults.is_empty() {
         world.set_fault_plan(opts.faults.clone());
+        if !Arc::ptr_eq(&world, &mosk_world) {
+            mosk_world.set_fault_plan(opts.faults.clone());
+        }
     }
     let bind = |what: &'static str, port: u16| async move {
         TcpListener::bind(("127.0.0.1", port))
@@ -242,15 +257,15 @@ pub async fn start(opts: ServeOptions) -> Result<RunningSim, ServeError> {
 
     let cancel = CancellationToken::new();
     let mut tasks = Vec::new();
-    for (listener, which) in [
-        (mgmt_listener, SimCluster::Mgmt),
-        (mosk_listener, SimCluster::Mosk),
+    for (listener, which, served) in [
+        (mgmt_listener, SimCluster::Mgmt, &world),
+        (mosk_listener, SimCluster::Mosk, &mosk_world),
     ] {
-        let app = world.router(which);
+        let app = served.router(which);
         let token = cancel.clone();
         let listener = FaultyListener {
             inner: listener,
-            faults: world.faults(which).clone(),
+            faults: served.faults(which).clone(),
         };
         tasks.push(tokio::spawn(async move {
             let served = axum::serve(listener, app)
@@ -266,9 +281,17 @@ pub async fn start(opts: ServeOptions) -> Result<RunningSim, ServeError> {
         opts.speed,
         cancel.clone(),
     )));
+    if !Arc::ptr_eq(&world, &mosk_world) {
+        tasks.push(tokio::spawn(drive(
+            mosk_world.clone(),
+            opts.speed,
+            cancel.clone(),
+        )));
+    }
     tracing::info!(target: "sim", %mgmt_url, %mosk_url, speed = opts.speed, "simulator started");
     Ok(RunningSim {
         world,
+        mosk_world,
         mgmt_port,
         mosk_port,
         mgmt_url,
@@ -439,6 +462,9 @@ pub async fn run(opts: ServeOptions) -> Result<(), ServeError> {
     );
     println!("  management cluster: {} (context sim-mgmt)", sim.mgmt_url);
     println!("  MOSK cluster:       {} (context sim-mosk)", sim.mosk_url);
+    if !Arc::ptr_eq(&sim.world, &sim.mosk_world) {
+        println!("  (another cluster's MOSK side: its nodes are not the LCMMachines' nodes)");
+    }
     println!();
     println!(
         "  export KUBECONFIG={kc}; kubectl --context sim-mgmt -n {} get lcmmachines",
@@ -559,6 +585,58 @@ mod tests {
         assert!(err.contains(&format!("127.0.0.1:{port}")), "{err}");
         sim.shutdown().await;
         assert!(std::net::TcpListener::bind(("127.0.0.1", port)).is_ok());
+    }
+
+    /// `--mosk-seed`: the MOSK cluster served is another cluster's, whose
+    /// nodes none of the management cluster's LCMMachines name.
+    #[tokio::test]
+    async fn mosk_seed_serves_another_clusters_nodes() {
+        let dir = tempfile::tempdir().unwrap();
+        let hostnames = |w: &SimWorld| -> Vec<String> {
+            w.mgmt()
+                .list("lcmmachines", None)
+                .iter()
+                .filter_map(|m| {
+                    m.pointer("/status/addresses")?
+                        .as_array()?
+                        .iter()
+                        .find(|a| a["type"] == "Hostname")?["address"]
+                        .as_str()
+                        .map(str::to_string)
+                })
+                .collect()
+        };
+        let nodes = |w: &SimWorld| -> Vec<String> {
+            w.mosk()
+                .list("nodes", None)
+                .iter()
+                .filter_map(|n| n.pointer("/metadata/name")?.as_str().map(str::to_string))
+                .collect()
+        };
+        let same = start(ServeOptions {
+            kubeconfig_out: dir.path().join("kc1"),
+            ..ServeOptions::default()
+        })
+        .await
+        .unwrap();
+        assert!(Arc::ptr_eq(&same.world, &same.mosk_world));
+        let other = start(ServeOptions {
+            kubeconfig_out: dir.path().join("kc2"),
+            mosk_seed: Some(2),
+            ..ServeOptions::default()
+        })
+        .await
+        .unwrap();
+        let machines = hostnames(&other.world);
+        assert_eq!(machines.len(), nodes(&other.mosk_world).len());
+        assert!(nodes(&other.world).iter().all(|n| machines.contains(n)));
+        assert!(
+            !nodes(&other.mosk_world)
+                .iter()
+                .any(|n| machines.contains(n))
+        );
+        same.shutdown().await;
+        other.shutdown().await;
     }
 
     /// `--kubeconfig-out ~/.kube/config` must not rename over the operator's

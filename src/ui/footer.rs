@@ -8,6 +8,8 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
+use crate::app::cluster_picker::ClusterPicker;
+use crate::app::modal::Modal;
 use crate::app::model::Model;
 use crate::app::notices::{Notice, NoticeLevel};
 use crate::app::views::Hint;
@@ -18,6 +20,12 @@ use crate::ui::format;
 /// The hints of the view on screen: the view names them beside the keys
 /// it handles ([`crate::app::views::hints`]); the key shown is the keymap's.
 pub(crate) fn hints(model: &Model) -> Vec<Hint> {
+    if let Some(Modal::ClusterPicker(_)) = model.modals.top() {
+        return ClusterPicker::HINTS
+            .into_iter()
+            .map(|(action, label)| Hint::key(action, label))
+            .collect();
+    }
     let ctx = model.view_ctx();
     crate::app::views::hints(&model.views, &model.logs, &ctx)
 }

@@ -93,6 +93,7 @@ pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameRe
             Modal::Dialog(dialog) => {
                 confirm_view = dialogs::draw_dialog(frame, area, model, dialog, theme)
             }
+            Modal::ClusterPicker(p) => dialogs::cluster_picker::draw(frame, body, model, p, theme),
         }
     }
     FrameReport {

@@ -85,7 +85,8 @@ fn working_on(d: &Derived) -> Vec<&MachineRow> {
 /// them): release, phase, one per cluster lock (at least one).
 fn update_text_lines(model: &Model) -> u16 {
     let plan_line = u16::from(shown_plan(model).is_some());
-    2 + plan_line + model.snapshot.cluster_locks().count().max(1) as u16
+    let mismatch = 2 * u16::from(model.derived.mosk_context.is_mismatch());
+    2 + plan_line + mismatch + model.snapshot.cluster_locks().count().max(1) as u16
 }
 
 /// The update plan's one line (`update plan: paused before step 2 "ceph"
@@ -145,13 +146,31 @@ fn draw_update(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme:
         ""
     };
 
+    let session = &model.session;
+    if session.cluster_name.is_empty() {
+        lines.push(Line::styled(
+            "cluster: not chosen yet: choose the one to follow",
+            theme.attention,
+        ));
+        frame.render_widget(Paragraph::new(lines), inner);
+        return;
+    }
     let cluster = model
         .snapshot
         .lcm_clusters()
-        .find(|c| c.name == model.session.cluster_name)
+        .find(|c| c.name == session.cluster_name)
         .or_else(|| model.snapshot.lcm_clusters().next());
     lines.push(match cluster {
-        None => Line::styled("release: no LCMCluster seen yet", theme.muted),
+        None => Line::styled(
+            format::truncate(
+                &format!(
+                    "release: not known: LCMCluster {}/{} not seen in the management context {}",
+                    session.namespace, session.cluster_name, session.mgmt_context
+                ),
+                inner.width as usize,
+            ),
+            theme.warn,
+        ),
         Some(c) => {
             let cur = c.current_release.as_deref().unwrap_or("?");
             let tgt = c.target_release.as_deref().unwrap_or("?");
@@ -172,6 +191,11 @@ fn draw_update(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme:
         }
     });
 
+    // A MOSK context of another cluster is said first, loading or not.
+    let mismatch = mismatch_lines(model, inner.width as usize, theme);
+    let mismatched = !mismatch.is_empty();
+    lines.extend(mismatch);
+
     // Until every watch has listed once, no claim about the cluster: an
     // empty snapshot would read as "idle" and "0/0 machines done".
     if let Some((listed, total)) = freshness::loading(model) {
@@ -183,8 +207,24 @@ fn draw_update(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme:
         return;
     }
 
+    let unclaimed = if mismatched {
+        Some((
+            "phase: not known: the MOSK context is another cluster's",
+            theme.error,
+        ))
+    } else if cluster.is_none() {
+        Some((
+            "phase: not known until the cluster's LCMCluster is seen",
+            theme.warn,
+        ))
+    } else {
+        None
+    };
     lines.push(match &d.phase {
-        None => Line::styled("phase: not known yet", theme.muted),
+        None => {
+            let (text, style) = unclaimed.unwrap_or(("phase: not known yet", theme.muted));
+            Line::styled(format::truncate(text, inner.width as usize), style)
+        }
         Some(info) => {
             let phase = match info.number() {
                 Some(n) => format!("phase {n}/5 {}{stale}", info.name()),
@@ -237,10 +277,26 @@ fn draw_update(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme:
     }
 
     // The gauge and the clocks on the last line.
-    let Some(p) = &d.progress else {
+    let y = inner.y + text_height;
+    let unknown = match &d.progress {
+        None => Some(match unclaimed {
+            Some(_) => "progress: not known until the cluster's objects are seen",
+            None => "progress: not known yet",
+        }),
+        // Nothing to count is not "all done": no bar drawn full.
+        Some(p) if p.total == 0 && p.disabled == 0 => {
+            Some("progress: not known: no LCMMachine of the cluster seen")
+        }
+        Some(_) => None,
+    };
+    let Some(p) = d.progress.as_ref().filter(|_| unknown.is_none()) else {
+        let text = format::truncate(unknown.unwrap_or_default(), inner.width as usize);
+        frame.render_widget(
+            Paragraph::new(Line::styled(text, theme.muted)),
+            Rect::new(inner.x, y, inner.width, 1),
+        );
         return;
     };
-    let y = inner.y + text_height;
     let gauge_width = (inner.width / 3).clamp(20, 40);
     let label = if p.disabled > 0 {
         // Disabled machines are ignored in all calculations (reference §5.3).
@@ -290,6 +346,29 @@ fn draw_update(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme:
             Rect::new(x, y, inner.right() - x, 1),
         );
     }
+}
+
+/// The MOSK context is another cluster's: two lines naming both contexts,
+/// the cluster and what was compared; empty otherwise.
+fn mismatch_lines(model: &Model, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let crate::domain::which_cluster::MoskContextCheck::Mismatch(m) = &model.derived.mosk_context
+    else {
+        return Vec::new();
+    };
+    let s = &model.session;
+    [
+        format!(
+            "MOSK context {} is not cluster {}/{}: writes are refused",
+            s.mosk_context, s.namespace, s.cluster_name
+        ),
+        format!(
+            "in management context {}, the cluster's LCMMachines name {} nodes, none of its {} (e.g. {})",
+            s.mgmt_context, m.machine_nodes, m.nodes, m.a_node
+        ),
+    ]
+    .into_iter()
+    .map(|t| Line::styled(format::truncate(&t, width), theme.error))
+    .collect()
 }
 
 /// (`blocked 28m00s`, `on child-cl-compute-3 (manual migration)`): what

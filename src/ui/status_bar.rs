@@ -17,6 +17,9 @@ use crate::domain::objects::{ClusterId, Kind};
 use crate::ui::format;
 
 const SEP: &str = " │ ";
+/// The MOSK context's Nodes are not the followed cluster's (the Overview
+/// says which and why).
+const MISMATCH_BADGE: &str = "MOSK CONTEXT MISMATCH: writes refused";
 /// The fewest characters a context name is shortened to while the watch
 /// summary still fits in its longest form.
 const CONTEXT_MIN: usize = 11;
@@ -203,8 +206,13 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
         Style::new()
     };
     // (text, priority: higher goes first when short of room)
+    let cluster = if s.cluster_name.is_empty() {
+        "cluster: not chosen".to_string()
+    } else {
+        format!("{}/{}", s.namespace, s.cluster_name)
+    };
     let mut optional: Vec<(String, u8)> = vec![
-        (format!("{}/{}", s.namespace, s.cluster_name), 2),
+        (cluster, 2),
         (
             match model.last_event {
                 Some(t) => format!("event {} ago", format::age(model.now, t)),
@@ -224,9 +232,18 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
         optional.push((text.clone(), 0));
     }
     let connection = connection.filter(|_| warning);
-    let badge_len = connection
-        .as_ref()
-        .map_or(0, |c| c.chars().count() + SEP.chars().count());
+    // The MOSK context is another cluster's: always said, like an
+    // unverified connection (writes would go there).
+    let mismatch = model
+        .derived
+        .mosk_context
+        .is_mismatch()
+        .then_some(MISMATCH_BADGE);
+    let badge_len = [connection.as_deref(), mismatch]
+        .into_iter()
+        .flatten()
+        .map(|c| c.chars().count() + SEP.chars().count())
+        .sum::<usize>();
     let fixed = |a: &str, b: &str| format!(" mgmt: {a}  mosk: {b}");
     let len = |parts: &[(String, u8)], ctx: &str, watch: &str| {
         badge_len
@@ -282,6 +299,10 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
         (contexts, format::truncate(&short, room))
     });
     let mut spans = vec![Span::raw(contexts), Span::raw(SEP)];
+    if let Some(badge) = mismatch {
+        spans.push(Span::styled(badge, theme.status_bar.patch(theme.error)));
+        spans.push(Span::raw(SEP));
+    }
     if let Some(badge) = connection {
         spans.push(Span::styled(badge, theme.status_bar.patch(theme.warn)));
         spans.push(Span::raw(SEP));

@@ -54,6 +54,9 @@ impl Seen {
 
 pub struct Harness {
     pub world: SimWorld,
+    /// The world whose MOSK cluster is served, when it is not `world`'s
+    /// ([`Options::mosk_seed`]).
+    pub mosk_world: Option<SimWorld>,
     pub model: Model,
     pub exec: ConsoleEffects,
     pub rx: UnboundedReceiver<Msg>,
@@ -93,6 +96,10 @@ pub struct Options {
     pub after_node_get: Option<NodeGetHook>,
     /// How the connections are protected (badges, audit records).
     pub transports: Transports,
+    /// The MOSK side is the same scenario played with this seed: another
+    /// cluster's nodes (a kubeconfig pairing one cluster's management with
+    /// another's MOSK context).
+    pub mosk_seed: Option<u64>,
 }
 
 /// See [`Options::after_node_get`]: called with the node's name.
@@ -124,6 +131,7 @@ impl Default for Options {
             audit_unwritable: false,
             after_node_get: None,
             transports: Transports::default(),
+            mosk_seed: None,
         }
     }
 }
@@ -328,14 +336,16 @@ impl Harness {
 
     pub fn new(world: SimWorld, opts: Options) -> Harness {
         let user = "operator-jane";
+        let mosk_world = opts.mosk_seed.map(|seed| SimWorld::new(world.spec(), seed));
+        let served = mosk_world.as_ref().unwrap_or(&world);
         let mut rbac = Rbac::allow_all(user);
         rbac.deny = opts.deny.clone();
-        world.set_rbac(SimCluster::Mosk, rbac.clone());
-        let review_router = world.mosk_router();
+        served.set_rbac(SimCluster::Mosk, rbac.clone());
+        let review_router = served.mosk_router();
         let mut enforcing = rbac;
         enforcing.deny.extend(opts.deny_at_execution_only.clone());
-        world.set_rbac(SimCluster::Mosk, enforcing);
-        let enforce_router = world.mosk_router();
+        served.set_rbac(SimCluster::Mosk, enforcing);
+        let enforce_router = served.mosk_router();
         // Access reviews answered by the review table, everything else by the enforcing one.
         let mosk_router = enforce_router.layer(axum::middleware::from_fn(
             move |req: axum::extract::Request, next: axum::middleware::Next| {
@@ -410,6 +420,7 @@ impl Harness {
         let model = Model::new(session, Keymap::default_keymap(), world.now());
         let mut h = Harness {
             world,
+            mosk_world,
             model,
             exec,
             rx,
@@ -432,7 +443,7 @@ impl Harness {
         for kind in Kind::ALL {
             let store = match kind.cluster() {
                 ClusterId::Mgmt => self.world.mgmt(),
-                ClusterId::Mosk => self.world.mosk(),
+                ClusterId::Mosk => self.mosk_world.as_ref().unwrap_or(&self.world).mosk(),
             };
             let objects = store
                 .list(kind.plural(), None)

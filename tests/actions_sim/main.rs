@@ -16,4 +16,5 @@ mod safety;
 mod scenario;
 mod unverified;
 mod vrouter_actions;
+mod which_cluster;
 mod which_set;

@@ -334,6 +334,7 @@ async fn audit_log_that_will_not_open_turns_actions_off_with_its_own_verdict() {
         resync_every: std::time::Duration::from_secs(300),
         expected: Default::default(),
         max_objects: mosk_console::cluster::watch::DEFAULT_MAX_OBJECTS,
+        pick: Vec::new(),
     };
     // A fresh model: nothing asked yet.
     h.model.actions = Default::default();

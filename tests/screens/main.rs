@@ -28,3 +28,4 @@ mod ui_styles;
 mod unknown_values;
 mod update_plan_view;
 mod view_hints;
+mod which_cluster;

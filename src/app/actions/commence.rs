@@ -118,5 +118,6 @@ pub fn plan_commence(model: &Model) -> Result<ActionPlan, PlanError> {
         warnings,
         notes: Vec::new(),
         access: None,
+        refused: None,
     })
 }

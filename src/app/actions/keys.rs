@@ -324,6 +324,19 @@ fn confirm_plan(model: &mut Model) -> Vec<Command> {
         );
         return Vec::new();
     }
+    // Every action's precondition: refused through the executor, which
+    // sends nothing and writes the refusal to the audit log.
+    if let Some(why) = precondition::refusal(model) {
+        model.notify(
+            NoticeLevel::Error,
+            format!("{}: refused, nothing sent: {why}", action.label()),
+        );
+        let mut plan = plan;
+        plan.refused = Some(why);
+        model.actions.running = Some(RunningAction::new(plan.clone()));
+        model.modals.open_dialog(Dialog::Progress);
+        return vec![Command::Execute(plan)];
+    }
     // What the dialog showed must still be true: else nothing is sent.
     let changed = precondition::changed_since_shown(&model.snapshot, &plan, |node| {
         plan::acknowledge_offer(&model.snapshot, &model.history, node)

@@ -248,6 +248,11 @@ fn action_targets(model: &Model, action: ActionId) -> Result<Targets, String> {
 fn assign_id(model: &mut Model, mut plan: ActionPlan) -> ActionPlan {
     model.actions.last_plan_id += 1;
     plan.id = model.actions.last_plan_id;
+    // Said before the operator confirms; the confirmation is refused.
+    if let Some(why) = precondition::refusal(model) {
+        plan.warnings
+            .insert(0, format!("this will be refused: {why}"));
+    }
     plan
 }
 
@@ -374,7 +379,11 @@ pub fn quit(model: &mut Model) -> Vec<Command> {
 
 /// Asks the server about every permission that has no fresh answer.
 pub fn check_access(model: &mut Model) -> Vec<Command> {
-    if model.session.read_only || model.actions.off.is_some() {
+    // While the cluster picker is open there is no project namespace to ask about.
+    if model.session.read_only
+        || model.actions.off.is_some()
+        || model.session.cluster_name.is_empty()
+    {
         return Vec::new();
     }
     let now = model.now;

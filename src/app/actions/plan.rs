@@ -42,6 +42,7 @@ fn new_plan(ctx: &PlanContext, action: ActionId) -> ActionPlan {
         warnings: Vec::new(),
         notes: Vec::new(),
         access: None,
+        refused: None,
     }
 }
 

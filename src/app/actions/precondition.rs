@@ -7,9 +7,24 @@
 //! the server (`crate::cluster::writes::node`), which also covers a change
 //! the watch has not delivered yet.
 
+use crate::app::model::Model;
 use crate::domain::action::ActionId;
 use crate::domain::action::plan::{ActionPlan, Change};
 use crate::domain::objects::{MigrationMode, Snapshot};
+
+/// Why no write may be sent now, whatever the action and its objects: the
+/// MOSK context is another cluster's (`Derived::mosk_context`), so a node
+/// named on screen may be a node of a cluster nobody meant to touch. Every
+/// action's precondition: its dialog warns, and a confirmation is refused
+/// through the executor, which sends nothing and audits why.
+pub fn refusal(model: &Model) -> Option<String> {
+    let s = &model.session;
+    model.derived.mosk_context.refusal(
+        &s.mosk_context,
+        &s.mgmt_context,
+        &format!("{}/{}", s.namespace, s.cluster_name),
+    )
+}
 
 fn shown(v: Option<&str>) -> String {
     v.map_or_else(|| "unset".to_string(), |v| format!("\"{v}\""))

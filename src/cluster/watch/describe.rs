@@ -20,7 +20,7 @@ pub(crate) fn gone(err: &watcher::Error) -> Option<bool> {
 }
 
 /// Whether a discovery error means the kind is not served at all.
-pub(super) fn crd_missing(err: &kube::Error) -> bool {
+pub(crate) fn crd_missing(err: &kube::Error) -> bool {
     match err {
         kube::Error::Api(status) => status.code == 404,
         kube::Error::Discovery(_) => true,

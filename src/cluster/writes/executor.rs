@@ -116,7 +116,9 @@ pub(super) struct Shared {
     writer: Writer,
     pub(super) audit: Arc<AuditLog>,
     events: WriteSink,
-    project: String,
+    /// The project namespace ([`ExecutorConfig::project`]); set again when
+    /// the operator picks the cluster after start-up.
+    project: Mutex<String>,
     mosk_user: Option<String>,
     mgmt_user: Option<String>,
     transports: Transports,
@@ -148,7 +150,7 @@ impl ActionExecutor {
                 writer: Writer::new(cfg.mgmt, cfg.mosk, cfg.mode),
                 audit: cfg.audit,
                 events: cfg.events,
-                project: cfg.project,
+                project: Mutex::new(cfg.project),
                 mosk_user: cfg.mosk_user,
                 mgmt_user: cfg.mgmt_user,
                 transports: cfg.transports,
@@ -166,6 +168,26 @@ impl ActionExecutor {
 
     pub fn mode(&self) -> WriteMode {
         self.shared.writer.mode()
+    }
+
+    /// The cluster's project namespace, once the operator has chosen the
+    /// cluster (the console started with the cluster picker).
+    pub fn set_project(&self, namespace: &str) {
+        *self
+            .shared
+            .project
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = namespace.to_string();
+    }
+}
+
+impl Shared {
+    /// The project namespace now.
+    pub(super) fn project(&self) -> String {
+        self.project
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 }
 

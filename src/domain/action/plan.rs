@@ -149,6 +149,11 @@ pub struct ActionPlan {
     /// when the operator confirmed (set by `update`); `None`: the executor
     /// asks the server.
     pub access: Option<AccessVerdict>,
+    /// Why no write of this plan may be sent, when a precondition of every
+    /// action failed at confirm (set by `update`: the MOSK context is
+    /// another cluster's). The executor then sends nothing and writes the
+    /// refusal to the audit log.
+    pub refused: Option<String>,
 }
 
 /// The step to commence, as the screen showed it: what the patch tests and

@@ -291,6 +291,30 @@ mod tests {
     }
 
     #[test]
+    fn other_clusters_are_named_once_each_and_not_as_the_played_one() {
+        let other = |ns: &str, name: &str| {
+            format!("\n[[other_clusters]]\nnamespace = \"{ns}\"\nname = \"{name}\"\n")
+        };
+        let ok = format!(
+            "{MIN}{}{}",
+            other("child-ns", "b-cl"),
+            other("a-ns", "child-cl")
+        );
+        let s = parse_scenario(&ok, "o.toml").unwrap();
+        assert_eq!(s.other_clusters.len(), 2);
+        assert_eq!(s.other_clusters[0].machines, 3);
+        let played = format!("{MIN}{}", other("child-ns", "child-cl"));
+        let e = parse_scenario(&played, "o.toml").unwrap_err().to_string();
+        assert!(
+            e.contains("field `other_clusters[0].name`") && e.contains("named twice"),
+            "{e}"
+        );
+        let bad = format!("{MIN}{}", other("Prod", "p"));
+        let e = parse_scenario(&bad, "o.toml").unwrap_err().to_string();
+        assert!(e.contains("other_clusters[0].namespace"), "{e}");
+    }
+
+    #[test]
     fn wrong_enum_value_names_line_and_field() {
         let text = "name = \"t\"\nmessage_format = \"ancient\"\n[[machines]]\nrole = \"control\"\ncount = 1\n";
         let e = parse_scenario(text, "y.toml").unwrap_err().to_string();

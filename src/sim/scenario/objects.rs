@@ -261,6 +261,52 @@ pub fn lcm_machine(spec: &ScenarioSpec, m: &MachineInfo, now: Timestamp) -> Valu
     })
 }
 
+/// An LCMCluster and its Ready LCMMachines for a cluster the scenario does
+/// not play (`other_clusters`): on the scenario's starting release, masters
+/// first (three at most), each with a node name of its own
+/// (`kaas-node-<uuid>` derived from the cluster and the machine, so it is
+/// never one of the played cluster's nodes).
+pub fn other_cluster(
+    spec: &ScenarioSpec,
+    other: &super::spec::OtherClusterSpec,
+    now: Timestamp,
+) -> (Value, Vec<Value>) {
+    let (ns, name, n) = (&other.namespace, &other.name, other.machines);
+    let release = &spec.release.from;
+    let cluster = json!({
+        "apiVersion": LCM_API,
+        "kind": "LCMCluster",
+        "metadata": {"name": name, "namespace": ns, "creationTimestamp": k8s_time(now)},
+        "spec": {"release": release, "maxWorkerUpgradeCount": 1, "maxWorkerPrepareCount": 50},
+        "status": {"release": release, "requestedNodes": n, "readyNodes": n,
+                   "helmCtlDeployed": true}
+    });
+    let machines = (0..n)
+        .map(|i| {
+            let (role, ty) = if i < 3 { ("control", "control") } else { ("worker", "worker") };
+            let machine = format!("{name}-{role}-{}", stable_hex(&format!("{ns}/{name}/{i}"), 5));
+            let node = format!("kaas-node-{}", stable_uuid(&format!("node:{ns}/{name}/{i}")));
+            json!({
+                "apiVersion": LCM_API,
+                "kind": "LCMMachine",
+                "metadata": {"name": machine, "namespace": ns,
+                             "labels": {"cluster.sigs.k8s.io/cluster-name": name},
+                             "creationTimestamp": k8s_time(now)},
+                "spec": {"clusterName": name, "type": ty, "lcmType": "ucp",
+                         "release": release, "rebootRequired": false},
+                "status": {
+                    "state": "Ready",
+                    "addresses": [{"type": "InternalIP", "address": format!("10.99.{}.{}", i / 200, i % 200 + 10)},
+                                  {"type": "Hostname", "address": node}],
+                    "agentVersion": spec.release.agent_from,
+                    "release": release
+                }
+            })
+        })
+        .collect();
+    (cluster, machines)
+}
+
 pub fn cluster_lock(c: Controller, cluster: &str, release: &str) -> Value {
     json!({
         "apiVersion": LCM_API,

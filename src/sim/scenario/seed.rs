@@ -21,7 +21,8 @@ const MOSK_NAMESPACES: &[&str] = &[
     "stacklight",
 ];
 
-/// Creates namespaces, the LCMCluster and LCMMachines, the lcm-controller
+/// Creates namespaces, the LCMCluster and LCMMachines (and those of the
+/// `other_clusters`, which nothing changes afterwards), the lcm-controller
 /// pod, Nodes, cluster and node locks (all active, old release), and Nova's
 /// servers. The vRouter DaemonSet is seeded by its controller.
 pub fn seed(ctx: &mut Ctx, lcm_rs_hash: &str) {
@@ -42,6 +43,20 @@ pub fn seed(ctx: &mut Ctx, lcm_rs_hash: &str) {
             .create("lcmclusters", objects::lcm_cluster(spec, now)),
         "create LCMCluster",
     );
+    for other in &spec.other_clusters {
+        if ctx.mgmt.get("namespaces", None, &other.namespace).is_none() {
+            check(
+                ctx.mgmt
+                    .create("namespaces", objects::namespace(&other.namespace, now)),
+                "create namespace",
+            );
+        }
+        let (cluster, machines) = objects::other_cluster(spec, other, now);
+        check(ctx.mgmt.create("lcmclusters", cluster), "create LCMCluster");
+        for m in machines {
+            check(ctx.mgmt.create("lcmmachines", m), "create LCMMachine");
+        }
+    }
     for m in ctx.machines {
         check(
             ctx.mgmt

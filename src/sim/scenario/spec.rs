@@ -440,6 +440,28 @@ pub struct ScenarioSpec {
     /// MOSK 25.1+: the UpdateAutoPause object and the alerts that fire.
     #[serde(default)]
     pub auto_pause: Option<AutoPauseSpec>,
+    /// Other clusters the management cluster holds besides the one the
+    /// scenario plays: an LCMCluster and its Ready LCMMachines each, which
+    /// nothing changes (the console's cluster picker lists them).
+    #[serde(default)]
+    pub other_clusters: Vec<OtherClusterSpec>,
+}
+
+/// A cluster of the management cluster that the scenario does not play.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OtherClusterSpec {
+    /// Its project namespace (it may be the played cluster's).
+    pub namespace: String,
+    /// Its name (the LCMCluster's, its LCMMachines' `spec.clusterName`).
+    pub name: String,
+    /// How many Ready LCMMachines it has (masters first, three at most).
+    #[serde(default = "default_other_machines")]
+    pub machines: u32,
+}
+
+fn default_other_machines() -> u32 {
+    3
 }
 
 fn default_namespace() -> String {

@@ -367,6 +367,27 @@ impl ScenarioSpec {
                 check_dur(bad, &format!("auto_pause.fires[{i}].lasts"), f.lasts, 1)?;
             }
         }
+        let mut clusters = std::collections::HashSet::from([(&self.namespace, &self.cluster)]);
+        for (i, c) in self.other_clusters.iter().enumerate() {
+            let f = |n: &str| format!("other_clusters[{i}].{n}");
+            for (field, value) in [("namespace", &c.namespace), ("name", &c.name)] {
+                if !is_dns_label(value) {
+                    return Err(bad(&f(field), format!("{value:?} is not a valid name")));
+                }
+            }
+            if !clusters.insert((&c.namespace, &c.name)) {
+                return Err(bad(
+                    &f("name"),
+                    format!("{}/{} is named twice", c.namespace, c.name),
+                ));
+            }
+            if !(1..=50).contains(&c.machines) {
+                return Err(bad(
+                    &f("machines"),
+                    format!("{} is out of range 1..=50", c.machines),
+                ));
+            }
+        }
         let mut seen = std::collections::HashSet::new();
         for (i, g) in self.update_groups.iter().enumerate() {
             let f = |n: &str| format!("update_groups[{i}].{n}");

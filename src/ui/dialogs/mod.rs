@@ -4,6 +4,7 @@
 //! cluster context, every object and the exact change; DRY-RUN is shown when
 //! the session is in dry-run mode. Drawn last, on top of everything.
 
+pub(crate) mod cluster_picker;
 mod confirm;
 mod migration;
 mod progress;

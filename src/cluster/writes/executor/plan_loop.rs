@@ -15,11 +15,53 @@ use crate::cluster::writes::WriteError;
 use crate::domain::action::access::{AccessKey, AccessVerdict, NOT_VERIFIED};
 use crate::domain::action::plan::ActionPlan;
 use crate::domain::action::run::{RunOutcome, StepStatus};
+use crate::domain::objects::ClusterId;
 
 pub(super) fn not_sent_rest(shared: &Shared, plan: &ActionPlan, from: usize, why: &str) {
     for i in from..plan.steps.len() {
         shared.step(plan, i, StepStatus::NotSent(why.to_string()));
     }
+}
+
+/// A plan refused at confirm ([`ActionPlan::refused`]): nothing is sent,
+/// not even the identity question; each object gets one audit record,
+/// `refused`, with the reason, under the kubeconfig user.
+async fn refused_unsent(shared: &Shared, plan: &ActionPlan, why: &str) {
+    let user = match plan.cluster {
+        ClusterId::Mosk => shared.mosk_user.clone(),
+        ClusterId::Mgmt => shared.mgmt_user.clone(),
+    };
+    let run = RunContext {
+        user: (
+            user.unwrap_or_else(|| "unknown".into()),
+            "kubeconfig".to_string(),
+        ),
+        permission: PermissionCheck::NotVerified,
+        permission_note: None,
+    };
+    let message = format!("not sent: refused by the console: {why}");
+    for (i, step) in plan.steps.iter().enumerate() {
+        let mut rec = record(
+            shared,
+            plan,
+            step,
+            &run,
+            AuditPhase::Result,
+            AuditOutcome::Refused,
+            Some(message.clone()),
+        );
+        // No access review was made.
+        rec.permission = None;
+        if let Err(e) = shared.write_audit(rec).await {
+            tracing::warn!(plan = plan.id, "the refusal could not be audited: {e}");
+        }
+        shared.step(plan, i, StepStatus::NotSent(why.to_string()));
+    }
+    tracing::warn!(
+        plan = plan.id,
+        action = plan.action.name(),
+        "refused, nothing sent: {why}"
+    );
 }
 
 pub(super) async fn run_plan(
@@ -34,6 +76,12 @@ pub(super) async fn run_plan(
             message: e.message(),
         };
     }
+    if let Some(why) = &plan.refused {
+        refused_unsent(shared, plan, why).await;
+        return RunOutcome::Refused {
+            message: why.clone(),
+        };
+    }
     if plan.dry_run != mode.dry_run() {
         not_sent_rest(shared, plan, 0, "plan and session mode disagree");
         return RunOutcome::Refused {
@@ -41,7 +89,7 @@ pub(super) async fn run_plan(
                 .into(),
         };
     }
-    let key = AccessKey::for_action(plan.action, &shared.project);
+    let key = AccessKey::for_action(plan.action, &shared.project());
     // Only a real denial stops the plan here; an unanswered review leaves
     // the decision to the server's own authorization of each request.
     let (permission, permission_note) = match shared.access(plan, &key).await {
