@@ -46,7 +46,7 @@ use jiff::{SignedDuration, Timestamp};
 use rand::rngs::SmallRng;
 
 use super::nova::{NOVA_API, Nova, NovaError, Server};
-use super::objects::stable_hex;
+use super::objects::{stable_hex, stable_uuid};
 use crate::sim::exec::Ran;
 
 /// What the command runs against.
@@ -351,39 +351,30 @@ const fn value(names: &'static [&'static str], metavar: &'static str) -> Opt {
 const LIST_FORMATS: &[&str] = &["csv", "json", "table", "value", "yaml"];
 const SHOW_FORMATS: &[&str] = &["json", "shell", "table", "value", "yaml"];
 
-/// cliff's formatter options of a list command.
-const LIST_OUTPUT: [Opt; 3] = [
-    Opt {
-        names: &["-f", "--format"],
-        takes: Takes::Value,
-        metavar: "",
-        choices: LIST_FORMATS,
-    },
-    Opt {
-        names: &["-c", "--column"],
-        takes: Takes::Append,
-        metavar: "COLUMN",
-        choices: &[],
-    },
-    flag(&["--noindent"]),
-];
+/// cliff's formatter options (`-f` with the formats of its kind of
+/// command, `-c`, `--noindent`).
+const fn output(formats: &'static [&'static str]) -> [Opt; 3] {
+    [
+        Opt {
+            names: &["-f", "--format"],
+            takes: Takes::Value,
+            metavar: "",
+            choices: formats,
+        },
+        Opt {
+            names: &["-c", "--column"],
+            takes: Takes::Append,
+            metavar: "COLUMN",
+            choices: &[],
+        },
+        flag(&["--noindent"]),
+    ]
+}
 
+/// cliff's formatter options of a list command.
+const LIST_OUTPUT: [Opt; 3] = output(LIST_FORMATS);
 /// cliff's formatter options of a show command.
-const SHOW_OUTPUT: [Opt; 3] = [
-    Opt {
-        names: &["-f", "--format"],
-        takes: Takes::Value,
-        metavar: "",
-        choices: SHOW_FORMATS,
-    },
-    Opt {
-        names: &["-c", "--column"],
-        takes: Takes::Append,
-        metavar: "COLUMN",
-        choices: &[],
-    },
-    flag(&["--noindent"]),
-];
+const SHOW_OUTPUT: [Opt; 3] = output(SHOW_FORMATS);
 
 /// The positional arguments of a command.
 #[derive(Debug, Clone, Copy)]
@@ -803,20 +794,7 @@ fn networks(s: &Server) -> Py {
 const IMAGE_NAME: &str = "ubuntu-22.04-x64";
 
 fn image_id() -> String {
-    uuid_of("image:ubuntu-22.04-x64")
-}
-
-/// A UUID-shaped id, stable for its seed.
-fn uuid_of(seed: &str) -> String {
-    let h = stable_hex(seed, 32);
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..]
-    )
+    stable_uuid("image:ubuntu-22.04-x64")
 }
 
 /// A flavor's resources (OpenStack's classic `m1` sizes).
