@@ -16,7 +16,7 @@ use mosk_console::app::model::{Model, View};
 use mosk_console::app::msg::Msg;
 use mosk_console::app::update::{update, update_batch};
 use mosk_console::cluster::events::ClusterEvent;
-use mosk_console::domain::objects::{MachineState, MachineType, Object};
+use mosk_console::domain::objects::{DrainError, MachineState, MachineType, Object};
 
 fn key(c: char) -> Msg {
     Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
@@ -153,7 +153,7 @@ fn columns_do_not_come_and_go_with_the_data() {
         None,
         Some(6),
     );
-    machine.drain_error = Some("x ".repeat(80));
+    machine.drain_error = Some(DrainError::new("x ".repeat(80)));
     update(
         &mut m2,
         Msg::Cluster(ClusterEvent::Applied(Object::Machine(Arc::new(machine)))),
