@@ -102,8 +102,12 @@ pub fn nmr_cell(row: &MachineRow) -> Cell {
     }
 }
 
-/// The cordon-drain cluster state: `done`, `try 4: <message>`, `pending`, `-`.
+/// The cordon-drain cluster state: `done`, `failed: <why>` (the
+/// Kubernetes drain's error), `try 4: <message>`, `pending`, `-`.
 pub fn drain_text(row: &MachineRow) -> String {
+    if let Some(failure) = row.drain_failure() {
+        return format!("failed: {}", failure.short());
+    }
     let Some(cs) = row.cluster_state(&ClusterStateType::CordonDrain) else {
         return "-".into();
     };
