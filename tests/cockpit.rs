@@ -161,6 +161,15 @@ fn stuck_drain_names_the_ceph_lock_with_its_age_and_next_step_and_the_eta_grows(
         .find(|s| s.kind == AttentionKind::Stall)
         .unwrap_or_else(|| panic!("{:#?}", item.symptoms));
     assert!(stall.why.contains("expected.worker_turn"), "{}", stall.why);
+    // The three masters are done, none of them its peer: counted, not
+    // "no machine has been through Prepare".
+    assert!(
+        stall.why.contains(
+            "3 of 6 machines are done, none of them a peer (worker, no OpenStack role) to compare with"
+        ),
+        "{}",
+        stall.why
+    );
     // The estimate itself is still there, for after the wait.
     let pr = progress(
         &p.snap,
