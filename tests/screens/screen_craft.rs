@@ -50,9 +50,16 @@ fn machines_at_80_and_200_columns() {
     let t = render(&m, 80, 24);
     insta::assert_snapshot!("machines_mid_update_80x24", t.backend());
     let narrow = text_of(t.backend().buffer());
-    // At 80 columns the columns that matter stay whole: the names, the
-    // state and what each machine waits on.
-    for needle in [WORKER_2, WORKER_3, "lock openstack active: servers present"] {
+    // At 80 columns the columns that matter stay: the names whole, the
+    // state, the migration mode the operator sets and what each machine
+    // waits on (its start: the details read it whole).
+    for needle in [
+        WORKER_2,
+        WORKER_3,
+        "MODE",
+        " manual ",
+        "lock openstack active: servers",
+    ] {
         assert!(narrow.contains(needle), "{needle} missing:\n{narrow}");
     }
     let t = render(&m, 200, 50);
@@ -105,7 +112,7 @@ fn low_value_columns_go_before_names_are_cut() {
     // At 120 columns whole names and the whole MODE, not every column cut
     // a little: the lowest priorities are dropped instead.
     let text = screen(&m, 120, 30);
-    for needle in [WORKER_2, "live (default)", "Prepare 2h24m"] {
+    for needle in [WORKER_2, "MODE", " manual ", "Prepare 2h24m"] {
         assert!(text.contains(needle), "{needle} missing at 120:\n{text}");
     }
 }

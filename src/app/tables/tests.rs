@@ -173,7 +173,8 @@ fn machines_row_says_what_it_waits_on() {
         &w2.cells[i]
     };
     assert_eq!(cell("STATE").words(), "Deploy");
-    assert_eq!(cell("MODE"), &"live (default)");
+    // The mode in effect; the details pane says it is the default.
+    assert_eq!(cell("MODE"), &"live");
     // The request's age, counted when drawn (39m00s at 10:30).
     assert_eq!(
         cell("NMR"),
