@@ -181,26 +181,28 @@ fn the_locks_view_shows_exact_and_lower_bound_ages_and_marks_blocking_locks() {
             .unwrap_or_else(|| panic!("no row {needle}:\n{s}"))
             .to_string()
     };
-    // A node's OpenStack lock row: its name ends like the node's.
-    let openstack = |node: &str| {
-        let tail = &node[node.len() - 15..];
-        s.lines()
-            .find(|l| l.contains(&format!("openstack-{}", &node[..12])) && l.contains(tail))
-            .or_else(|| s.lines().find(|l| l.contains(&format!("{tail} openstack"))))
-            .unwrap_or_else(|| panic!("no row for {node}:\n{s}"))
-            .to_string()
+    // A node's lock row: its controller and its node's machine, the node
+    // whole beside it.
+    let lock = |controller: &str, machine: &str, node: &str| {
+        let row = line(&format!(" {controller} "));
+        let row = s
+            .lines()
+            .find(|l| l.contains(&format!(" {controller} ")) && l.contains(machine))
+            .unwrap_or(&row)
+            .to_string();
+        assert!(row.contains(machine) && row.contains(node), "{row}");
+        row
     };
     // Worker-2's OpenStack lock: active since before the console started,
     // and the update waits on it.
-    let w2 = openstack(NODE_W2);
+    let w2 = lock("openstack", WORKER_2, NODE_W2);
     assert!(w2.contains("active   yes    ≥ 3h30m"), "{w2}");
     // Master-0's lock went back to active at 08:56, seen: an exact age, and
     // no request waits on it.
-    let m0 = openstack(NODE_M0);
+    let m0 = lock("openstack", MASTER_0, NODE_M0);
     assert!(m0.contains("active   -      1h34m"), "{m0}");
     // Worker-2's TF lock went inactive at 09:53: not blocking.
-    // (At 200 columns the lock's name is whole.)
-    let tf = line(&format!("tf-{NODE_W2}"));
+    let tf = lock("tf", WORKER_2, NODE_W2);
     assert!(tf.contains("inactive -      37m00s"), "{tf}");
     insta::assert_snapshot!("locks_age_and_blocks_200x30", s);
 }

@@ -233,6 +233,33 @@ fn vrouter_rows_name_the_machine_beside_the_node() {
 }
 
 #[test]
+fn every_table_that_shows_a_node_names_its_machine_at_80_and_120() {
+    for (key_char, view) in [
+        ('4', View::Locks),
+        ('5', View::Requests),
+        ('6', View::Vrouter),
+    ] {
+        let mut m = base_model();
+        update(&mut m, key(key_char));
+        assert_eq!(m.view, view);
+        for (w, h) in [(80, 24), (120, 40)] {
+            let text = screen(&m, w, h);
+            let what = format!("{view:?} at {w}");
+            assert!(text.contains("MACHINE"), "{what}:\n{text}");
+            // Worker-2's row (its lock, its request, its vRouter pod) says
+            // which machine it is about.
+            assert!(text.contains(WORKER_2), "{what}:\n{text}");
+            // A node is drawn whole or not at all: never cut to a
+            // `kaas-nod…da15938` that takes the machine's room.
+            let cut = text
+                .split(|c: char| c.is_whitespace() || c == '│')
+                .find(|t| t.starts_with("kaas-") && t.contains('…'));
+            assert_eq!(cut, None, "{what}:\n{text}");
+        }
+    }
+}
+
+#[test]
 fn the_vrouter_restart_dialog_names_the_machine() {
     let mut m = base_model();
     update(&mut m, key('6'));
