@@ -257,6 +257,15 @@ fn every_table_that_shows_a_node_names_its_machine_at_80_and_120() {
             assert_eq!(cut, None, "{what}:\n{text}");
         }
     }
+    // Events: a node lock's change names its machine from 120 columns.
+    let mut m = base_model();
+    update(&mut m, key('8'));
+    let text = screen(&m, 120, 40);
+    let row = text
+        .lines()
+        .find(|l| l.contains("nwl/openstack-") && l.contains("errorMessage"))
+        .unwrap_or_else(|| panic!("no lock message change:\n{text}"));
+    assert!(row.contains(WORKER_2) || row.contains(WORKER_3), "{text}");
 }
 
 #[test]
