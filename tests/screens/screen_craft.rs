@@ -233,6 +233,37 @@ fn vrouter_rows_name_the_machine_beside_the_node() {
 }
 
 #[test]
+fn the_tab_bar_names_the_views_while_it_fits() {
+    let tabs = |view: View, w: u16| {
+        let mut m = base_model();
+        m.view = view;
+        screen(&m, w, 24).lines().next().unwrap().to_string()
+    };
+    // 80 columns: the current view by its title, the views around it by
+    // the names `:` takes, only the farthest by their key alone.
+    let at80 = tabs(View::Machines, 80);
+    for named in [
+        "1 overview",
+        "2 Machines",
+        "3 states",
+        "4 locks",
+        "5 requests",
+    ] {
+        assert!(at80.contains(named), "{named}: {at80}");
+    }
+    assert!(at80.contains(" 0 "), "{at80}");
+    let at80 = tabs(View::Audit, 80);
+    for named in ["6 vrouter", "7 logs", "8 events", "9 Audit", "0 plan"] {
+        assert!(at80.contains(named), "{named}: {at80}");
+    }
+    // 120: every view named.
+    let at120 = tabs(View::Machines, 120);
+    for v in View::ALL.into_iter().filter(|v| *v != View::Machines) {
+        assert!(at120.contains(v.command_name()), "{v:?}: {at120}");
+    }
+}
+
+#[test]
 fn every_table_that_shows_a_node_names_its_machine_at_80_and_120() {
     for (key_char, view) in [
         ('4', View::Locks),
