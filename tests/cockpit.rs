@@ -1,15 +1,18 @@
 //! The cockpit: what waits, since when, and what to do.
 //! The `stuck-drain` scenario stepped on the simulator's clock with a
-//! History fed as the console feeds it, and small fixtures for the first
-//! machine's stall, a cluster lock and the honest age after an operator's
-//! wait.
+//! History fed as the console feeds it (its failed drain as the screen
+//! shows it), and small fixtures for the first machine's stall, a cluster
+//! lock and the honest age after an operator's wait.
 
 #[path = "support/domain.rs"]
 mod domain;
 mod sim_snapshot;
+#[path = "ui_support/mod.rs"]
+mod ui_support;
 
 use crate::domain::fixtures::{self, Scenario, at, names::*};
 use jiff::{SignedDuration, Timestamp};
+use mosk_console::app::model::View;
 use mosk_console::domain::attention::{AttentionItem, AttentionKind, attention_with, queue};
 use mosk_console::domain::expected::Expected;
 use mosk_console::domain::history::History;
@@ -18,6 +21,7 @@ use mosk_console::domain::objects::{Controller, Kind, LockState, MachineState, O
 use mosk_console::domain::progress::{blocked, progress};
 use mosk_console::sim::scenario::load::load_scenario;
 use mosk_console::sim::world::SimWorld;
+use mosk_console::ui::format;
 use std::sync::Arc;
 
 /// The console's view of a simulated world over time: each kind re-listed
@@ -33,8 +37,12 @@ impl Played {
         Played::of(load_scenario(scenario).unwrap())
     }
     fn of(spec: mosk_console::sim::scenario::spec::ScenarioSpec) -> Played {
+        Played::from(SimWorld::new(spec, 7))
+    }
+    /// A console started on `world` as it is now.
+    fn from(world: SimWorld) -> Played {
         let mut p = Played {
-            world: SimWorld::new(spec, 7),
+            world,
             snap: Snapshot::default(),
             history: History::new(),
         };
@@ -156,6 +164,15 @@ fn stuck_drain_names_the_ceph_lock_with_its_age_and_next_step_and_the_eta_grows(
         .find(|s| s.kind == AttentionKind::Stall)
         .unwrap_or_else(|| panic!("{:#?}", item.symptoms));
     assert!(stall.why.contains("expected.worker_turn"), "{}", stall.why);
+    // The three masters are done, none of them its peer: counted, not
+    // "no machine has been through Prepare".
+    assert!(
+        stall.why.contains(
+            "3 of 6 machines are done, none of them a peer (worker, no OpenStack role) to compare with"
+        ),
+        "{}",
+        stall.why
+    );
     // The estimate itself is still there, for after the wait.
     let pr = progress(
         &p.snap,
@@ -164,6 +181,126 @@ fn stuck_drain_names_the_ceph_lock_with_its_age_and_next_step_and_the_eta_grows(
         p.world.now(),
     );
     assert!(pr.eta.is_some() && pr.updating, "{pr:#?}");
+}
+
+/// The simulator's note that the Kubernetes drain of a machine failed: the
+/// machine and when.
+fn drain_failed(world: &SimWorld) -> Option<(String, Timestamp)> {
+    world.timeline().into_iter().find_map(|(at, note)| {
+        note.strip_prefix("drain error: ")
+            .map(|machine| (machine.to_string(), at))
+    })
+}
+
+/// What the console draws of `p` in `view` at 120x40.
+fn screen(p: &Played, view: View) -> String {
+    let mut m = ui_support::model_of(p.snap.clone(), p.history.clone(), p.world.now());
+    m.view = view;
+    let t = ui_support::render(&m, 120, 40);
+    ui_support::text_of(t.backend().buffer())
+}
+
+/// The line of `screen` that holds `needle`.
+fn line_with<'a>(screen: &'a str, needle: &str) -> &'a str {
+    screen
+        .lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no line with {needle:?} in\n{screen}"))
+}
+
+#[test]
+fn stuck_drain_says_the_drain_failed_and_ages_it_from_the_failure() {
+    let mut p = Played::new("stuck-drain");
+    let mut steps = 0;
+    let (machine, failed) = loop {
+        p.step(SignedDuration::from_secs(10));
+        if let Some(f) = drain_failed(&p.world) {
+            break f;
+        }
+        steps += 1;
+        assert!(steps < 6 * 120, "the master's drain never failed");
+    };
+    // The console saw the error appear within its 10 s of watching.
+    let seen = p.world.now();
+    assert!(seen.duration_since(failed) < SignedDuration::from_secs(10));
+    p.step(SignedDuration::from_mins(5));
+    let item = p
+        .queue()
+        .into_iter()
+        .find(|i| i.kind == AttentionKind::DrainError)
+        .expect("the drain error is an item");
+    assert_eq!(item.subject, machine);
+    // From the failure, not from the machine's turn (which began before
+    // the drain did).
+    assert_eq!((item.since, item.at_least), (seen, false));
+    let overview = screen(&p, View::Overview);
+    let queued = line_with(&overview, "drain error");
+    assert!(
+        queued.contains(&format!(" 5m00s  {machine}")) && !queued.contains('≥'),
+        "aged from the failure: {queued}"
+    );
+    // Being worked on: the drain failed, not "cordon-drain pending".
+    let working = line_with(&overview, &format!("{machine}  Prepare"));
+    assert!(
+        working.contains("drain failed: evicting stacklight/patroni-13-2: global timeout"),
+        "{overview}"
+    );
+    let machines = screen(&p, View::Machines);
+    let row = line_with(&machines, &machine);
+    assert!(row.contains("drain failed: evicting"), "{machines}");
+    assert!(!machines.contains("cordon-drain pending"), "{machines}");
+}
+
+#[test]
+fn a_console_started_after_the_drain_failed_ages_it_from_the_cordon_and_its_timeout() {
+    // The simulator alone until five minutes after the failure: the console
+    // sees the error at its first list.
+    let world = SimWorld::new(load_scenario("stuck-drain").unwrap(), 7);
+    let start = world.now();
+    let (machine, failed) = loop {
+        world.step(SignedDuration::from_secs(10));
+        if let Some(f) = drain_failed(&world) {
+            break f;
+        }
+        assert!(
+            world.now().duration_since(start) < SignedDuration::from_hours(2),
+            "the master's drain never failed"
+        );
+    };
+    world.step(SignedDuration::from_mins(5));
+    let p = Played::from(world);
+    let node = p
+        .snap
+        .machines()
+        .find(|m| m.name == machine)
+        .and_then(|m| m.hostname.clone())
+        .unwrap();
+    let cordoned = p
+        .snap
+        .nodes()
+        .find(|n| n.name == node)
+        .and_then(|n| n.cordoned_at)
+        .expect("the cordoned node's taint says when");
+    let item = p
+        .queue()
+        .into_iter()
+        .find(|i| i.kind == AttentionKind::DrainError)
+        .expect("the drain error is an item");
+    // kubectl's 10m0s global timeout ran out ten minutes after the cordon:
+    // the failure's own time (within the simulator's second), not the
+    // console's first sight, and not marked "at least".
+    let expected = cordoned + SignedDuration::from_mins(10);
+    assert_eq!((item.since, item.at_least), (expected, false));
+    assert!(failed.duration_since(expected).abs() <= SignedDuration::from_secs(1));
+    let overview = screen(&p, View::Overview);
+    let queued = line_with(&overview, "drain error");
+    let age = format::age(p.world.now(), expected);
+    assert!(
+        queued.contains(&format!(" {age}  {machine}"))
+            && age.starts_with("5m")
+            && !queued.contains('≥'),
+        "{queued}"
+    );
 }
 
 /// The fixture cluster before the update (07:00), the update started.

@@ -326,14 +326,16 @@ fn app_has_no_import_circle_of_more_than_two_files() {
 
 /// The views (`app/views/<view>.rs`) are one seam: a view names no other
 /// view and not `update`; `views/mod.rs` (the seam), `views/view.rs` (what
-/// a view is called) and `views/table_keys.rs` (the keys every table
-/// shares) are not views.
+/// a view is called), `views/table_keys.rs` (the keys every table shares)
+/// and `views/details.rs` (the keys of a details pane beside a table) are
+/// not views.
 #[test]
 fn a_view_names_no_other_view_and_not_update() {
-    const NOT_VIEWS: [&str; 3] = [
+    const NOT_VIEWS: [&str; 4] = [
         "app/views/mod.rs",
         "app/views/view.rs",
         "app/views/table_keys.rs",
+        "app/views/details.rs",
     ];
     let graph = app_imports();
     let views: Vec<&String> = graph

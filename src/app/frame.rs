@@ -30,6 +30,18 @@ pub struct FrameReport {
     /// The last line a details modal can scroll to at this size (its
     /// wrapped lines less the lines it shows), when one was drawn.
     pub detail_scroll_max: Option<u16>,
+    /// The details pane beside a table (Machines, Update plan), when one
+    /// was drawn: how far it can scroll at this size.
+    pub details_pane: Option<PaneScroll>,
+}
+
+/// How far a details pane can scroll at the size it was drawn.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PaneScroll {
+    /// The last first line: its wrapped lines less the lines it shows.
+    pub most: u16,
+    /// How many lines it shows.
+    pub shown: u16,
 }
 
 /// The part of a confirmation dialog's body one frame showed.

@@ -468,6 +468,10 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
             NoticeLevel::Info,
             "grouping by update group works in the Machines view",
         ),
+        DetailsDown | DetailsUp => model.notify(
+            NoticeLevel::Info,
+            "no details pane here: Enter opens a machine's in the Machines view",
+        ),
         Notices => model.modals.push(Modal::Notices { scroll: 0 }),
         Act(id) => return actions::start(model, id),
         // Keys of views other than this one.

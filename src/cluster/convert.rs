@@ -24,7 +24,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use crate::domain::objects::{
-    ClusterMaintenanceRequest, ClusterState, ErrorMessage, Kind, LcmCluster, Machine,
+    ClusterMaintenanceRequest, ClusterState, DrainError, ErrorMessage, Kind, LcmCluster, Machine,
     MalformedObject, MigrationMode, Node, NodeMaintenanceRequest, NodeNotice, Object, ObjectKey,
     StateMessage, VrouterDaemonSet, VrouterPod, WorkloadLock,
 };
@@ -298,7 +298,9 @@ fn machine(obj: &DynamicObject) -> Result<Machine, String> {
         index: annotation(&obj.metadata, MACHINE_INDEX_ANNOTATION)
             .and_then(|v| v.trim().parse().ok()),
         operation_stuck: status.lcm_operation_stuck.unwrap_or(false),
-        drain_error: so(status.kubernetes_cordon_drain_error).filter(|e| !e.is_empty()),
+        drain_error: so(status.kubernetes_cordon_drain_error)
+            .filter(|e| !e.trim().is_empty())
+            .map(DrainError::new),
     })
 }
 

@@ -28,6 +28,9 @@ pub enum KeyAction {
     Bottom,
     PageDown,
     PageUp,
+    /// Scroll the details pane beside a table (Machines, Update plan) down.
+    DetailsDown,
+    DetailsUp,
     NextView,
     PreviousView,
     Sort,
@@ -82,7 +85,7 @@ impl KeyGroup {
 
 impl KeyAction {
     /// Every action, in help-overlay order.
-    pub const ALL: [KeyAction; 42] = [
+    pub const ALL: [KeyAction; 44] = [
         KeyAction::Help,
         KeyAction::Filter,
         KeyAction::Command,
@@ -97,6 +100,8 @@ impl KeyAction {
         KeyAction::Bottom,
         KeyAction::PageDown,
         KeyAction::PageUp,
+        KeyAction::DetailsDown,
+        KeyAction::DetailsUp,
         KeyAction::NextView,
         KeyAction::PreviousView,
         KeyAction::Sort,
@@ -142,6 +147,8 @@ impl KeyAction {
             KeyAction::Bottom => "bottom",
             KeyAction::PageDown => "page-down",
             KeyAction::PageUp => "page-up",
+            KeyAction::DetailsDown => "details-down",
+            KeyAction::DetailsUp => "details-up",
             KeyAction::NextView => "next-view",
             KeyAction::PreviousView => "previous-view",
             KeyAction::Sort => "sort",
@@ -187,6 +194,8 @@ impl KeyAction {
             KeyAction::Bottom => "go to the last row",
             KeyAction::PageDown => "page down",
             KeyAction::PageUp => "page up",
+            KeyAction::DetailsDown => "scroll the details pane down (Machines, Update plan)",
+            KeyAction::DetailsUp => "scroll the details pane up (Machines, Update plan)",
             KeyAction::NextView => "next view",
             KeyAction::PreviousView => "previous view",
             KeyAction::Sort => "sort by the next column shown (wraps)",
@@ -223,8 +232,8 @@ impl KeyAction {
             Quit | Help | Filter | Command | Back | Open | DismissReminder | Notices => {
                 KeyGroup::General
             }
-            Down | Up | Top | Bottom | PageDown | PageUp | NextView | PreviousView | Sort
-            | ReverseSort | GroupByUpdateGroup => KeyGroup::Navigation,
+            Down | Up | Top | Bottom | PageDown | PageUp | DetailsDown | DetailsUp | NextView
+            | PreviousView | Sort | ReverseSort | GroupByUpdateGroup => KeyGroup::Navigation,
             ViewOverview | ViewMachines | ViewStates | ViewLocks | ViewRequests | ViewVrouter
             | ViewLogs | ViewEvents | ViewAudit | ViewUpdatePlan => KeyGroup::Views,
             LogFollow | LogWrap | LogLevel | LogSearch | LogNextMatch | LogPreviousMatch

@@ -94,6 +94,12 @@ struct MachineTrack {
     left_ready: Option<(Timestamp, bool)>,
     /// When its turn started, and whether that was observed.
     turn: Option<(Timestamp, bool)>,
+    /// Since when its Kubernetes drain has failed
+    /// (`status.kubernetesCordonDrainError` set), while it has.
+    drain_failed: Option<Since>,
+    /// Since when LCM has reported an operation stuck on it
+    /// (`status.lcmOperationStuck`), while it does.
+    operation_stuck: Option<Since>,
 }
 
 /// What the console remembers. See the module documentation.

@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use jiff::{SignedDuration, Timestamp};
 
+use super::drainmsg::DrainFailure;
 use super::lockmsg::{self, LockMessage, MessageKind};
 pub use super::objects::short_node;
 use super::objects::{
@@ -162,6 +163,18 @@ impl MachineRow {
         } else {
             None
         }
+    }
+    /// What the failed Kubernetes drain of the machine's node says, while
+    /// the drain is not done: LCMMachine `status.kubernetesCordonDrainError`
+    /// with its cordon-drain cluster state still pending (or not seen). An
+    /// error left on a machine whose drain then went through is not a
+    /// failure any more [I: whether LCM clears the field is not known].
+    pub fn drain_failure(&self) -> Option<&DrainFailure> {
+        let error = self.machine.drain_error.as_ref()?;
+        let done = self
+            .cluster_state(&ClusterStateType::CordonDrain)
+            .is_some_and(|s| !pending(s));
+        (!done).then(|| error.failure())
     }
     /// The "servers still present" details of the OpenStack lock, if it says so.
     pub fn servers_present(&self) -> Option<&lockmsg::ServersPresent> {
@@ -398,7 +411,7 @@ pub fn machine_rows(snap: &Snapshot) -> Vec<MachineRow> {
 }
 
 /// One line saying what the machine waits on, most specific first:
-/// a failed lock; a lock still held while the node is under a maintenance
+/// a failed lock; a failed Kubernetes drain; a lock still held while the node is under a maintenance
 /// request (with what its message says); a cluster state not yet reached
 /// ("cordon-drain attempt 4"); a maintenance request being deleted; a
 /// worker in Prepare without a maintenance request (not its turn yet); a
@@ -413,6 +426,9 @@ pub fn waiting_on(row: &MachineRow) -> Option<String> {
             Some(m) => format!("lock {} failed: {}", l.lock.controller, m.text),
             None => format!("lock {} failed", l.lock.controller),
         });
+    }
+    if let Some(failure) = row.drain_failure() {
+        return Some(format!("drain failed: {}", failure.short()));
     }
     let under_request = row.maintenance.as_ref().is_some_and(|r| !r.deleting);
     if under_request {

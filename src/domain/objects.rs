@@ -18,7 +18,7 @@ mod snapshot;
 mod vocabulary;
 
 pub use kaas::*;
-pub use messages::{ErrorMessage, StateMessage};
+pub use messages::{DrainError, ErrorMessage, StateMessage};
 pub use removal::NodeNotice;
 pub use snapshot::{Snapshot, short_node};
 pub use vocabulary::*;
@@ -205,7 +205,7 @@ pub struct Machine {
     /// `status.lcmOperationStuck`: LCM says an operation on the machine is stuck.
     pub operation_stuck: bool,
     /// `status.kubernetesCordonDrainError`: the error of the Kubernetes drain.
-    pub drain_error: Option<String>,
+    pub drain_error: Option<DrainError>,
 }
 
 /// The value of `openstack.lcm.mirantis.com/instance_migration_mode`.
@@ -256,6 +256,12 @@ pub struct Node {
     pub migration_attempts: Option<String>,
     pub ready: bool,
     pub unschedulable: bool,
+    /// When the node was cordoned: the `timeAdded` of its
+    /// `node.kubernetes.io/unschedulable` taint, which the node lifecycle
+    /// controller stamps when it sees `spec.unschedulable` set
+    /// (kubernetes/kubernetes `pkg/controller/util/node/controller_utils.go`,
+    /// `SwapNodeControllerTaint`, read at 025f2834).
+    pub cordoned_at: Option<Timestamp>,
 }
 
 /// Which OpenStack workload a node carries, by its labels: what its turn

@@ -1,18 +1,21 @@
 //! The Machines view: the joined table, and on Enter a detail panel for the
 //! selected machine (full lock messages, cluster states, maintenance
-//! request, what else blocks it, vRouter pod, recent changes).
+//! request, what else blocks it, vRouter pod, recent changes), scrolled
+//! with `J`/`K` ([`details_pane`]).
 
 use crate::ui::Drawn;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::{Block, Paragraph, Wrap};
 
+use crate::app::frame::PaneScroll;
 use crate::app::freshness::Pane;
 use crate::app::model::{Model, View};
 use crate::app::tables;
 use crate::app::tables::events::{change_text, kind_short};
 use crate::app::tables::machines::mode_text;
+use crate::config::keymap::KeyAction;
 use crate::config::theme::Theme;
 use crate::domain::attention;
 use crate::domain::blocking::blocking_locks;
@@ -69,19 +72,62 @@ pub(crate) fn draw_machines(
             vec![Line::styled("no machine selected", theme.muted)],
         ),
     };
-    frame.render_widget(
-        Paragraph::new(lines)
-            .block(fresh_pane(
-                title,
-                false,
-                model,
-                Pane::View(View::Machines),
-                detail_area,
-                theme,
-            ))
-            .wrap(Wrap { trim: false }),
+    let block = fresh_pane(
+        title,
+        false,
+        model,
+        Pane::View(View::Machines),
         detail_area,
+        theme,
     );
+    let top = model
+        .views
+        .machines
+        .detail_scroll
+        .top_for(selected.as_deref());
+    details_pane(frame, detail_area, block, lines, top, model, theme, drawn);
+}
+
+/// Draws a details pane beside a table: `lines` wrapped in `block`, from
+/// line `top` (never past the last line), its bottom border saying which
+/// lines show and the keys that scroll it; reports how far it can scroll.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn details_pane(
+    frame: &mut Frame,
+    area: Rect,
+    block: Block<'_>,
+    lines: Vec<Line<'_>>,
+    top: u16,
+    model: &Model,
+    theme: &Theme,
+    drawn: &mut Drawn,
+) {
+    let inner = block.inner(area);
+    let text = Paragraph::new(lines).wrap(Wrap { trim: false });
+    // What ratatui will draw at this width, wrapped as it wraps.
+    let total = text.line_count(inner.width).min(u16::MAX as usize) as u16;
+    let most = total.saturating_sub(inner.height);
+    let top = top.min(most);
+    drawn.details_pane = Some(PaneScroll {
+        most,
+        shown: inner.height,
+    });
+    let block = if most > 0 {
+        let key = |a: KeyAction| model.keymap.first_key(a).unwrap_or("?");
+        let last = top.saturating_add(inner.height).min(total);
+        block.title_bottom(Line::styled(
+            format!(
+                " lines {}-{last} of {total} · {}/{} scroll ",
+                top + 1,
+                key(KeyAction::DetailsDown),
+                key(KeyAction::DetailsUp)
+            ),
+            theme.muted,
+        ))
+    } else {
+        block
+    };
+    frame.render_widget(text.scroll((top, 0)).block(block), area);
 }
 
 fn heading<'a>(text: &'a str, theme: &Theme) -> Line<'a> {

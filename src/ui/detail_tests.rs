@@ -6,7 +6,7 @@ use crate::app::model::SessionInfo;
 use crate::config::keymap::Keymap;
 use crate::domain::fixtures::{self, names::*};
 use crate::domain::join::machine_rows;
-use crate::domain::objects::{Controller, LockState, Object};
+use crate::domain::objects::{Controller, DrainError, LockState, Object};
 use std::sync::Arc;
 
 fn text_for(machine: &str, node: &str, message: Option<&str>) -> Vec<String> {
@@ -98,7 +98,9 @@ fn blockers_show_under_their_heading() {
         .cloned()
         .expect("worker 4");
     m.operation_stuck = true;
-    m.drain_error = Some("Error: error when evicting pods/\"patroni-13-2\" -n \"stacklight\": global timeout reached: 10m0s".into());
+    m.drain_error = Some(DrainError::new(
+        "Error: error when evicting pods/\"patroni-13-2\" -n \"stacklight\": global timeout reached: 10m0s",
+    ));
     snap.apply(Object::Machine(Arc::new(m)));
     snap.apply(Object::ProviderMachine(Arc::new(provider_machine(
         WORKER_4, false, true,

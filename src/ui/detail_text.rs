@@ -14,6 +14,7 @@ use ratatui::widgets::{Clear, Paragraph};
 use crate::app::modal::DetailOf;
 use crate::app::model::Model;
 use crate::app::tables::states::applied;
+use crate::config::keymap::KeyAction;
 use crate::config::theme::Theme;
 use crate::domain::blocking::blocking_locks;
 use crate::domain::join::same_node;
@@ -59,12 +60,19 @@ pub(crate) fn draw_detail(
     let most = total.saturating_sub(shown).min(u16::MAX as usize) as u16;
     let scroll = scroll.min(most);
     drawn.detail_scroll_max = Some(most);
+    // The keys as the keymap binds them.
+    let key = |a: KeyAction| model.keymap.first_key(a).unwrap_or("?");
+    let close = key(KeyAction::Back);
     let bottom = if most > 0 {
         let first = scroll as usize + 1;
         let last = (scroll as usize + shown).min(total);
-        format!(" lines {first}-{last} of {total} · j/k: scroll · Esc: close ")
+        format!(
+            " lines {first}-{last} of {total} · {}/{}: scroll · {close}: close ",
+            key(KeyAction::Down),
+            key(KeyAction::Up)
+        )
     } else {
-        " Esc: close ".to_string()
+        format!(" {close}: close ")
     };
     frame.render_widget(Clear, popup);
     let block = pane(title, true, theme).title_bottom(Line::styled(bottom, theme.muted));

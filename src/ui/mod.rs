@@ -103,6 +103,7 @@ pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameRe
         table_columns: drawn.table_columns,
         attention_shown: drawn.attention_shown,
         detail_scroll_max: drawn.detail_scroll_max,
+        details_pane: drawn.details_pane,
     }
 }
 
@@ -125,6 +126,7 @@ pub(crate) struct Drawn {
     pub table_columns: Option<(View, Vec<usize>)>,
     pub attention_shown: Vec<String>,
     pub detail_scroll_max: Option<u16>,
+    pub details_pane: Option<crate::app::frame::PaneScroll>,
 }
 
 /// Draws `model` on an off-screen terminal of `width` x `height` and returns

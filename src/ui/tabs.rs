@@ -48,35 +48,61 @@ fn badges<'a>(model: &'a Model, theme: &Theme) -> Vec<Span<'a>> {
     out
 }
 
-/// Tab labels in three lengths: full titles, command names, digits only;
-/// the current view always shows its title.
-fn labels(model: &Model, style: usize) -> Vec<String> {
-    View::ALL
+/// One tab: ` 2 Machines `, ` 3 states `, ` 4 ` (no name).
+fn label(model: &Model, v: View, name: &str) -> String {
+    let key = model.keymap.first_key(view_action(v)).unwrap_or("");
+    match (key.is_empty(), name.is_empty()) {
+        (true, _) => format!(" {name} "),
+        (false, true) => format!(" {key} "),
+        (false, false) => format!(" {key} {name} "),
+    }
+}
+
+/// The tab labels in `room` cells: every view by its title; else by its
+/// command name (what `:` takes), the current view by its title; and while
+/// that does not fit, the views farthest from the current one lose their
+/// name first (their key stays), so the views named are those around it.
+fn labels(model: &Model, room: usize) -> Vec<String> {
+    let fits = |l: &[String]| l.iter().map(|s| s.chars().count()).sum::<usize>() <= room;
+    let titles: Vec<String> = View::ALL
         .into_iter()
-        .map(|v| {
-            let key = model.keymap.first_key(view_action(v)).unwrap_or("");
-            let name = match (style, v == model.view) {
-                (0, _) | (_, true) => v.title(),
-                (1, _) => v.command_name(),
-                _ => "",
-            };
-            match (key.is_empty(), name.is_empty()) {
-                (true, _) => format!(" {name} "),
-                (false, true) => format!(" {key} "),
-                (false, false) => format!(" {key} {name} "),
-            }
-        })
-        .collect()
+        .map(|v| label(model, v, v.title()))
+        .collect();
+    if fits(&titles) {
+        return titles;
+    }
+    let current = View::ALL.iter().position(|v| *v == model.view).unwrap_or(0);
+    let named_labels = |named: &[bool]| -> Vec<String> {
+        View::ALL
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| match (i == current, named[i]) {
+                (true, _) => label(model, v, v.title()),
+                (false, true) => label(model, v, v.command_name()),
+                (false, false) => label(model, v, ""),
+            })
+            .collect()
+    };
+    let mut named = vec![true; View::ALL.len()];
+    // Farthest from the current view first; of two as far, the later.
+    let mut drop: Vec<usize> = (0..named.len()).filter(|&i| i != current).collect();
+    drop.sort_by_key(|&i| std::cmp::Reverse((i.abs_diff(current), i)));
+    let mut labels = named_labels(&named);
+    for i in drop {
+        if fits(&labels) {
+            break;
+        }
+        named[i] = false;
+        labels = named_labels(&named);
+    }
+    labels
 }
 
 pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
     let badges = badges(model, theme);
     let badge_width: usize = badges.iter().map(|s| s.width()).sum();
     let room = (area.width as usize).saturating_sub(badge_width + 1);
-    let chosen = (0..3)
-        .map(|style| labels(model, style))
-        .find(|l| l.iter().map(|s| s.chars().count()).sum::<usize>() <= room)
-        .unwrap_or_else(|| labels(model, 2));
+    let chosen = labels(model, room);
     let mut spans: Vec<Span> = Vec::new();
     for (v, label) in View::ALL.into_iter().zip(chosen) {
         let style = if v == model.view {

@@ -1,13 +1,14 @@
 //! The update plan view (`:plan`): the cluster's ClusterUpdatePlan, source
 //! -> target and release notes, where the update stands, one row per step
 //! (the running step marked `▶`, the step waiting for `commence` marked
-//! `◇`), and the full detail of the selected step below the table.
+//! `◇`), and the full detail of the selected step below the table (scrolled
+//! with `J`/`K`, as the Machines view's details).
 
 use crate::ui::Drawn;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::Paragraph;
 
 use crate::app::freshness::Pane;
 use crate::app::model::{Model, View};
@@ -20,6 +21,7 @@ use crate::config::theme::Theme;
 use crate::domain::action::ActionId;
 use crate::domain::objects::{PlanStep, UpdatePlan};
 use crate::domain::update_plan::{self, PlanState};
+use crate::ui::detail::details_pane;
 use crate::ui::{format, fresh_pane, pane, table};
 
 pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme, drawn: &mut Drawn) {
@@ -70,13 +72,14 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme, 
         None => " Step ".to_string(),
     };
     let block = pane(title, false, theme);
-    let inner = block.inner(bottom);
-    frame.render_widget(block, bottom);
-    if let Some(s) = step {
-        frame.render_widget(
-            Paragraph::new(step_lines(model, p, s, theme)).wrap(Wrap { trim: false }),
-            inner,
-        );
+    match step {
+        Some(s) => {
+            let id = row_id(s.index);
+            let top = model.views.update_plan.step_scroll.top_for(Some(&id));
+            let lines = step_lines(model, p, s, theme);
+            details_pane(frame, bottom, block, lines, top, model, theme, drawn);
+        }
+        None => frame.render_widget(block, bottom),
     }
 }
 

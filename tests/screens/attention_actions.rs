@@ -100,7 +100,7 @@ fn enter_opens_the_items_full_text_and_esc_closes_it() {
     key(&mut m, KeyCode::Esc, 80, 24);
     assert_eq!(m.modals.top(), None);
     let t = render(&m, 80, 24);
-    assert!(!text_of(t.backend().buffer()).contains("Esc: close"));
+    assert!(!text_of(t.backend().buffer()).contains("esc: close"));
 }
 
 #[test]

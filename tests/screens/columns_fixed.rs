@@ -16,7 +16,7 @@ use mosk_console::app::tables::shown;
 use mosk_console::app::update::{update, update_batch};
 use mosk_console::cluster::events::ClusterEvent;
 use mosk_console::config::theme::Theme;
-use mosk_console::domain::objects::{MachineState, MachineType, Object};
+use mosk_console::domain::objects::{DrainError, MachineState, MachineType, Object};
 
 const HEIGHT: u16 = 24;
 
@@ -58,7 +58,7 @@ fn machine(prefix: &str, i: usize, long: usize, drain: usize) -> Vec<Msg> {
     let state = [MachineState::Ready, MachineState::Prepare][i % 2].clone();
     let mut machine = fixtures::machine(&name, MachineType::Worker, state, Some(&node), None);
     if i % 2 == 1 {
-        machine.drain_error = Some("d".repeat(1 + drain));
+        machine.drain_error = Some(DrainError::new("d".repeat(1 + drain)));
     }
     let mut msgs = vec![
         applied(Object::Machine(Arc::new(machine))),

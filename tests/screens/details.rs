@@ -2,19 +2,24 @@
 //! by keys through `update` as the runtime sends them: Enter on an
 //! attention item, a lock, a maintenance request or a cluster state opens
 //! its full text in the one details modal (wrapped, scrolled with j/k, Esc
-//! closes it); the Locks view's AGE (exact, or "≥" when the console did not
-//! see the transition) and BLOCKS mark; the selected rows counted in the
-//! table's title and cleared by Esc.
+//! closes it); the details panes beside a table (Machines, Update plan)
+//! read to their end at 80x24 with the key their footer names; the Locks
+//! view's AGE (exact, or "≥" when the console did not see the transition)
+//! and BLOCKS mark; the selected rows counted in the table's title and
+//! cleared by Esc.
 
 use crate::domain::fixtures::names::*;
+use crate::domain::fixtures::update_plan;
 use crate::ui_support::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use mosk_console::app::modal::{DetailOf, Modal};
-use mosk_console::app::model::Model;
+use mosk_console::app::model::{Model, View};
 use mosk_console::app::msg::Msg;
 use mosk_console::app::update::update;
+use mosk_console::config::keymap::{KeyAction, parse_key};
 use mosk_console::config::theme::Theme;
-use mosk_console::domain::objects::{Kind, ObjectKey};
+use mosk_console::domain::objects::{Kind, Object, ObjectKey};
+use std::sync::Arc;
 
 /// A frame of `w` x `h` reported back to `update`, then the key.
 fn key_at(m: &mut Model, code: KeyCode, w: u16, h: u16) {
@@ -73,7 +78,7 @@ fn enter_on_an_attention_item_opens_its_text_in_the_details_modal() {
         m.modals.top()
     );
     let s = screen(&m, 120, 32);
-    assert!(s.contains("Esc: close"), "{s}");
+    assert!(s.contains("esc: close"), "{s}");
     insta::assert_snapshot!("details_attention_item_120x32", s);
     key(&mut m, KeyCode::Esc);
     assert!(m.modals.is_empty());
@@ -176,26 +181,28 @@ fn the_locks_view_shows_exact_and_lower_bound_ages_and_marks_blocking_locks() {
             .unwrap_or_else(|| panic!("no row {needle}:\n{s}"))
             .to_string()
     };
-    // A node's OpenStack lock row: its name ends like the node's.
-    let openstack = |node: &str| {
-        let tail = &node[node.len() - 15..];
-        s.lines()
-            .find(|l| l.contains(&format!("openstack-{}", &node[..12])) && l.contains(tail))
-            .or_else(|| s.lines().find(|l| l.contains(&format!("{tail} openstack"))))
-            .unwrap_or_else(|| panic!("no row for {node}:\n{s}"))
-            .to_string()
+    // A node's lock row: its controller and its node's machine, the node
+    // whole beside it.
+    let lock = |controller: &str, machine: &str, node: &str| {
+        let row = line(&format!(" {controller} "));
+        let row = s
+            .lines()
+            .find(|l| l.contains(&format!(" {controller} ")) && l.contains(machine))
+            .unwrap_or(&row)
+            .to_string();
+        assert!(row.contains(machine) && row.contains(node), "{row}");
+        row
     };
     // Worker-2's OpenStack lock: active since before the console started,
     // and the update waits on it.
-    let w2 = openstack(NODE_W2);
+    let w2 = lock("openstack", WORKER_2, NODE_W2);
     assert!(w2.contains("active   yes    ≥ 3h30m"), "{w2}");
     // Master-0's lock went back to active at 08:56, seen: an exact age, and
     // no request waits on it.
-    let m0 = openstack(NODE_M0);
+    let m0 = lock("openstack", MASTER_0, NODE_M0);
     assert!(m0.contains("active   -      1h34m"), "{m0}");
     // Worker-2's TF lock went inactive at 09:53: not blocking.
-    // (At 200 columns the lock's name is whole.)
-    let tf = line(&format!("tf-{NODE_W2}"));
+    let tf = lock("tf", WORKER_2, NODE_W2);
     assert!(tf.contains("inactive -      37m00s"), "{tf}");
     insta::assert_snapshot!("locks_age_and_blocks_200x30", s);
 }
@@ -252,4 +259,89 @@ fn an_action_on_the_cursor_row_with_other_rows_selected_asks_which_set() {
         "{s}"
     );
     insta::assert_snapshot!("which_set_120x32", s);
+}
+
+/// The footer's hints as the last frame left them.
+fn hints(m: &Model) -> Vec<(KeyAction, String)> {
+    mosk_console::app::views::hints(&m.views, &m.logs, &m.view_ctx())
+        .into_iter()
+        .map(|h| (h.action, h.label.to_string()))
+        .collect()
+}
+
+/// Reads a details pane down to its end at 80x24 the way the operator
+/// does: the key the footer hints at ("more details"), pressed while it
+/// does, each after a frame; the screens seen, first to last.
+fn read_down(m: &mut Model) -> Vec<String> {
+    let mut seen = Vec::new();
+    for _ in 0..40 {
+        let report = mosk_console::ui::report_at(m, &Theme::default_theme(), 80, 24);
+        update(m, Msg::Drawn(report));
+        seen.push(screen(m, 80, 24));
+        let Some((action, _)) = hints(m).into_iter().find(|(_, l)| l == "more details") else {
+            return seen;
+        };
+        let key = m.keymap.first_key(action).expect("a hinted key is bound");
+        // The footer names the key it hints at.
+        assert!(
+            seen.last()
+                .unwrap()
+                .contains(&format!("{key} more details")),
+            "{}",
+            seen.last().unwrap()
+        );
+        update(m, Msg::Key(parse_key(key).unwrap().into()));
+    }
+    panic!("the pane never reached its end");
+}
+
+#[test]
+fn the_machines_details_pane_reads_to_its_end_at_80x24() {
+    let mut m = with_view(View::Machines);
+    open_detail(&mut m, WORKER_2);
+    let seen = read_down(&mut m);
+    assert!(seen.len() > 1, "the text is longer than the pane at 80x24");
+    let end = seen.last().unwrap();
+    // The pane says which lines show: the last of them is its last line.
+    let (shown, total) = end
+        .split("lines ")
+        .nth(1)
+        .and_then(|s| s.split_once(" of "))
+        .map(|(range, rest)| {
+            let last: u16 = range.split('-').nth(1).unwrap().parse().unwrap();
+            let total: u16 = rest.split(' ').next().unwrap().parse().unwrap();
+            (last, total)
+        })
+        .unwrap_or_else(|| panic!("no line count: {end}"));
+    assert_eq!(shown, total, "{end}");
+    // What was cut off at 80x24 before: the node's vRouter pod and the
+    // machine's recent changes, the pane's last section.
+    assert!(!seen[0].contains("Recent changes"), "{}", seen[0]);
+    assert!(end.contains("Recent changes"), "{end}");
+    insta::assert_snapshot!("machines_detail_scrolled_to_end_80x24", end);
+    // And back up to the top with the other key.
+    let up = m
+        .keymap
+        .first_key(KeyAction::DetailsUp)
+        .unwrap()
+        .to_string();
+    for _ in 0..40 {
+        update(&mut m, Msg::Key(parse_key(&up).unwrap().into()));
+    }
+    assert_eq!(screen(&m, 80, 24), seen[0]);
+}
+
+#[test]
+fn the_update_plan_steps_details_read_to_their_end_at_80x24() {
+    // The first step, done: eleven lines where 80x24 shows seven.
+    let mut m = with_view(View::UpdatePlan);
+    m.snapshot
+        .apply(Object::UpdatePlan(Arc::new(update_plan::paused_before(1))));
+    settled(&mut m);
+    let seen = read_down(&mut m);
+    assert!(seen[0].contains("Step 1: openstack"), "{}", seen[0]);
+    assert!(!seen[0].contains("duration    Depends"), "{}", seen[0]);
+    let end = seen.last().unwrap();
+    assert!(end.contains("duration    Depends"), "{end}");
+    assert!(end.contains("lines 5-11 of 11"), "{end}");
 }

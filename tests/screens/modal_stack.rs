@@ -43,7 +43,7 @@ fn help_opens_over_an_attention_items_text_and_esc_closes_one_level_at_a_time() 
     let text = Modal::attention_text(first.id());
     assert_eq!(m.modals.top(), Some(&text));
     let reading = screen(&m);
-    assert!(reading.contains("Esc: close"), "{reading}");
+    assert!(reading.contains("esc: close"), "{reading}");
     // `?` goes to the top modal, which opens the help over the text.
     typed(&mut m, "?");
     assert_eq!(m.modals.len(), 2);
@@ -64,7 +64,7 @@ fn help_opens_over_an_attention_items_text_and_esc_closes_one_level_at_a_time() 
     // Esc again closes the text: the Overview takes the keys.
     key(&mut m, KeyCode::Esc);
     assert!(m.modals.is_empty());
-    assert!(!screen(&m).contains("Esc: close"));
+    assert!(!screen(&m).contains("esc: close"));
     key(&mut m, KeyCode::Char('j'));
     assert!(
         m.views.overview.selected.is_some(),

@@ -16,7 +16,7 @@ use mosk_console::app::model::{Model, View};
 use mosk_console::app::msg::Msg;
 use mosk_console::app::update::{update, update_batch};
 use mosk_console::cluster::events::ClusterEvent;
-use mosk_console::domain::objects::{MachineState, MachineType, Object};
+use mosk_console::domain::objects::{DrainError, MachineState, MachineType, Object};
 
 fn key(c: char) -> Msg {
     Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
@@ -50,9 +50,16 @@ fn machines_at_80_and_200_columns() {
     let t = render(&m, 80, 24);
     insta::assert_snapshot!("machines_mid_update_80x24", t.backend());
     let narrow = text_of(t.backend().buffer());
-    // At 80 columns the columns that matter stay whole: the names, the
-    // state and what each machine waits on.
-    for needle in [WORKER_2, WORKER_3, "lock openstack active: servers present"] {
+    // At 80 columns the columns that matter stay: the names whole, the
+    // state, the migration mode the operator sets and what each machine
+    // waits on (its start: the details read it whole).
+    for needle in [
+        WORKER_2,
+        WORKER_3,
+        "MODE",
+        " manual ",
+        "lock openstack active: servers",
+    ] {
         assert!(narrow.contains(needle), "{needle} missing:\n{narrow}");
     }
     let t = render(&m, 200, 50);
@@ -105,7 +112,7 @@ fn low_value_columns_go_before_names_are_cut() {
     // At 120 columns whole names and the whole MODE, not every column cut
     // a little: the lowest priorities are dropped instead.
     let text = screen(&m, 120, 30);
-    for needle in [WORKER_2, "live (default)", "Prepare 2h24m"] {
+    for needle in [WORKER_2, "MODE", " manual ", "Prepare 2h24m"] {
         assert!(text.contains(needle), "{needle} missing at 120:\n{text}");
     }
 }
@@ -153,7 +160,7 @@ fn columns_do_not_come_and_go_with_the_data() {
         None,
         Some(6),
     );
-    machine.drain_error = Some("x ".repeat(80));
+    machine.drain_error = Some(DrainError::new("x ".repeat(80)));
     update(
         &mut m2,
         Msg::Cluster(ClusterEvent::Applied(Object::Machine(Arc::new(machine)))),
@@ -223,6 +230,73 @@ fn vrouter_rows_name_the_machine_beside_the_node() {
             .unwrap_or_else(|| panic!("{node} missing:\n{text}"));
         assert!(row.contains(machine), "{row}");
     }
+}
+
+#[test]
+fn the_tab_bar_names_the_views_while_it_fits() {
+    let tabs = |view: View, w: u16| {
+        let mut m = base_model();
+        m.view = view;
+        screen(&m, w, 24).lines().next().unwrap().to_string()
+    };
+    // 80 columns: the current view by its title, the views around it by
+    // the names `:` takes, only the farthest by their key alone.
+    let at80 = tabs(View::Machines, 80);
+    for named in [
+        "1 overview",
+        "2 Machines",
+        "3 states",
+        "4 locks",
+        "5 requests",
+    ] {
+        assert!(at80.contains(named), "{named}: {at80}");
+    }
+    assert!(at80.contains(" 0 "), "{at80}");
+    let at80 = tabs(View::Audit, 80);
+    for named in ["6 vrouter", "7 logs", "8 events", "9 Audit", "0 plan"] {
+        assert!(at80.contains(named), "{named}: {at80}");
+    }
+    // 120: every view named.
+    let at120 = tabs(View::Machines, 120);
+    for v in View::ALL.into_iter().filter(|v| *v != View::Machines) {
+        assert!(at120.contains(v.command_name()), "{v:?}: {at120}");
+    }
+}
+
+#[test]
+fn every_table_that_shows_a_node_names_its_machine_at_80_and_120() {
+    for (key_char, view) in [
+        ('4', View::Locks),
+        ('5', View::Requests),
+        ('6', View::Vrouter),
+    ] {
+        let mut m = base_model();
+        update(&mut m, key(key_char));
+        assert_eq!(m.view, view);
+        for (w, h) in [(80, 24), (120, 40)] {
+            let text = screen(&m, w, h);
+            let what = format!("{view:?} at {w}");
+            assert!(text.contains("MACHINE"), "{what}:\n{text}");
+            // Worker-2's row (its lock, its request, its vRouter pod) says
+            // which machine it is about.
+            assert!(text.contains(WORKER_2), "{what}:\n{text}");
+            // A node is drawn whole or not at all: never cut to a
+            // `kaas-nod…da15938` that takes the machine's room.
+            let cut = text
+                .split(|c: char| c.is_whitespace() || c == '│')
+                .find(|t| t.starts_with("kaas-") && t.contains('…'));
+            assert_eq!(cut, None, "{what}:\n{text}");
+        }
+    }
+    // Events: a node lock's change names its machine from 120 columns.
+    let mut m = base_model();
+    update(&mut m, key('8'));
+    let text = screen(&m, 120, 40);
+    let row = text
+        .lines()
+        .find(|l| l.contains("nwl/openstack-") && l.contains("errorMessage"))
+        .unwrap_or_else(|| panic!("no lock message change:\n{text}"));
+    assert!(row.contains(WORKER_2) || row.contains(WORKER_3), "{text}");
 }
 
 #[test]

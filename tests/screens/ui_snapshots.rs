@@ -32,7 +32,8 @@ fn overview() {
 #[test]
 fn machines() {
     snap_both("machines", &with_view(View::Machines));
-    // At 80x24 the columns that matter stay legible: NAME, STATE, WAITING ON.
+    // At 80x24 the columns that matter stay legible: NAME, STATE, MODE,
+    // WAITING ON (its start).
     let text = text_of(
         render(&with_view(View::Machines), 80, 24)
             .backend()
@@ -41,12 +42,29 @@ fn machines() {
     for needle in [
         "NAME",
         "STATE",
+        "MODE",
         "WAITING ON",
         WORKER_2,
         "Deploy",
-        "lock openstack active: servers present",
+        " manual ",
+        "lock openstack active: servers",
     ] {
         assert!(text.contains(needle), "{needle} missing at 80x24:\n{text}");
+    }
+}
+
+#[test]
+fn machines_keep_the_migration_mode_at_80_and_120_columns() {
+    let m = with_view(View::Machines);
+    for (w, h) in [(80, 24), (120, 32)] {
+        let t = render(&m, w, h);
+        let text = text_of(t.backend().buffer());
+        let header = text.lines().find(|l| l.contains("NAME")).unwrap();
+        assert!(header.contains(" MODE "), "{w}:\n{text}");
+        // The node in manual mode reads so, beside its machine's name.
+        let row = text.lines().find(|l| l.contains(WORKER_3)).unwrap();
+        assert!(row.contains(" manual "), "{w}:\n{text}");
+        insta::assert_snapshot!(format!("machines_mode_{w}x{h}"), t.backend());
     }
 }
 

@@ -10,7 +10,8 @@ use mosk_console::app::model::{Model, SessionInfo, View};
 use mosk_console::cluster::events::WatchHealth;
 use mosk_console::config::keymap::Keymap;
 use mosk_console::config::theme::Theme;
-use mosk_console::domain::objects::Kind;
+use mosk_console::domain::history::History;
+use mosk_console::domain::objects::{Kind, Snapshot};
 use mosk_console::ui::draw;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -73,17 +74,29 @@ pub fn log_lines() -> Vec<String> {
 
 /// The mid-update cluster at 10:30, every watch healthy.
 pub fn base_model() -> Model {
+    // The cluster as the console watched it from 07:00: snapshot and history.
+    let scenario = fixtures::mid_update_scenario();
+    let mut m = model_of(scenario.snap, scenario.history, now());
+    m.started = fixtures::at("07:00");
+    m.logs
+        .push("lcm-lcm-controller-5d8f7b9c4-x2x7k", &log_lines());
+    m.logs.status = "connected to lcm-lcm-controller-5d8f7b9c4-x2x7k".into();
+    settled(&mut m);
+    m
+}
+
+/// A console at `now` that has watched `snapshot` with `history`, every
+/// watch healthy and listed, on the Overview (not yet settled).
+pub fn model_of(snapshot: Snapshot, history: History, now: Timestamp) -> Model {
+    let ago = |secs: i64| now - SignedDuration::from_secs(secs);
     let session = SessionInfo {
         mgmt_context: "mgmt-admin@kaas-mgmt".into(),
         mosk_context: "child-admin@child-cl".into(),
         ..SessionInfo::default()
     };
-    let mut m = Model::new(session, Keymap::default_keymap(), now());
-    // The cluster as the console watched it from 07:00: snapshot and history.
-    let scenario = fixtures::mid_update_scenario();
-    m.started = fixtures::at("07:00");
-    m.snapshot = scenario.snap;
-    m.history = scenario.history;
+    let mut m = Model::new(session, Keymap::default_keymap(), now);
+    m.snapshot = snapshot;
+    m.history = history;
     for k in Kind::ALL {
         m.health.insert(
             k,
@@ -107,10 +120,6 @@ pub fn base_model() -> Model {
         );
     }
     m.last_event = Some(ago(3));
-    m.logs
-        .push("lcm-lcm-controller-5d8f7b9c4-x2x7k", &log_lines());
-    m.logs.status = "connected to lcm-lcm-controller-5d8f7b9c4-x2x7k".into();
-    settled(&mut m);
     m
 }
 

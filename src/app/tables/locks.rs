@@ -9,22 +9,32 @@ use super::{
     Cell, Column, SortKind, TableData, TableRow, Tone, Width, col, empty_text, missing_lines,
     or_dash, scoped_malformed_rows,
 };
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use crate::app::model::Model;
 use crate::domain::blocking::blocking_locks;
 use crate::domain::history::History;
 use crate::domain::lockmsg::MessageKind;
 use crate::domain::objects::{ClusterId, Controller, Kind, LockState, ObjectKey, WorkloadLock};
+use crate::domain::vrouter::machines_by_node;
 
 /// The column of the message (malformed rows put their error there).
-const MESSAGE: usize = 9;
+const MESSAGE: usize = 10;
+/// The column of the node's machine (malformed rows put their name there).
+const MACHINE: usize = 3;
 
-const COLUMNS: [Column; 10] = [
+/// A lock is its controller and its node's MACHINE (`-` for a cluster
+/// lock, one per controller), drawn at every width with its state, whether
+/// it blocks the update and since when; the message joins at 120 columns.
+/// NODE comes whole (a `kaas-node-<uuid>` is 46 cells) at 200; the lock's
+/// NAME (`openstack-kaas-node-<uuid>`: the controller and the node again)
+/// only when there is room for all of it.
+const COLUMNS: [Column; 11] = [
     col("KIND", Width::Fixed(7), SortKind::Text, 2),
-    col("NAME", Width::Min(16), SortKind::Text, 2).keep_end(),
+    col("NAME", Width::Min(50), SortKind::Text, 5).keep_end(),
     col("CONTROLLER", Width::Min(10), SortKind::Text, 0),
-    col("NODE", Width::Min(14), SortKind::Text, 0).keep_end(),
+    col("MACHINE", Width::Min(20), SortKind::Text, 0).keep_end(),
+    col("NODE", Width::Min(46), SortKind::Text, 4).keep_end(),
     col("STATE", Width::Fixed(8), SortKind::Text, 0),
     col("BLOCKS", Width::Fixed(6), SortKind::Text, 0),
     col("AGE", Width::Fixed(8), SortKind::Age, 0),
@@ -81,6 +91,7 @@ fn row(
     cluster: bool,
     history: &History,
     blocking: &BTreeSet<ObjectKey>,
+    machines: &HashMap<&str, &str>,
 ) -> TableRow {
     let key = key(
         if cluster {
@@ -118,6 +129,12 @@ fn row(
             if cluster { "cluster" } else { "node" }.into(),
             lock.name.clone().into(),
             lock.controller.to_string().into(),
+            or_dash(
+                lock.node_name
+                    .as_deref()
+                    .and_then(|n| machines.get(n).copied()),
+            )
+            .into(),
             or_dash(lock.node_name.as_deref()).into(),
             state.into(),
             if blocks { BLOCKS } else { "-" }.into(),
@@ -143,22 +160,25 @@ pub(super) fn table(model: &Model) -> TableData {
     let kinds = [Kind::ClusterWorkloadLock, Kind::NodeWorkloadLock];
     let blocking = blocking_locks(&model.snapshot);
     let history = &model.history;
+    let machines = machines_by_node(&model.derived.rows);
     let mut rows: Vec<TableRow> = model
         .snapshot
         .cluster_locks()
-        .map(|l| row(l, true, history, &blocking))
+        .map(|l| row(l, true, history, &blocking, &machines))
         .collect();
     rows.extend(
         model
             .snapshot
             .node_locks()
-            .map(|l| row(l, false, history, &blocking)),
+            .map(|l| row(l, false, history, &blocking, &machines)),
     );
+    // A malformed lock is named where a lock's machine is: NAME shows only
+    // on the widest screens.
     rows.extend(scoped_malformed_rows(
         model,
         kinds,
         COLUMNS.len(),
-        1,
+        MACHINE,
         MESSAGE,
     ));
     TableData {

@@ -25,25 +25,33 @@ pub const GROUP: usize = super::refs::MACHINES_GROUP;
 /// `#` is the update order (masters first, then by the machine index): the
 /// default sort, so drawn at every width (the sorted column is never
 /// dropped). A declared width is the room a column is given when shown,
-/// and which columns fit is decided from these widths alone: NAME keeps
-/// what tells machine names apart, NODE what tells two `kaas-node-<uuid>`
-/// apart; WAITING ON takes what is left beyond its 32.
+/// and which columns fit is decided from these widths alone. At every
+/// width the row says which machine it is (NAME: 25 cells keep what tells
+/// `cz7503-child-cl-storage-worker-4gpjv` from its peers), where it stands
+/// (STATE), what the operator acts on (MODE: the migration mode `m` sets)
+/// and what it waits on (WAITING ON, which takes what is left beyond its
+/// 23): 75 cells, an 80-column terminal's table.
+/// MODE is the mode in effect (`live` whether set or the default).
+/// At 120 the maintenance request, the vRouter pod and TYPE join them
+/// (the LOCKS' 22 cells would cut WAITING ON); at 160 the LOCKS and the
+/// update GROUP; NODE (what tells two `kaas-node-<uuid>` apart) and DRAIN
+/// (LCM's message, which WAITING ON already reads) need more.
 const COLUMNS: [Column; 11] = [
     col("#", Width::Fixed(3), SortKind::Number, 5),
     col("NAME", Width::Min(25), SortKind::Text, 0).keep_end(),
-    col("TYPE", Width::Fixed(7), SortKind::Text, 4),
-    col("STATE", Width::Min(18), SortKind::Text, 0),
-    col("NODE", Width::Min(26), SortKind::Text, 3).keep_end(),
-    col("MODE", Width::Min(14), SortKind::Text, 2),
+    col("TYPE", Width::Fixed(7), SortKind::Text, 3),
+    col("STATE", Width::Min(14), SortKind::Text, 0),
+    col("NODE", Width::Min(26), SortKind::Text, 4).keep_end(),
+    col("MODE", Width::Min(6), SortKind::Text, 0),
     col("NMR", Width::Min(9), SortKind::Text, 1),
-    col("LOCKS", Width::Min(21), SortKind::Text, 2),
-    col("DRAIN", Width::Min(8), SortKind::Text, 3),
-    col("VROUTER", Width::Fixed(8), SortKind::Text, 2),
-    col("WAITING ON", Width::Fill(32), SortKind::Text, 0),
+    col("LOCKS", Width::Min(22), SortKind::Text, 2),
+    col("DRAIN", Width::Min(30), SortKind::Text, 4),
+    col("VROUTER", Width::Fixed(8), SortKind::Text, 1),
+    col("WAITING ON", Width::Fill(23), SortKind::Text, 0),
 ];
 
 /// `rack-1 #2 x3`: sorted by the index, then the name.
-const GROUP_COLUMN: Column = col("GROUP", Width::Min(14), SortKind::Ranked, 2).keep_end();
+const GROUP_COLUMN: Column = col("GROUP", Width::Min(14), SortKind::Ranked, 3).keep_end();
 
 /// The GROUP cell: the group's label without the `<cluster>-` its name
 /// starts with (`rack-1 #2 x3`, `control #1 x1`), `-` when unknown.
@@ -77,7 +85,7 @@ pub fn locks_short(row: &MachineRow) -> String {
         .join(" ")
 }
 
-/// `live (default)`, `manual`, ….
+/// `live (default)`, `manual`, …: the details pane's.
 pub fn mode_text(row: &MachineRow) -> String {
     if row.migration_mode_default {
         format!("{} (default)", row.migration_mode.as_str())
@@ -102,8 +110,12 @@ pub fn nmr_cell(row: &MachineRow) -> Cell {
     }
 }
 
-/// The cordon-drain cluster state: `done`, `try 4: <message>`, `pending`, `-`.
+/// The cordon-drain cluster state: `done`, `failed: <why>` (the
+/// Kubernetes drain's error), `try 4: <message>`, `pending`, `-`.
 pub fn drain_text(row: &MachineRow) -> String {
+    if let Some(failure) = row.drain_failure() {
+        return format!("failed: {}", failure.short());
+    }
     let Some(cs) = row.cluster_state(&ClusterStateType::CordonDrain) else {
         return "-".into();
     };
@@ -210,7 +222,9 @@ pub(super) fn row(order: usize, row: &MachineRow, history: &History) -> TableRow
         row.machine_type().as_str().into(),
         state_cell(row, history),
         row.node_name.as_deref().unwrap_or("-").into(),
-        mode_text(row).into(),
+        // The mode in effect: whether the annotation is set or `live` is the
+        // controller's default, the details pane says (`live (default)`).
+        row.migration_mode.as_str().into(),
         nmr_cell(row),
         locks_short(row).into(),
         drain_text(row).into(),

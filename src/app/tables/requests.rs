@@ -7,11 +7,18 @@ use super::{
 };
 use crate::app::model::Model;
 use crate::domain::objects::{ClusterId, Kind};
+use crate::domain::vrouter::machines_by_node;
 
-const COLUMNS: [Column; 7] = [
+/// A node's request is its node's MACHINE, drawn at every width with its
+/// scope, age and whether it is being deleted (the one cluster request is
+/// its KIND). A node's request is named after its node, so NAME and NODE
+/// say the same `kaas-node-<uuid>` (46 cells): NODE joins whole at 120
+/// columns, NAME at 200.
+const COLUMNS: [Column; 8] = [
     col("KIND", Width::Fixed(7), SortKind::Text, 1),
-    col("NAME", Width::Min(16), SortKind::Text, 0).keep_end(),
-    col("NODE", Width::Min(16), SortKind::Text, 0).keep_end(),
+    col("NAME", Width::Min(46), SortKind::Text, 4).keep_end(),
+    col("MACHINE", Width::Min(20), SortKind::Text, 0).keep_end(),
+    col("NODE", Width::Min(46), SortKind::Text, 3).keep_end(),
     col("SCOPE", Width::Fixed(6), SortKind::Text, 0),
     col("RELEASE", Width::Min(8), SortKind::Text, 3),
     col("AGE", Width::Fixed(6), SortKind::Age, 1),
@@ -36,6 +43,7 @@ pub(super) fn table(model: &Model) -> TableData {
                 "cluster".into(),
                 r.name.clone().into(),
                 "-".into(),
+                "-".into(),
                 or_dash(r.scope.as_deref()).into(),
                 or_dash(r.release.as_deref()).into(),
                 // Requests are stamped by the MOSK API server's clock.
@@ -52,11 +60,13 @@ pub(super) fn table(model: &Model) -> TableData {
             keys: Vec::new(),
         })
         .collect();
+    let machines = machines_by_node(&model.derived.rows);
     rows.extend(model.snapshot.node_requests().map(|r| TableRow {
         id: format!("nmr/{}", r.name),
         cells: vec![
             "node".into(),
             r.name.clone().into(),
+            or_dash(machines.get(r.node_name.as_str()).copied()).into(),
             r.node_name.clone().into(),
             or_dash(r.scope.as_deref()).into(),
             or_dash(r.release.as_deref()).into(),
@@ -68,7 +78,9 @@ pub(super) fn table(model: &Model) -> TableData {
         node: Some(r.node_name.clone()),
         keys: Vec::new(),
     }));
-    rows.extend(scoped_malformed_rows(model, kinds, COLUMNS.len(), 1, 2));
+    // A malformed request is named where a request's machine is (NAME
+    // shows only on the widest screens), its error where the node is.
+    rows.extend(scoped_malformed_rows(model, kinds, COLUMNS.len(), 2, 3));
     TableData {
         columns: COLUMNS.to_vec(),
         rows,

@@ -173,7 +173,8 @@ fn machines_row_says_what_it_waits_on() {
         &w2.cells[i]
     };
     assert_eq!(cell("STATE").words(), "Deploy");
-    assert_eq!(cell("MODE"), &"live (default)");
+    // The mode in effect; the details pane says it is the default.
+    assert_eq!(cell("MODE"), &"live");
     // The request's age, counted when drawn (39m00s at 10:30).
     assert_eq!(
         cell("NMR"),
@@ -211,16 +212,16 @@ fn lock_messages_lose_the_timestamp_and_show_its_age() {
         .find(|r| r.node.as_deref() == Some(NODE_W2) && r.cells[2] == "openstack")
         .unwrap();
     // The age counts from the message's own time (1m18s at 10:30:00).
-    let at = l.cells[8].since_time().expect("an age");
+    let at = l.cells[9].since_time().expect("an age");
     assert_eq!(
         fixtures::mid_update_now().duration_since(at),
         jiff::SignedDuration::new(78, 879_666_000),
         "10:30:00 - 10:28:41.120334"
     );
     assert!(
-        l.cells[9].words().starts_with("Some servers {"),
+        l.cells[10].words().starts_with("Some servers {"),
         "{:?}",
-        l.cells[9]
+        l.cells[10]
     );
     assert_eq!(l.tone, Tone::Attention);
     let cwl = t.rows.iter().filter(|r| r.cells[0] == "cluster").count();
@@ -238,10 +239,11 @@ fn malformed_objects_are_error_rows_and_missing_crds_are_said() {
             error: "spec.nodeName: expected a string".into(),
         })));
     let t = table(&m, View::Locks);
-    let bad = t.rows.iter().find(|r| r.cells[1] == "broken-lock").unwrap();
+    // Named where a lock's machine is (NAME shows only on the widest screens).
+    let bad = t.rows.iter().find(|r| r.cells[3] == "broken-lock").unwrap();
     assert_eq!(bad.tone, Tone::Error);
     assert!(
-        bad.cells[9]
+        bad.cells[10]
             .words()
             .contains("MALFORMED NodeWorkloadLock: spec.nodeName")
     );
@@ -258,7 +260,7 @@ fn malformed_objects_are_error_rows_and_missing_crds_are_said() {
     let bad = t
         .rows
         .iter()
-        .find(|r| r.cells[1] == "broken-request")
+        .find(|r| r.cells[2] == "broken-request")
         .unwrap();
     assert_eq!(bad.tone, Tone::Error);
     assert_eq!(bad.cells[0], "cluster");

@@ -10,14 +10,17 @@ use crate::app::model::Model;
 use crate::domain::objects::{ClusterId, Kind};
 use crate::domain::vrouter::{machines_by_node, pod_status};
 
-/// MACHINE beside NODE: `kaas-node-<uuid>` alone means nothing to an
-/// operator (`-` when no machine is known on the node). The machine names
-/// the row first; the node, cut in the middle if need be, after it.
+/// MACHINE names the row (`-` when no machine is known on the node) and
+/// sorts it by default: `kaas-node-<uuid>` alone means nothing to an
+/// operator. With what is acted on (UP-TO-DATE, READY) it is drawn at
+/// every width, then the pod and its phase; NODE comes last and whole (a
+/// `kaas-node-<uuid>` is 46 cells), at 160 columns, never cut to a
+/// `kaas-nod…da15938` that takes the machine's room.
 const COLUMNS: [Column; 8] = [
-    col("NODE", Width::Min(16), SortKind::Text, 1).keep_end(),
-    col("MACHINE", Width::Min(16), SortKind::Text, 0).keep_end(),
-    col("POD", Width::Min(16), SortKind::Text, 1).keep_end(),
-    col("REVISION", Width::Min(12), SortKind::Text, 2),
+    col("MACHINE", Width::Min(20), SortKind::Text, 0).keep_end(),
+    col("NODE", Width::Min(46), SortKind::Text, 4).keep_end(),
+    col("POD", Width::Min(16), SortKind::Text, 2).keep_end(),
+    col("REVISION", Width::Min(12), SortKind::Text, 3),
     col("UP-TO-DATE", Width::Fixed(10), SortKind::Text, 0),
     col("READY", Width::Fixed(5), SortKind::Text, 0),
     col("PHASE", Width::Min(7), SortKind::Text, 1),
@@ -63,13 +66,13 @@ pub(super) fn table(model: &Model) -> TableData {
             TableRow {
                 id: format!("{}/{}", pod.namespace, pod.name),
                 cells: vec![
-                    or_dash(pod.node_name.as_deref()).into(),
                     or_dash(
                         pod.node_name
                             .as_deref()
                             .and_then(|n| machines.get(n).copied()),
                     )
                     .into(),
+                    or_dash(pod.node_name.as_deref()).into(),
                     pod.name.clone().into(),
                     revision.into(),
                     up_to_date.into(),

@@ -1,9 +1,11 @@
 //! The Machines view: every machine joined across both clusters, its detail
-//! pane beside the table (Enter opens and closes it, Esc closes it), its
-//! log lines (`l`), grouping by update group (`u`), and the node actions
-//! (`m`, `a`) on the cursor row or the rows selected with `space`.
+//! pane beside the table (Enter opens and closes it, Esc closes it, `J`/`K`
+//! scroll it), its log lines (`l`), grouping by update group (`u`), and the
+//! node actions (`m`, `a`) on the cursor row or the rows selected with
+//! `space`.
 
 use crate::app::notices::NoticeLevel;
+use crate::app::views::details::DetailsScroll;
 use crate::app::views::table_keys::{self, selected_row};
 use crate::app::views::view::TableCursor;
 use crate::app::views::{Hint, Outcome, ViewCtx};
@@ -16,6 +18,8 @@ pub struct State {
     /// Whether the detail pane of the selected row is shown: a split view,
     /// not a modal (see `crate::app::modal`); the table keeps the keys.
     pub detail_open: bool,
+    /// How far the detail pane is scrolled.
+    pub detail_scroll: DetailsScroll,
 }
 
 /// `l`: the Logs view, showing the lines about the machine under the
@@ -64,8 +68,15 @@ pub fn on_key(
     ctx: &ViewCtx,
 ) -> Option<Outcome> {
     match action {
-        KeyAction::Open => state.detail_open = !state.detail_open,
+        KeyAction::Open => {
+            state.detail_open = !state.detail_open;
+            state.detail_scroll.reset();
+        }
         KeyAction::Back if state.detail_open => state.detail_open = false,
+        KeyAction::DetailsDown | KeyAction::DetailsUp if state.detail_open => {
+            let id = selected_row(cursor, ctx).map(|r| r.id.as_str());
+            return state.detail_scroll.on_key(action, id, ctx);
+        }
         KeyAction::LogsForMachine => return logs_for(cursor, ctx),
         KeyAction::GroupByUpdateGroup => return toggle_group(cursor, ctx),
         _ => return table_keys::on_key(cursor, action, ctx),
@@ -73,12 +84,16 @@ pub fn on_key(
     Outcome::done()
 }
 
-pub fn hints(state: &State, _ctx: &ViewCtx) -> Vec<Hint> {
+pub fn hints(state: &State, cursor: &TableCursor, ctx: &ViewCtx) -> Vec<Hint> {
     let mut out = vec![if state.detail_open {
         Hint::key(KeyAction::Back, "close details")
     } else {
         Hint::key(KeyAction::Open, "details")
     }];
+    if state.detail_open {
+        let id = selected_row(cursor, ctx).map(|r| r.id.as_str());
+        out.extend(state.detail_scroll.hints(id, ctx));
+    }
     out.extend([
         Hint::key(KeyAction::Filter, "filter"),
         Hint::key(KeyAction::ToggleSelect, "select"),

@@ -14,6 +14,7 @@
 //! Drawing stays in `crate::ui::<view>`: it reads the model, as every
 //! frame does, and reports what it drew in the frame report.
 
+pub mod details;
 pub mod lists;
 pub mod logs;
 pub mod machines;
@@ -46,6 +47,7 @@ use crate::domain::reminders::Reminder;
 pub struct Views {
     pub overview: overview::State,
     pub machines: machines::State,
+    pub update_plan: update_plan::State,
     /// Cursor, sort and filter of each table view.
     pub cursors: BTreeMap<View, TableCursor>,
 }
@@ -179,7 +181,10 @@ pub fn on_key(
             machines::on_key(&mut views.machines, cursor, action, ctx)
         }
         View::Vrouter => vrouter::on_key(views.cursor_mut(view), action, ctx),
-        View::UpdatePlan => update_plan::on_key(views.cursor_mut(view), action, ctx),
+        View::UpdatePlan => {
+            let cursor = views.cursors.entry(view).or_default();
+            update_plan::on_key(&mut views.update_plan, cursor, action, ctx)
+        }
         View::Logs => logs::on_key(log, action, ctx),
         View::States | View::Locks | View::Requests | View::Events | View::Audit => {
             lists::on_key(views.cursor_mut(view), action, ctx)
@@ -193,9 +198,9 @@ pub fn hints(views: &Views, log: &LogPane, ctx: &ViewCtx) -> Vec<Hint> {
     let view = ctx.view;
     let own = match view {
         View::Overview => overview::hints(&views.overview, ctx),
-        View::Machines => machines::hints(&views.machines, ctx),
+        View::Machines => machines::hints(&views.machines, &views.cursor(view), ctx),
         View::Vrouter => vrouter::hints(ctx),
-        View::UpdatePlan => update_plan::hints(ctx),
+        View::UpdatePlan => update_plan::hints(&views.update_plan, &views.cursor(view), ctx),
         View::Logs => logs::hints(log, ctx),
         View::States | View::Locks | View::Requests | View::Events | View::Audit => {
             lists::hints(ctx)

@@ -39,7 +39,18 @@ fn ready_in(conditions: &[ConditionRead]) -> bool {
 #[serde(default, rename_all = "camelCase")]
 struct NodeSpecRead {
     unschedulable: Option<bool>,
+    taints: Option<Vec<TaintRead>>,
 }
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct TaintRead {
+    key: Option<String>,
+    time_added: Option<Time>,
+}
+
+/// The taint the node lifecycle controller puts on a cordoned node.
+const UNSCHEDULABLE_TAINT: &str = "node.kubernetes.io/unschedulable";
 
 #[derive(Deserialize, Default)]
 #[serde(default, rename_all = "camelCase")]
@@ -59,6 +70,12 @@ pub(super) fn node(obj: &DynamicObject) -> Result<Node, String> {
         migration_attempts: annotation(meta, MigrationMode::ATTEMPTS_ANNOTATION),
         ready: status.conditions.as_deref().is_some_and(ready_in),
         unschedulable: spec.unschedulable.unwrap_or(false),
+        cordoned_at: spec
+            .taints
+            .unwrap_or_default()
+            .iter()
+            .find(|t| t.key.as_deref() == Some(UNSCHEDULABLE_TAINT))
+            .and_then(|t| time(t.time_added.as_ref())),
     })
 }
 

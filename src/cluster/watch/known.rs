@@ -112,6 +112,7 @@ mod tests {
             migration_attempts: None,
             ready,
             unschedulable: false,
+            cordoned_at: None,
         }))
     }
 

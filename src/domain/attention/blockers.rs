@@ -7,9 +7,9 @@
 use jiff::Timestamp;
 
 use super::{AttentionItem, AttentionKind, machine_for_node, quote};
-use crate::domain::history::History;
+use crate::domain::history::{History, Since};
 use crate::domain::join::same_node;
-use crate::domain::objects::{Kind, Object, ObjectKey, Snapshot};
+use crate::domain::objects::{DrainError, Kind, Machine, Object, ObjectKey, Snapshot};
 
 /// What a disabled machine means (reference §5.3 [C: D-DIS], shortened).
 pub const DISABLED_MEANS: &str =
@@ -147,7 +147,7 @@ pub(super) fn blockers(
         });
     }
     for m in snap.machines() {
-        let err = m.drain_error.as_deref().filter(|e| !e.trim().is_empty());
+        let err = m.drain_error.as_ref();
         if !m.operation_stuck && err.is_none() {
             // Nothing to say: no key built, no history read (2,000 machines).
             continue;
@@ -158,9 +158,12 @@ pub(super) fn blockers(
             namespace: m.namespace.clone(),
             name: m.name.clone(),
         };
-        // Since the machine's turn reached its state, not since the update.
-        let in_turn = history.in_turn_since(&m.name);
+        // Each since the console saw LCM report it (its first sight of the
+        // machine when it was already so: at least that long); never since
+        // the machine's turn, which began before the drain failed.
+        let reported = |s: Option<Since>| (s.map_or(now, |s| s.at), s.is_some_and(|s| !s.observed));
         if m.operation_stuck {
+            let (since, at_least) = reported(history.operation_stuck_since(&m.name));
             out.push(AttentionItem {
                 kind: AttentionKind::OperationStuck,
                 subject: m.name.clone(),
@@ -169,8 +172,8 @@ pub(super) fn blockers(
                     "LCM reports an operation stuck on this machine (LCMMachine status.lcmOperationStuck) in state {}: read its cluster states and the lcm-controller log",
                     m.state
                 ),
-                since: in_turn.map_or(now, |s| s.at),
-                at_least: in_turn.is_some_and(|s| !s.observed),
+                since,
+                at_least,
                 action: None,
                 key: key.clone(),
                 symptoms: Vec::new(),
@@ -178,16 +181,27 @@ pub(super) fn blockers(
             });
         }
         if let Some(err) = err {
+            // Seen to appear: exact. Already there at first sight: a drain
+            // that ran out of time failed first at the node's cordon plus
+            // that time (exact though the console came later), else at
+            // least since the first sight.
+            let seen = history.drain_failed_since(&m.name);
+            let (since, at_least) = match (seen, timed_out_at(snap, m, err)) {
+                (Some(s), _) if s.observed => (s.at, false),
+                (Some(s), Some(t)) if t <= s.at => (t, false),
+                (None, Some(t)) => (t, false),
+                _ => reported(seen),
+            };
             out.push(AttentionItem {
                 kind: AttentionKind::DrainError,
                 subject: m.name.clone(),
                 node: m.hostname.clone(),
                 why: format!(
                     "the Kubernetes drain of its node failed (LCMMachine status.kubernetesCordonDrainError): {}",
-                    quote(err)
+                    quote(err.as_str())
                 ),
-                since: in_turn.map_or(now, |s| s.at),
-                at_least: in_turn.is_some_and(|s| !s.observed),
+                since,
+                at_least,
                 action: None,
                 key,
                 symptoms: Vec::new(),
@@ -195,6 +209,23 @@ pub(super) fn blockers(
             });
         }
     }
+}
+
+/// When the Kubernetes drain of `m`'s node first ran out of time: the
+/// node's cordon (its unschedulable taint's `timeAdded`) plus the global
+/// timeout the error names. [I] That LCM cordons the node and then drains
+/// it with kubectl's drain helper, whose timeout counts from the start of
+/// the evictions (`Helper.evictPods`, kubernetes/kubectl
+/// `pkg/drain/drain.go`, read at dee3483a), is inferred from its error
+/// texts; a cordon taint without `timeAdded` gives nothing.
+fn timed_out_at(snap: &Snapshot, m: &Machine, err: &DrainError) -> Option<Timestamp> {
+    let timeout = err.failure().timeout?;
+    let host = m.hostname.as_deref()?;
+    let cordoned = snap.on_node(host).find_map(|o| match o {
+        Object::Node(n) if same_node(&n.name, host) => n.cordoned_at,
+        _ => None,
+    })?;
+    cordoned.checked_add(timeout).ok()
 }
 
 /// The blocker items about one machine (by name) or its node, for the

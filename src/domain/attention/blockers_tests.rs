@@ -5,7 +5,9 @@ use super::*;
 use crate::domain::attention::{AttentionItem, AttentionKind, attention};
 use crate::domain::fixtures::blockers::{node_notice, provider_machine};
 use crate::domain::fixtures::{self, at, names::*, rockoon_stamp};
-use crate::domain::objects::{Controller, LockState, Machine, MachineState, MachineType, Object};
+use crate::domain::objects::{
+    Controller, DrainError, LockState, Machine, MachineState, MachineType, Object,
+};
 use std::sync::Arc;
 
 const DRAIN_ERROR: &str = "Error: error when evicting pods/\"patroni-13-2\" -n \"stacklight\": global timeout reached: 10m0s";
@@ -114,7 +116,7 @@ fn a_stuck_operation_and_a_drain_error_name_the_machine() {
     let mut snap = fixtures::mid_update();
     let mut m = worker(WORKER_4, NODE_W4, 6);
     m.operation_stuck = true;
-    m.drain_error = Some(DRAIN_ERROR.into());
+    m.drain_error = Some(DrainError::new(DRAIN_ERROR));
     snap.apply(Object::Machine(Arc::new(m)));
     let items = attention(&snap, &History::new(), fixtures::mid_update_now());
     // LCM's "stuck" flag is a symptom of the failed drain: folded under it.

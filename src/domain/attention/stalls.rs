@@ -14,8 +14,9 @@ use crate::domain::blocking::queued_nodes;
 use crate::domain::expected::Expected;
 use crate::domain::history::{History, PeerGroup};
 use crate::domain::join::short_node as short;
-use crate::domain::objects::{Kind, MachineState, ObjectKey, Snapshot};
+use crate::domain::objects::{Kind, Machine, MachineState, ObjectKey, Snapshot};
 use crate::domain::progress::{Done, human_duration};
+use crate::domain::update_groups::GroupIndex;
 
 pub(super) fn stalls(
     snap: &Snapshot,
@@ -109,13 +110,13 @@ fn machines(
                     continue;
                 }
                 format!(
-                    "in its turn for {} (in {} for {}), longer than the expected {} for a {} ({key}; no machine has been through {} yet to compare with)",
+                    "in its turn for {} (in {} for {}), longer than the expected {} for a {} ({key}; {})",
                     human_duration(in_turn),
                     m.state,
                     human_duration(spent),
                     human_duration(limit),
                     m.machine_type,
-                    m.state
+                    no_peer_yet(snap, history, &group, &m.state)
                 )
             }
         };
@@ -131,6 +132,39 @@ fn machines(
             symptoms: Vec::new(),
             unraised_since: None,
         });
+    }
+}
+
+/// Why a machine has no peer to be compared with, counting the machines
+/// that are done as the progress line counts them (updated types, disabled
+/// machines aside): `3 of 6 machines are done, none of them a peer (worker,
+/// no OpenStack role) to compare with`. Read only for a stall reported.
+fn no_peer_yet(
+    snap: &Snapshot,
+    history: &History,
+    group: &PeerGroup,
+    state: &MachineState,
+) -> String {
+    let groups = GroupIndex::new(snap);
+    let rule = Done::of(snap);
+    let counted: Vec<&Machine> = snap
+        .machines()
+        .filter(|m| m.machine_type.is_updated() && !groups.disabled(m))
+        .collect();
+    let done: Vec<&&Machine> = counted.iter().filter(|m| rule.done(history, m)).collect();
+    let peers = done
+        .iter()
+        .filter(|m| history.peer_group(m) == *group)
+        .count();
+    let total = counted.len();
+    match (done.len(), peers) {
+        (0, _) => format!("none of {total} machines is done yet to compare with"),
+        (n, 0) => format!(
+            "{n} of {total} machines are done, none of them a peer ({group}) to compare with"
+        ),
+        (n, p) => format!(
+            "{n} of {total} machines are done, {p} of them peers ({group}), but none was seen through {state} to compare with"
+        ),
     }
 }
 

@@ -98,6 +98,16 @@ impl History {
             },
         })
     }
+    /// Since when the machine's Kubernetes drain has failed, and whether
+    /// the console saw the error appear (else `at` is its first sight).
+    pub fn drain_failed_since(&self, machine: &str) -> Option<Since> {
+        self.machines.get(machine).and_then(|t| t.drain_failed)
+    }
+    /// Since when LCM has reported an operation stuck on the machine, and
+    /// whether the console saw the flag set (else `at` is its first sight).
+    pub fn operation_stuck_since(&self, machine: &str) -> Option<Since> {
+        self.machines.get(machine).and_then(|t| t.operation_stuck)
+    }
     /// The machine returned to Ready during the current (or last) update.
     pub fn is_done(&self, machine: &str) -> bool {
         self.done.contains(machine)

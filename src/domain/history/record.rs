@@ -357,6 +357,15 @@ impl History {
                     turn: nmr
                         .map(|t| (t, true))
                         .or_else(|| active.then_some((at, false))),
+                    // Already there at first sight: since at least now.
+                    drain_failed: m.drain_error.is_some().then_some(Since {
+                        at,
+                        observed: false,
+                    }),
+                    operation_stuck: m.operation_stuck.then_some(Since {
+                        at,
+                        observed: false,
+                    }),
                 },
             );
             self.concurrency_stale = true;
@@ -373,6 +382,20 @@ impl History {
         {
             t.turn = Some((n, true));
         }
+        // LCMMachine has no condition or timestamp for either (mcc-api
+        // 2.22 types, reference §7.1): the console's sight of the change
+        // is the only clock. A new text of the same error (the drain
+        // failed again) is the same failure.
+        t.drain_failed = match (t.drain_failed, m.drain_error.is_some()) {
+            (_, false) => None,
+            (None, true) => Some(Since { at, observed: true }),
+            (since, true) => since,
+        };
+        t.operation_stuck = match (t.operation_stuck, m.operation_stuck) {
+            (_, false) => None,
+            (None, true) => Some(Since { at, observed: true }),
+            (since, true) => since,
+        };
         if t.state == m.state {
             return;
         }

@@ -379,3 +379,49 @@ fn a_node_request_finds_its_machine_by_the_hostname_it_has_now() {
     h.observe(None, Some(&nmr(NODE_W2, "09:05")), at("09:05"));
     assert_eq!(h.turn_started(WORKER_1), None);
 }
+
+#[test]
+fn a_drain_failure_and_a_stuck_operation_are_aged_from_their_appearance() {
+    let failing = |error: Option<&str>, stuck: bool| {
+        let mut m = fixtures::machine(
+            WORKER_4,
+            MachineType::Worker,
+            MachineState::Prepare,
+            Some(NODE_W4),
+            Some(6),
+        );
+        m.drain_error = error.map(DrainError::new);
+        m.operation_stuck = stuck;
+        Object::Machine(Arc::new(m))
+    };
+    let mut h = History::new();
+    let mut snap = Snapshot::default();
+    // Already failed at first sight: since then at least.
+    h.apply(&mut snap, failing(Some("Error: a"), false), at("09:00"));
+    let first = Since {
+        at: at("09:00"),
+        observed: false,
+    };
+    assert_eq!(h.drain_failed_since(WORKER_4), Some(first));
+    assert_eq!(h.operation_stuck_since(WORKER_4), None);
+    // The drain failing again with another text is the same failure.
+    h.apply(&mut snap, failing(Some("Error: b"), true), at("09:10"));
+    assert_eq!(h.drain_failed_since(WORKER_4), Some(first));
+    let stuck = Since {
+        at: at("09:10"),
+        observed: true,
+    };
+    assert_eq!(h.operation_stuck_since(WORKER_4), Some(stuck));
+    // Gone, then back: seen to appear, so exact.
+    h.apply(&mut snap, failing(None, false), at("09:20"));
+    assert_eq!(h.drain_failed_since(WORKER_4), None);
+    assert_eq!(h.operation_stuck_since(WORKER_4), None);
+    h.apply(&mut snap, failing(Some("Error: c"), false), at("09:30"));
+    assert_eq!(
+        h.drain_failed_since(WORKER_4),
+        Some(Since {
+            at: at("09:30"),
+            observed: true
+        })
+    );
+}

@@ -137,6 +137,51 @@ fn waiting_on_cluster_state_when_locks_released() {
 }
 
 #[test]
+fn a_failed_drain_is_said_failed_until_the_drain_is_done() {
+    let mut snap = fixtures::mid_update();
+    for l in [
+        fixtures::node_lock(Controller::Openstack, NODE_W2, LockState::Inactive, None),
+        fixtures::node_lock(
+            Controller::Other("tf".into()),
+            NODE_W2,
+            LockState::Inactive,
+            None,
+        ),
+    ] {
+        snap.apply(Object::NodeWorkloadLock(Arc::new(l)));
+    }
+    let mut m = (*snap.shared_machines().find(|m| m.name == WORKER_2).unwrap()).clone();
+    Arc::make_mut(&mut m).drain_error = Some(crate::domain::objects::DrainError::new(
+        r#"Error: error when evicting pods/"patroni-13-2" -n "stacklight": global timeout reached: 10m0s"#,
+    ));
+    snap.apply(Object::Machine(Arc::clone(&m)));
+    let r = machine_row(&snap, &m);
+    // Not "cordon-drain attempt 4": the drain itself failed.
+    assert_eq!(
+        r.waiting_on.as_deref(),
+        Some("drain failed: evicting stacklight/patroni-13-2: global timeout reached: 10m0s")
+    );
+    // Once the cordon-drain state is reached, an error left on the machine
+    // is not a failure any more.
+    snap.apply(Object::ClusterState(Arc::new(fixtures::cluster_state(
+        ClusterStateType::CordonDrain,
+        WORKER_2,
+        "true",
+        Some("true"),
+        4,
+        None,
+    ))));
+    let r = machine_row(&snap, &m);
+    assert!(r.drain_failure().is_none());
+    assert_ne!(
+        r.waiting_on
+            .as_deref()
+            .map(|w| w.starts_with("drain failed")),
+        Some(true)
+    );
+}
+
+#[test]
 fn failed_lock_wins() {
     let mut snap = fixtures::mid_update();
     snap.apply(Object::NodeWorkloadLock(Arc::new(fixtures::node_lock(

@@ -9,7 +9,7 @@
 use std::fmt;
 use std::ops::Deref;
 
-use crate::domain::drainmsg::{self, LocksStillActive};
+use crate::domain::drainmsg::{self, DrainFailure, LocksStillActive};
 use crate::domain::lockmsg::{self, LockMessage};
 
 /// A workload lock's `status.errorMessage` and what it says
@@ -62,7 +62,30 @@ impl StateMessage {
     }
 }
 
-// Both read as their text wherever a string is read (`as_deref()`, `{}`,
+/// An LCMMachine's `status.kubernetesCordonDrainError` and what it says
+/// ([`drainmsg::failure`]).
+#[derive(Clone)]
+pub struct DrainError {
+    text: String,
+    failure: DrainFailure,
+}
+
+impl DrainError {
+    pub fn new(text: impl Into<String>) -> DrainError {
+        let text = text.into();
+        let failure = drainmsg::failure(&text);
+        DrainError { text, failure }
+    }
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+    /// The pod the drain could not move and why.
+    pub fn failure(&self) -> &DrainFailure {
+        &self.failure
+    }
+}
+
+// Each reads as its text wherever a string is read (`as_deref()`, `{}`,
 // `{:?}`, equality): the parsed value follows from it.
 macro_rules! reads_as_text {
     ($t:ty) => {
@@ -92,3 +115,4 @@ macro_rules! reads_as_text {
 
 reads_as_text!(ErrorMessage);
 reads_as_text!(StateMessage);
+reads_as_text!(DrainError);
