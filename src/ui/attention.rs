@@ -341,6 +341,19 @@ pub(crate) fn attention_text(
         ),
         field("since", format!("{} ago", item_age(model, item))),
     ];
+    if let Some(last) = item.unraised_since {
+        lines.push(field(
+            "held",
+            format!(
+                "not raised for {}, its object still there: kept up to {} in case the controller's message only paused",
+                format::age(model.now, last),
+                format::age(
+                    model.now,
+                    model.now - crate::domain::attention::waits::HOLD
+                ),
+            ),
+        ));
+    }
     if let Some(h) = action_hint(item, model) {
         lines.push(Line::from(vec![
             Span::styled(format!("{:<8}", "action"), theme.muted),

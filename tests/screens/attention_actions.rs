@@ -221,3 +221,61 @@ fn the_cursor_stays_on_its_item_through_rebuilds_and_says_when_it_cleared() {
         m.derived.attention.get(at).map(|i| i.id())
     );
 }
+
+#[test]
+fn an_item_no_longer_raised_while_its_lock_is_held_stays_marked_then_goes() {
+    use mosk_console::cluster::events::ClusterEvent;
+    use mosk_console::domain::attention::waits::HOLD;
+    use mosk_console::domain::objects::Object;
+    let mut m = with_view(View::Overview);
+    let manual = m
+        .derived
+        .attention
+        .iter()
+        .find(|i| i.kind == AttentionKind::ManualMigration)
+        .cloned()
+        .unwrap();
+    // The controller's message goes away between two retries; the lock
+    // stays active.
+    let Some(Object::NodeWorkloadLock(lock)) = m.snapshot.objects().get(&manual.key).cloned()
+    else {
+        panic!("{manual:#?}");
+    };
+    let mut lock = lock;
+    std::sync::Arc::make_mut(&mut lock).error_message = None;
+    update(
+        &mut m,
+        Msg::Cluster(ClusterEvent::Applied(Object::NodeWorkloadLock(lock))),
+    );
+    let later = m.now + jiff::SignedDuration::from_secs(60);
+    update(&mut m, Msg::Tick(later));
+    let held = m
+        .derived
+        .attention
+        .iter()
+        .find(|i| i.id() == manual.id())
+        .cloned()
+        .expect("held through the gap");
+    assert_eq!(held.since, manual.since, "its age goes on");
+    let pane = attention_pane(&m, 120, 30);
+    assert!(
+        pane.contains("manual migration (not raised for 1m00s)"),
+        "{pane}"
+    );
+    // Its text says why it is still there.
+    while selected_item(&m).map(|i| i.id()) != Some(manual.id()) {
+        press(&mut m, 'j', 120, 30);
+    }
+    key(&mut m, KeyCode::Enter, 120, 30);
+    let screen = text_of(render(&m, 120, 30).backend().buffer());
+    assert!(screen.contains("held    not raised for 1m00s"), "{screen}");
+    key(&mut m, KeyCode::Esc, 120, 30);
+    // Past the hold with no message again: gone.
+    let gone = later + HOLD;
+    update(&mut m, Msg::Tick(gone));
+    assert!(
+        !m.derived.attention.iter().any(|i| i.id() == manual.id()),
+        "{:#?}",
+        m.derived.attention
+    );
+}
