@@ -32,6 +32,44 @@ pub struct Console {
     /// descriptor (the pty hangs up only when every copy is closed).
     stop: Arc<AtomicBool>,
     reader: std::thread::JoinHandle<()>,
+    /// Kills the console when the test lets go of it without waiting for
+    /// its exit (a failed wait panics): no console outlives its test.
+    _reaper: KillOnDrop,
+}
+
+/// SIGKILL to a process through its pidfd when dropped: the pidfd names
+/// that process only, so a pid reused after the exit is never hit, and a
+/// process that has exited already is a no-op.
+struct KillOnDrop(std::fs::File);
+
+impl KillOnDrop {
+    fn of(pid: u32) -> KillOnDrop {
+        // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+        assert!(
+            fd >= 0,
+            "pidfd_open({pid}): {}",
+            std::io::Error::last_os_error()
+        );
+        // SAFETY: the descriptor is new and only this File owns it.
+        KillOnDrop(unsafe { std::fs::File::from_raw_fd(fd as i32) })
+    }
+}
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        use std::os::fd::AsRawFd;
+        // SAFETY: a pidfd this value owns, a signal, no info, no flags.
+        unsafe {
+            libc::syscall(
+                libc::SYS_pidfd_send_signal,
+                self.0.as_raw_fd(),
+                libc::SIGKILL,
+                std::ptr::null::<libc::siginfo_t>(),
+                0,
+            )
+        };
+    }
 }
 
 /// A copy of the master's descriptor, closed when dropped. Not
@@ -91,6 +129,7 @@ impl Console {
             cmd.env(k, v);
         }
         let child = pty.slave.spawn_command(cmd).expect("spawn mosk-console");
+        let reaper = KillOnDrop::of(child.process_id().expect("the console's pid"));
         drop(pty.slave);
         let mut reader = dup_master(pty.master.as_ref());
         let writer = dup_master(pty.master.as_ref());
@@ -130,6 +169,7 @@ impl Console {
             child,
             stop,
             reader,
+            _reaper: reaper,
         }
     }
 
