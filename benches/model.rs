@@ -148,7 +148,7 @@ fn benches(c: &mut Criterion) {
     // From the joined rows, as `settle` computes it each second.
     let rows = machine_rows(snap);
     g.bench_function("progress", |b| {
-        b.iter(|| progress(black_box(snap), history, &rows, now))
+        b.iter(|| progress(black_box(snap), history, &rows, now, &[]))
     });
     g.finish();
 

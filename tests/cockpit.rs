@@ -179,6 +179,7 @@ fn stuck_drain_names_the_ceph_lock_with_its_age_and_next_step_and_the_eta_grows(
         &p.history,
         &mosk_console::domain::join::machine_rows(&p.snap),
         p.world.now(),
+        &[storage.0.as_str()],
     );
     assert!(pr.eta.is_some() && pr.updating, "{pr:#?}");
 }

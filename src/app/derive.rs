@@ -28,7 +28,7 @@ use crate::domain::join::incremental::{Reach, rejoin};
 use crate::domain::join::{MachineRow, machine_rows};
 use crate::domain::objects::Snapshot;
 use crate::domain::phase::{PhaseInfo, phase};
-use crate::domain::progress::{Progress, blocked, progress};
+use crate::domain::progress::{Progress, blocked, holds_the_update, progress};
 use crate::domain::reminders::Reminder;
 use crate::domain::update_plan::PlanState;
 use crate::domain::vrouter::{DaemonSetStatus, RestartPolicy};
@@ -132,7 +132,13 @@ impl Derived {
             self.attention_of = self.generation;
         }
         self.progress = self.phase.is_some().then(|| {
-            let mut p = progress(snapshot, history, &self.rows, now);
+            let on_hold: Vec<&str> = self
+                .attention
+                .iter()
+                .filter(|i| holds_the_update(i.kind))
+                .map(|i| i.subject.as_str())
+                .collect();
+            let mut p = progress(snapshot, history, &self.rows, now, &on_hold);
             p.blocked = blocked(&self.attention);
             p
         });

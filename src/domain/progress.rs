@@ -68,27 +68,9 @@ pub struct Blocked {
 /// migration settings: they hold a node only in its turn, where its lock,
 /// active with no message, is named as held after the expected turn.
 pub fn blocked(items: &[AttentionItem]) -> Option<Blocked> {
-    use AttentionKind::*;
     items
         .iter()
-        .filter(|i| {
-            matches!(
-                i.kind,
-                AutoPaused
-                    | WaitingForCommence
-                    | ManualMigration
-                    | MigrationFailing
-                    | ServersLeft
-                    | NotifyOwners
-                    | LockFailed
-                    | RequestStuckDeleting
-                    | LockHeld
-                    | DrainError
-                    | OperationStuck
-                    | ClusterStateRetrying
-                    | Stall
-            )
-        })
+        .filter(|i| holds_the_update(i.kind))
         .min_by_key(|i| i.since)
         .map(|i| Blocked {
             subject: i.subject.clone(),
@@ -96,6 +78,27 @@ pub fn blocked(items: &[AttentionItem]) -> Option<Blocked> {
             since: i.since,
             at_least: i.at_least,
         })
+}
+
+/// The kinds of item that hold the update back (see [`blocked`]).
+pub fn holds_the_update(kind: AttentionKind) -> bool {
+    use AttentionKind::*;
+    matches!(
+        kind,
+        AutoPaused
+            | WaitingForCommence
+            | ManualMigration
+            | MigrationFailing
+            | ServersLeft
+            | NotifyOwners
+            | LockFailed
+            | RequestStuckDeleting
+            | LockHeld
+            | DrainError
+            | OperationStuck
+            | ClusterStateRetrying
+            | Stall
+    )
 }
 
 /// What an ETA was computed from, for the screen to say.
@@ -181,11 +184,16 @@ impl<'a> Done<'a> {
 /// (`domain::join::machine_rows` of `snap`: each row carries its machine's
 /// update group, whether it is disabled and in the control plane, so no
 /// index of every provider Machine is built here each second).
+/// `on_hold`: the machines an attention item says wait for a human (the
+/// subjects of the items that [hold the update](holds_the_update)): the
+/// screen shows their wait apart ("blocked …, then"), so the ETA counts
+/// for them only what is left after it.
 pub fn progress(
     snap: &Snapshot,
     history: &History,
     rows: &[MachineRow],
     now: Timestamp,
+    on_hold: &[&str],
 ) -> Progress {
     let all: Vec<&MachineRow> = rows.iter().filter(|r| counted(&r.machine)).collect();
     let disabled = all.iter().filter(|r| r.disabled).count();
@@ -219,6 +227,7 @@ pub fn progress(
         .map(|(r, _)| Left {
             row: r,
             turn: history.turn_started(&r.machine.name),
+            on_hold: on_hold.contains(&r.machine.name.as_str()),
         })
         .collect();
     let overdue = if finished.is_empty() {
@@ -260,6 +269,8 @@ pub fn progress(
 struct Left<'a> {
     row: &'a MachineRow,
     turn: Option<Timestamp>,
+    /// It waits for a human ([`progress`]'s `on_hold`).
+    on_hold: bool,
 }
 
 impl Left<'_> {
@@ -268,24 +279,26 @@ impl Left<'_> {
     /// on something its peers did not, and nothing says the wait is nearly
     /// over: an estimate of zero would be a claim that it is). [I] No
     /// source gives the remaining time of a late machine; this keeps the
-    /// ETA at least as long as the delay already seen.
+    /// ETA at least as long as the delay already seen. A machine waiting
+    /// for a human has its wait shown apart: only the rest of the mean, if
+    /// any, is left after it.
     fn time_left(&self, mean: SignedDuration, now: Timestamp) -> SignedDuration {
         match self.turn {
             Some(t) => {
                 let taken = now.duration_since(t);
-                if taken > mean {
+                if taken > mean && !self.on_hold {
                     taken - mean
                 } else {
-                    mean - taken
+                    (mean - taken).max(SignedDuration::ZERO)
                 }
             }
             None => mean,
         }
     }
 
-    /// In its turn for longer than `mean`.
+    /// In its turn for longer than `mean`, with no human wait to tell why.
     fn overdue(&self, mean: SignedDuration, now: Timestamp) -> bool {
-        self.turn.is_some_and(|t| now.duration_since(t) > mean)
+        !self.on_hold && self.turn.is_some_and(|t| now.duration_since(t) > mean)
     }
 }
 

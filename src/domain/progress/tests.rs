@@ -6,7 +6,13 @@ use std::sync::Arc;
 
 /// The progress of `snap` joined whole, as `settle` computes it.
 fn progress(snap: &Snapshot, history: &History, now: Timestamp) -> Progress {
-    super::progress(snap, history, &crate::domain::join::machine_rows(snap), now)
+    super::progress(
+        snap,
+        history,
+        &crate::domain::join::machine_rows(snap),
+        now,
+        &[],
+    )
 }
 
 #[test]
@@ -217,4 +223,18 @@ fn the_eta_grows_with_a_late_machines_wait_and_is_never_zero_while_one_is_in_its
         .unwrap();
     assert_eq!(later - early, SignedDuration::from_mins(30));
     assert!(later >= SignedDuration::from_mins(30));
+}
+
+#[test]
+fn a_machine_waiting_for_a_human_counts_only_what_is_left_after_its_wait() {
+    // Worker-2 and worker-3 wait on their servers (the screen shows that
+    // wait as "blocked …"): after it, nothing of their mean is left; only
+    // worker-4's 25m, on two lanes. Neither is called overdue.
+    let sc = fixtures::mid_update_scenario();
+    let rows = crate::domain::join::machine_rows(&sc.snap);
+    let now = fixtures::mid_update_now();
+    let p = super::progress(&sc.snap, &sc.history, &rows, now, &[WORKER_2, WORKER_3]);
+    assert_eq!(p.eta, Some(SignedDuration::from_secs(12 * 60 + 30)));
+    assert_eq!(p.overdue, 0);
+    assert_eq!(eta_basis(&p), "from 4 machines");
 }
