@@ -82,7 +82,7 @@ impl KeyGroup {
 
 impl KeyAction {
     /// Every action, in help-overlay order.
-    pub const ALL: [KeyAction; 42] = [
+    pub const ALL: [KeyAction; 43] = [
         KeyAction::Help,
         KeyAction::Filter,
         KeyAction::Command,
@@ -124,6 +124,7 @@ impl KeyAction {
         KeyAction::Act(ActionId::RestartVrouter),
         KeyAction::Act(ActionId::RestartAllVrouters),
         KeyAction::Act(ActionId::CommenceStep),
+        KeyAction::Act(ActionId::RestoreMigrationMode),
         KeyAction::ToggleSelect,
     ];
 
@@ -178,9 +179,11 @@ impl KeyAction {
             KeyAction::Quit => "quit (restores the terminal)",
             KeyAction::Help => "show or hide this help",
             KeyAction::Filter => "filter the current table (Enter keeps, Esc clears)",
-            KeyAction::Command => "switch view (:machines, …) or :report (session report)",
+            KeyAction::Command => "switch view (:machines, :wrapup, …) or :report (session report)",
             KeyAction::Back => "close dialog or overlay, clear selection, else filter",
-            KeyAction::Open => "open details of a row or item; follow the picked cluster",
+            KeyAction::Open => {
+                "open details of a row or item; follow the picked cluster; tick a wrap-up step"
+            }
             KeyAction::Down => "move down",
             KeyAction::Up => "move up",
             KeyAction::Top => "go to the first row",

@@ -9,9 +9,10 @@ use crate::app::model::{Model, View};
 use crate::config::keymap::KeyAction;
 use crate::config::theme::Theme;
 
-/// The key action that switches to `view`.
-pub(crate) fn view_action(view: View) -> KeyAction {
-    match view {
+/// The key action that switches to `view`; `None` for a view reached by
+/// `:` only (the wrap-up).
+pub(crate) fn view_action(view: View) -> Option<KeyAction> {
+    Some(match view {
         View::Overview => KeyAction::ViewOverview,
         View::Machines => KeyAction::ViewMachines,
         View::States => KeyAction::ViewStates,
@@ -22,7 +23,15 @@ pub(crate) fn view_action(view: View) -> KeyAction {
         View::Events => KeyAction::ViewEvents,
         View::Audit => KeyAction::ViewAudit,
         View::UpdatePlan => KeyAction::ViewUpdatePlan,
-    }
+        View::Wrapup => return None,
+    })
+}
+
+/// The views in the tab bar: those with a key, and the view on screen.
+fn tabbed(model: &Model) -> impl Iterator<Item = View> + '_ {
+    View::ALL
+        .into_iter()
+        .filter(|v| view_action(*v).is_some() || *v == model.view)
 }
 
 fn badges<'a>(model: &'a Model, theme: &Theme) -> Vec<Span<'a>> {
@@ -51,10 +60,11 @@ fn badges<'a>(model: &'a Model, theme: &Theme) -> Vec<Span<'a>> {
 /// Tab labels in three lengths: full titles, command names, digits only;
 /// the current view always shows its title.
 fn labels(model: &Model, style: usize) -> Vec<String> {
-    View::ALL
-        .into_iter()
+    tabbed(model)
         .map(|v| {
-            let key = model.keymap.first_key(view_action(v)).unwrap_or("");
+            let key = view_action(v)
+                .and_then(|a| model.keymap.first_key(a))
+                .unwrap_or("");
             let name = match (style, v == model.view) {
                 (0, _) | (_, true) => v.title(),
                 (1, _) => v.command_name(),
@@ -78,7 +88,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
         .find(|l| l.iter().map(|s| s.chars().count()).sum::<usize>() <= room)
         .unwrap_or_else(|| labels(model, 2));
     let mut spans: Vec<Span> = Vec::new();
-    for (v, label) in View::ALL.into_iter().zip(chosen) {
+    for (v, label) in tabbed(model).zip(chosen) {
         let style = if v == model.view {
             theme.tab_active
         } else {

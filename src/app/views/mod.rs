@@ -22,6 +22,7 @@ mod table_keys;
 pub mod update_plan;
 pub mod view;
 pub mod vrouter;
+pub mod wrapup;
 
 pub use view::{TableCursor, View};
 
@@ -46,6 +47,7 @@ use crate::domain::reminders::Reminder;
 pub struct Views {
     pub overview: overview::State,
     pub machines: machines::State,
+    pub wrapup: wrapup::State,
     /// Cursor, sort and filter of each table view.
     pub cursors: BTreeMap<View, TableCursor>,
 }
@@ -85,6 +87,8 @@ pub struct ViewCtx<'a> {
     pub page_rows: usize,
     /// Node names selected with `space`.
     pub selected_nodes: &'a BTreeSet<String>,
+    /// The migration modes this console changed (the audit log's).
+    pub mode_changes: &'a [crate::domain::wrapup::ModeChange],
 }
 
 /// What a key asks for beyond the view's own state; `update` applies it.
@@ -181,6 +185,7 @@ pub fn on_key(
         View::Vrouter => vrouter::on_key(views.cursor_mut(view), action, ctx),
         View::UpdatePlan => update_plan::on_key(views.cursor_mut(view), action, ctx),
         View::Logs => logs::on_key(log, action, ctx),
+        View::Wrapup => wrapup::on_key(&mut views.wrapup, action, ctx),
         View::States | View::Locks | View::Requests | View::Events | View::Audit => {
             lists::on_key(views.cursor_mut(view), action, ctx)
         }
@@ -197,6 +202,7 @@ pub fn hints(views: &Views, log: &LogPane, ctx: &ViewCtx) -> Vec<Hint> {
         View::Vrouter => vrouter::hints(ctx),
         View::UpdatePlan => update_plan::hints(ctx),
         View::Logs => logs::hints(log, ctx),
+        View::Wrapup => wrapup::hints(&views.wrapup, ctx),
         View::States | View::Locks | View::Requests | View::Events | View::Audit => {
             lists::hints(ctx)
         }
