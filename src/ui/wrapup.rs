@@ -39,21 +39,19 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
     let width = |r: Rect| r.width.saturating_sub(2) as usize;
 
     // Whether the update is done: the wrap-up is for after it.
-    let done = model
-        .derived
-        .phase
-        .as_ref()
-        .is_some_and(|p| p.phase == Phase::Done);
-    let (text, style) = if done {
-        (
+    let (text, style) = match model.derived.phase.as_ref().map(|p| p.phase) {
+        Some(Phase::Done) => (
             "the update is done: what the update guide leaves to do after it",
             theme.ok,
-        )
-    } else {
-        (
+        ),
+        Some(_) => (
             "the update is not done yet: these steps are for after it",
             theme.warn,
-        )
+        ),
+        None => (
+            "the update's phase is not known yet: these steps are for after it",
+            theme.muted,
+        ),
     };
     frame.render_widget(
         Paragraph::new(Line::styled(
