@@ -25,14 +25,14 @@ use crate::ui::{format, fresh_pane, pane};
 pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
     let ds = vrouter::daemonsets(&model.snapshot);
     let changes = &model.actions.mode_changes;
-    let note = u16::from(model.actions.read_back_note.is_some());
-    let vr_height = (ds.len().max(1) as u16 + 3).min(area.height / 3);
-    let modes_height = (changes.len().max(1) as u16 + 2 + note).min(area.height / 3);
+    // The vRouter pane and the checklist take what they need; the modes the rest.
+    let vr_height = 2 * ds.len().max(1) as u16 + 3;
+    let steps_height = Step::ALL.len() as u16 + 2;
     let [status, top, mid, bottom] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(vr_height),
-        Constraint::Length(modes_height),
         Constraint::Fill(1),
+        Constraint::Length(steps_height),
     ])
     .areas(area);
     let cursor = selected(&model.views.wrapup, changes.len());
@@ -75,7 +75,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
     let mut lines = vec![Line::styled(
         format::truncate(
             &format!(
-                "{:<28} {:>7} {:>7} {:>10}  verdict",
+                "{:<28} {:>7} {:>7} {:>10}",
                 "NAME", "DESIRED", "CURRENT", "UP-TO-DATE"
             ),
             width(top),
@@ -104,20 +104,18 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
                 .first_key(KeyAction::Act(ActionId::RestartAllVrouters))
                 .unwrap_or("");
             (
-                format!("{n} pod(s) outdated: restart them (vRouter view, {key})"),
+                format!("{n} pod(s) outdated: restart them in the vRouter view ({key})"),
                 theme.error,
             )
         };
-        lines.push(Line::from(vec![
-            Span::raw(format!(
-                "{:<28} {:>7} {:>7} {:>10}  ",
-                format::truncate(&sanitize(&d.name), 28),
-                d.desired,
-                d.current,
-                d.updated
-            )),
-            Span::styled(verdict, style),
-        ]));
+        lines.push(Line::raw(format!(
+            "{:<28} {:>7} {:>7} {:>10}",
+            format::truncate(&sanitize(&d.name), 28),
+            d.desired,
+            d.current,
+            d.updated
+        )));
+        lines.push(Line::styled(format!("  {verdict}"), style));
     }
     let lines: Vec<Line> = lines
         .into_iter()
@@ -154,20 +152,24 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
             RestoreOffer::Restored | RestoreOffer::Unchanged => theme.ok,
             _ => theme.warn,
         };
-        let text = format!(
-            "{:<24} {} -> {} ({})  {}",
+        // Two lines a mode: the node's names are long (kaas-node-<uuid>).
+        let first = format!(
+            "{}  {} -> {}  ({})",
             sanitize(&c.node),
             previous,
             shown(c.set_to.as_deref()),
-            c.time.strftime("%m-%d %H:%M"),
-            offer.describe()
+            c.time.strftime("%m-%d %H:%M")
         );
-        let line = Line::styled(format::truncate(&text, width(mid)), style);
-        lines.push(if cursor == Row::Mode(i) {
-            line.style(theme.row_selected)
-        } else {
-            line
-        });
+        let second = format!("  {}", offer.describe());
+        let chosen = cursor == Row::Mode(i);
+        for (text, style) in [(first, theme.base), (second, style)] {
+            let line = Line::styled(format::truncate(&text, width(mid)), style);
+            lines.push(if chosen {
+                line.style(theme.row_selected)
+            } else {
+                line
+            });
+        }
     }
     frame.render_widget(Paragraph::new(lines), inner);
 

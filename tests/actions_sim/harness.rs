@@ -475,8 +475,7 @@ impl Harness {
 
     /// The whole screen at 120x40, as text.
     pub fn screen(&self) -> String {
-        let mut t =
-            ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
+        let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
         let theme = mosk_console::config::theme::Theme::load("mono").unwrap();
         t.draw(|f| mosk_console::ui::draw(f, &self.model, &theme))
             .unwrap();

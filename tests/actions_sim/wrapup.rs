@@ -76,7 +76,11 @@ async fn a_fresh_console_offers_the_restore_and_writes_the_value_before() {
         .into_iter()
         .find(|c| c.method == "PATCH")
         .expect("the restore's patch");
-    assert!(patch.body.contains("\"manual\""), "tests the value set: {}", patch.body);
+    assert!(
+        patch.body.contains("\"manual\""),
+        "tests the value set: {}",
+        patch.body
+    );
     let restore = h
         .audit()
         .into_iter()
