@@ -179,11 +179,9 @@ impl KeyAction {
             KeyAction::Quit => "quit (restores the terminal)",
             KeyAction::Help => "show or hide this help",
             KeyAction::Filter => "filter the current table (Enter keeps, Esc clears)",
-            KeyAction::Command => "switch view (:machines, :wrapup, …) or :report (session report)",
+            KeyAction::Command => "switch view (:machines, …) or :report (session report)",
             KeyAction::Back => "close dialog or overlay, clear selection, else filter",
-            KeyAction::Open => {
-                "open details of a row or item; follow the picked cluster; tick a wrap-up step"
-            }
+            KeyAction::Open => "open details of a row or item; follow the picked cluster",
             KeyAction::Down => "move down",
             KeyAction::Up => "move up",
             KeyAction::Top => "go to the first row",

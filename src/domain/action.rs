@@ -158,7 +158,7 @@ pub const ACTIONS: [ActionSpec; 6] = [
         id: ActionId::RestoreMigrationMode,
         name: "restore-migration-mode",
         label: "Restore migration mode",
-        detail: "the value before this console changed it (wrap-up)",
+        detail: "as before this console (wrap-up)",
         cluster: ClusterId::Mosk,
         touches: &[Kind::Node],
         destructive: false,
