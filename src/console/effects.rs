@@ -83,16 +83,19 @@ impl ConsoleEffects {
                 to_msgs(tx.clone()),
             ))
         });
-        // The modes this console changed in earlier sessions (the
-        // wrap-up): read back even in read-only mode, which writes none.
-        if let Some(path) = opts.audit_log.clone().or_else(crate::audit::default_path) {
-            read_back(&path, &tx);
-        }
         if let Err(e) = &actions
             && mode != WriteMode::ReadOnly
         {
             tracing::warn!("{e}");
             let _ = tx.send(Msg::Action(WriteEvent::ActionsOff(e.clone())));
+        }
+        // The modes this console changed in earlier sessions (the
+        // wrap-up): read back even in read-only mode, which writes none; a
+        // log that would not open has been named above already.
+        if (actions.is_ok() || mode == WriteMode::ReadOnly)
+            && let Some(path) = opts.audit_log.clone().or_else(crate::audit::default_path)
+        {
+            read_back(&path, &tx);
         }
         ConsoleEffects {
             actions,
