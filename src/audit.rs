@@ -251,6 +251,90 @@ pub fn read(path: &Path) -> std::io::Result<Vec<AuditRecord>> {
     Ok(out)
 }
 
+/// What the console reads back from its audit log when it starts: the
+/// result records of node writes from earlier sessions (the wrap-up's
+/// migration modes come from them, so they survive a restart).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReadBack {
+    /// Oldest first; at most [`READ_BACK_KEEP`], the newest.
+    pub records: Vec<AuditRecord>,
+    /// Lines that are not a record (a torn last line, a hand edit).
+    pub unreadable: usize,
+    /// Why the file could not be read at all (a missing file is no error:
+    /// nothing was written yet).
+    pub error: Option<String>,
+}
+
+/// How many node write results are kept from earlier sessions.
+pub const READ_BACK_KEEP: usize = 5000;
+
+/// Reads back the result records of node writes from the log at `path`,
+/// every string sanitized (the file is ours, but may have been edited), a
+/// line that does not parse counted and skipped.
+pub fn read_back(path: &Path) -> ReadBack {
+    let mut out = ReadBack::default();
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return out,
+        Err(e) => {
+            out.error = Some(format!("audit log {}: {e}", path.display()));
+            return out;
+        }
+    };
+    for line in BufReader::new(file).lines() {
+        let Ok(line) = line else {
+            out.unreadable += 1;
+            continue;
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let Ok(rec) = serde_json::from_str::<AuditRecord>(&line) else {
+            out.unreadable += 1;
+            continue;
+        };
+        if rec.phase != AuditPhase::Result || rec.kind != "Node" {
+            continue;
+        }
+        out.records.push(sanitized(rec));
+        if out.records.len() > 2 * READ_BACK_KEEP {
+            out.records.drain(..READ_BACK_KEEP);
+        }
+    }
+    let n = out.records.len();
+    if n > READ_BACK_KEEP {
+        out.records.drain(..n - READ_BACK_KEEP);
+    }
+    out
+}
+
+fn sanitized(mut rec: AuditRecord) -> AuditRecord {
+    use crate::sanitize::sanitize;
+    for s in [
+        &mut rec.session,
+        &mut rec.action,
+        &mut rec.user,
+        &mut rec.context,
+        &mut rec.name,
+        &mut rec.uid,
+        &mut rec.change_text,
+    ] {
+        *s = sanitize(s);
+    }
+    sanitize_value(&mut rec.change);
+    rec.message = rec.message.as_deref().map(sanitize);
+    rec
+}
+
+fn sanitize_value(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::String(s) => *s = crate::sanitize::sanitize(s),
+        serde_json::Value::Array(a) => a.iter_mut().for_each(sanitize_value),
+        serde_json::Value::Object(o) => o.values_mut().for_each(sanitize_value),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -130,6 +130,9 @@ impl Pane {
             Pane::View(View::Vrouter) => &[Kind::VrouterPod, Kind::VrouterDaemonSet, Kind::Node],
             Pane::View(View::Events) => &Kind::ALL,
             Pane::View(View::UpdatePlan) => &[Kind::ClusterUpdatePlan, Kind::UpdateAutoPause],
+            // The modes and the checklist are the audit log's and the
+            // operator's; the vRouter part reads these.
+            Pane::View(View::Wrapup) => &[Kind::VrouterPod, Kind::VrouterDaemonSet, Kind::Node],
             // The log follower has its own status line; the Audit view is
             // this session's own records; the Overview's panes are above.
             Pane::View(View::Logs | View::Audit | View::Overview) => &[],

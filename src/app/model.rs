@@ -199,6 +199,7 @@ impl Model {
             now: self.now,
             page_rows: self.page_rows,
             selected_nodes: self.selected_nodes(),
+            mode_changes: &self.actions.mode_changes,
         }
     }
 

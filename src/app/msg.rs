@@ -41,6 +41,9 @@ pub enum Msg {
     Drawn(FrameReport),
     /// The session report was written (its path), or why not.
     ReportWritten(Result<std::path::PathBuf, String>),
+    /// The audit log's node writes of earlier sessions, read back when the
+    /// console starts (the wrap-up's migration modes).
+    AuditReadBack(crate::audit::ReadBack),
 }
 
 /// What `update` asks the runtime to do. `update` itself does no I/O.

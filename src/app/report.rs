@@ -27,9 +27,11 @@ use crate::domain::session_log::{Ended, EndedBy, LoggedItem};
 use crate::sanitize::sanitize;
 
 /// Whether quitting writes a report: an action was taken or an attention
-/// item was raised during the session.
+/// item was raised during the session, or a wrap-up step ticked.
 pub fn due_at_quit(model: &Model) -> bool {
-    !model.actions.audit.is_empty() || model.session_log.any_item()
+    !model.actions.audit.is_empty()
+        || model.session_log.any_item()
+        || !model.views.wrapup.ticked.is_empty()
 }
 
 /// The report of the session as it stands now.
@@ -113,6 +115,7 @@ pub fn render(model: &Model) -> String {
     attention(model, &mut out);
     actions(model, &mut out);
     impact(model, &mut out);
+    wrapup(model, &mut out);
     if model.session_log.dropped() > 0 {
         let _ = writeln!(
             out,
@@ -366,6 +369,64 @@ fn actions(model: &Model, out: &mut String) {
             md(&r.object),
             md(&r.change),
             md(&r.result)
+        );
+    }
+    out.push('\n');
+}
+
+/// The wrap-up: the checklist as the operator ticked it, the migration
+/// modes this console changed and where each stands.
+fn wrapup(model: &Model, out: &mut String) {
+    use crate::domain::wrapup::{Previous, Step, restore_offer, shown};
+    let _ = writeln!(out, "## Wrap-up\n");
+    let ticked = &model.views.wrapup.ticked;
+    let _ = writeln!(
+        out,
+        "After the update (the update guide's remaining steps, ticked in `:wrapup`; \
+         times on the management API server's clock, UTC):\n"
+    );
+    for step in Step::ALL {
+        match ticked.get(&step) {
+            Some(t) => {
+                let _ = writeln!(
+                    out,
+                    "- [x] {} ({}), done {}",
+                    step.text(),
+                    step.source(),
+                    time(*t)
+                );
+            }
+            None => {
+                let _ = writeln!(out, "- [ ] {} ({})", step.text(), step.source());
+            }
+        }
+    }
+    out.push('\n');
+    let changes = &model.actions.mode_changes;
+    if changes.is_empty() {
+        let _ = writeln!(
+            out,
+            "This console changed no migration mode on this cluster.\n"
+        );
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "Migration modes this console changed (audit log):\n\n\
+         | Node | Before | Set to | Now |\n| --- | --- | --- | --- |"
+    );
+    for c in changes {
+        let before = match &c.previous {
+            Previous::Recorded(p) => shown(p.as_deref()),
+            Previous::NotRecorded => "not recorded".into(),
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            md(&c.node),
+            md(&before),
+            md(&shown(c.set_to.as_deref())),
+            md(&restore_offer(&model.snapshot, c).describe())
         );
     }
     out.push('\n');

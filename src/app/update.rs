@@ -76,6 +76,7 @@ fn apply(model: &mut Model, msg: Msg) -> Vec<Command> {
             on_drawn(model, report);
             Vec::new()
         }
+        Msg::AuditReadBack(rb) => actions::on_read_back(model, rb),
         Msg::ReportWritten(written) => {
             match written {
                 Ok(path) => model.notify(
@@ -404,6 +405,7 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
             page_rows,
             selections,
             view,
+            actions,
             ..
         } = model;
         static NONE: BTreeSet<String> = BTreeSet::new();
@@ -418,6 +420,7 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
             now: *now,
             page_rows: *page_rows,
             selected_nodes,
+            mode_changes: &actions.mode_changes,
         };
         views::on_key(views, logs, action, &ctx)
     };

@@ -85,7 +85,7 @@ impl KeyGroup {
 
 impl KeyAction {
     /// Every action, in help-overlay order.
-    pub const ALL: [KeyAction; 44] = [
+    pub const ALL: [KeyAction; 45] = [
         KeyAction::Help,
         KeyAction::Filter,
         KeyAction::Command,
@@ -129,6 +129,7 @@ impl KeyAction {
         KeyAction::Act(ActionId::RestartVrouter),
         KeyAction::Act(ActionId::RestartAllVrouters),
         KeyAction::Act(ActionId::CommenceStep),
+        KeyAction::Act(ActionId::RestoreMigrationMode),
         KeyAction::ToggleSelect,
     ];
 

@@ -89,12 +89,26 @@ impl ConsoleEffects {
             tracing::warn!("{e}");
             let _ = tx.send(Msg::Action(WriteEvent::ActionsOff(e.clone())));
         }
+        // The modes this console changed in earlier sessions (the
+        // wrap-up): read back even in read-only mode, which writes none; a
+        // log that would not open has been named above already.
+        if (actions.is_ok() || mode == WriteMode::ReadOnly)
+            && let Some(path) = opts.audit_log.clone().or_else(crate::audit::default_path)
+        {
+            read_back(&path, &tx);
+        }
         ConsoleEffects {
             actions,
             tx,
             report_dir,
             follow: None,
         }
+    }
+
+    /// Reads back the audit log at `path` for the model (what a console
+    /// does when it starts).
+    pub fn read_back(&self, path: &Path) {
+        read_back(path, &self.tx);
     }
 
     /// `Command::FollowCluster` calls `follow` with the cluster chosen.
@@ -239,4 +253,10 @@ pub fn write_report(dir: &Path, report: &Report) -> Result<PathBuf, String> {
         "{}: too many reports of the same second",
         dir.display()
     ))
+}
+
+/// The audit log's node writes of earlier sessions, sent to the model
+/// (`Msg::AuditReadBack`).
+fn read_back(path: &Path, tx: &UnboundedSender<Msg>) {
+    let _ = tx.send(Msg::AuditReadBack(crate::audit::read_back(path)));
 }

@@ -24,6 +24,9 @@ pub enum ActionId {
     RestartVrouter,
     RestartAllVrouters,
     CommenceStep,
+    /// Put back the migration mode a node had before this console changed
+    /// it (the wrap-up, from the audit log).
+    RestoreMigrationMode,
 }
 
 /// Where a permission is asked.
@@ -98,7 +101,7 @@ const PATCH_UPDATE_PLANS: Permission = Permission {
 };
 
 /// The registry, in help-overlay order.
-pub const ACTIONS: [ActionSpec; 5] = [
+pub const ACTIONS: [ActionSpec; 6] = [
     ActionSpec {
         id: ActionId::SetMigrationMode,
         name: "set-migration-mode",
@@ -151,15 +154,26 @@ pub const ACTIONS: [ActionSpec; 5] = [
         destructive: true,
         permission: PATCH_UPDATE_PLANS,
     },
+    ActionSpec {
+        id: ActionId::RestoreMigrationMode,
+        name: "restore-migration-mode",
+        label: "Restore migration mode",
+        detail: "as before this console (wrap-up)",
+        cluster: ClusterId::Mosk,
+        touches: &[Kind::Node],
+        destructive: false,
+        permission: PATCH_NODES,
+    },
 ];
 
 impl ActionId {
-    pub const ALL: [ActionId; 5] = [
+    pub const ALL: [ActionId; 6] = [
         ActionId::SetMigrationMode,
         ActionId::AcknowledgeMigration,
         ActionId::RestartVrouter,
         ActionId::RestartAllVrouters,
         ActionId::CommenceStep,
+        ActionId::RestoreMigrationMode,
     ];
 
     pub fn spec(self) -> &'static ActionSpec {

@@ -36,3 +36,4 @@ pub mod update_groups;
 pub mod update_plan;
 pub mod vrouter;
 pub mod which_cluster;
+pub mod wrapup;

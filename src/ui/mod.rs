@@ -21,6 +21,7 @@ mod table_rows;
 mod tabs;
 mod update_plan;
 mod vrouter;
+mod wrapup;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -147,6 +148,7 @@ fn draw_view(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme, drawn:
         View::Machines => detail::draw_machines(frame, area, model, theme, drawn),
         View::Vrouter => vrouter::draw(frame, area, model, theme, drawn),
         View::UpdatePlan => update_plan::draw(frame, area, model, theme, drawn),
+        View::Wrapup => wrapup::draw(frame, area, model, theme),
         View::Logs => logs::draw(frame, area, model, theme),
         View::States | View::Locks | View::Requests | View::Events | View::Audit => {
             table::draw(frame, area, model, model.view, theme, drawn);

@@ -230,13 +230,21 @@ fn draw_update(frame: &mut Frame, area: Rect, model: &Model, d: &Derived, theme:
                 Some(n) => format!("phase {n}/5 {}{stale}", info.name()),
                 None => format!("{}{stale}", info.name()),
             };
-            let room = (inner.width as usize).saturating_sub(phase.chars().count() + 2);
+            // Done: the wrap-up is offered, with its command.
+            let wrapup = if info.phase == crate::domain::phase::Phase::Done {
+                "  :wrapup: wrap up"
+            } else {
+                ""
+            };
+            let room = (inner.width as usize)
+                .saturating_sub(phase.chars().count() + 2 + wrapup.chars().count());
             Line::from(vec![
                 Span::styled(phase, theme.phase),
                 Span::styled(
                     format!(": {}", format::truncate(&info.reason, room)),
                     theme.muted,
                 ),
+                Span::styled(wrapup, theme.key_hint),
             ])
         }
     });

@@ -9,9 +9,10 @@ use crate::app::model::{Model, View};
 use crate::config::keymap::KeyAction;
 use crate::config::theme::Theme;
 
-/// The key action that switches to `view`.
-pub(crate) fn view_action(view: View) -> KeyAction {
-    match view {
+/// The key action that switches to `view`; `None` for a view reached by
+/// `:` only (the wrap-up).
+pub(crate) fn view_action(view: View) -> Option<KeyAction> {
+    Some(match view {
         View::Overview => KeyAction::ViewOverview,
         View::Machines => KeyAction::ViewMachines,
         View::States => KeyAction::ViewStates,
@@ -22,7 +23,15 @@ pub(crate) fn view_action(view: View) -> KeyAction {
         View::Events => KeyAction::ViewEvents,
         View::Audit => KeyAction::ViewAudit,
         View::UpdatePlan => KeyAction::ViewUpdatePlan,
-    }
+        View::Wrapup => return None,
+    })
+}
+
+/// The views in the tab bar: those with a key, and the view on screen.
+fn tabbed(model: &Model) -> impl Iterator<Item = View> + '_ {
+    View::ALL
+        .into_iter()
+        .filter(|v| view_action(*v).is_some() || *v == model.view)
 }
 
 fn badges<'a>(model: &'a Model, theme: &Theme) -> Vec<Span<'a>> {
@@ -50,7 +59,9 @@ fn badges<'a>(model: &'a Model, theme: &Theme) -> Vec<Span<'a>> {
 
 /// One tab: ` 2 Machines `, ` 3 states `, ` 4 ` (no name).
 fn label(model: &Model, v: View, name: &str) -> String {
-    let key = model.keymap.first_key(view_action(v)).unwrap_or("");
+    let key = view_action(v)
+        .and_then(|a| model.keymap.first_key(a))
+        .unwrap_or("");
     match (key.is_empty(), name.is_empty()) {
         (true, _) => format!(" {name} "),
         (false, true) => format!(" {key} "),
@@ -64,17 +75,16 @@ fn label(model: &Model, v: View, name: &str) -> String {
 /// name first (their key stays), so the views named are those around it.
 fn labels(model: &Model, room: usize) -> Vec<String> {
     let fits = |l: &[String]| l.iter().map(|s| s.chars().count()).sum::<usize>() <= room;
-    let titles: Vec<String> = View::ALL
-        .into_iter()
-        .map(|v| label(model, v, v.title()))
-        .collect();
+    let views: Vec<View> = tabbed(model).collect();
+    let titles: Vec<String> = views.iter().map(|v| label(model, *v, v.title())).collect();
     if fits(&titles) {
         return titles;
     }
-    let current = View::ALL.iter().position(|v| *v == model.view).unwrap_or(0);
+    let current = views.iter().position(|v| *v == model.view).unwrap_or(0);
     let named_labels = |named: &[bool]| -> Vec<String> {
-        View::ALL
-            .into_iter()
+        views
+            .iter()
+            .copied()
             .enumerate()
             .map(|(i, v)| match (i == current, named[i]) {
                 (true, _) => label(model, v, v.title()),
@@ -83,7 +93,7 @@ fn labels(model: &Model, room: usize) -> Vec<String> {
             })
             .collect()
     };
-    let mut named = vec![true; View::ALL.len()];
+    let mut named = vec![true; views.len()];
     // Farthest from the current view first; of two as far, the later.
     let mut drop: Vec<usize> = (0..named.len()).filter(|&i| i != current).collect();
     drop.sort_by_key(|&i| std::cmp::Reverse((i.abs_diff(current), i)));
@@ -104,7 +114,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
     let room = (area.width as usize).saturating_sub(badge_width + 1);
     let chosen = labels(model, room);
     let mut spans: Vec<Span> = Vec::new();
-    for (v, label) in View::ALL.into_iter().zip(chosen) {
+    for (v, label) in tabbed(model).zip(chosen) {
         let style = if v == model.view {
             theme.tab_active
         } else {

@@ -67,6 +67,8 @@ pub struct Harness {
     pub requests: Arc<Mutex<Vec<Seen>>>,
     pub audit_path: PathBuf,
     _dir: tempfile::TempDir,
+    /// The directory of an earlier console's audit log ([`Harness::restart`]).
+    _earlier_dir: Option<tempfile::TempDir>,
 }
 
 /// How a harness is built.
@@ -100,6 +102,8 @@ pub struct Options {
     /// cluster's nodes (a kubeconfig pairing one cluster's management with
     /// another's MOSK context).
     pub mosk_seed: Option<u64>,
+    /// The audit log of an earlier console (a restart); else a new one.
+    pub audit_path: Option<PathBuf>,
 }
 
 /// See [`Options::after_node_get`]: called with the node's name.
@@ -132,6 +136,7 @@ impl Default for Options {
             after_node_get: None,
             transports: Transports::default(),
             mosk_seed: None,
+            audit_path: None,
         }
     }
 }
@@ -379,7 +384,10 @@ impl Harness {
             None => mosk_router,
         };
         let dir = tempfile::tempdir().unwrap();
-        let audit_path = dir.path().join("state/audit.jsonl");
+        let audit_path = opts
+            .audit_path
+            .clone()
+            .unwrap_or_else(|| dir.path().join("state/audit.jsonl"));
         let requests = Arc::new(Mutex::new(Vec::new()));
         let mosk = Client::new(
             recorded(mosk_router, requests.clone(), audit_path.clone()),
@@ -429,9 +437,49 @@ impl Harness {
             requests,
             audit_path,
             _dir: dir,
+            _earlier_dir: None,
         };
+        // What a console does when it starts: read its audit log back.
+        h.exec.read_back(&h.audit_path.clone());
+        while let Ok(msg) = h.rx.try_recv() {
+            h.apply(msg);
+        }
         h.refresh();
         h
+    }
+
+    /// A fresh console (a new model and executor, nothing kept in memory)
+    /// on the same world and the same audit log: the operator quit and
+    /// started the console again.
+    pub fn restart(self, mut opts: Options) -> Harness {
+        let Harness {
+            world,
+            audit_path,
+            _dir,
+            ..
+        } = self;
+        opts.audit_path = Some(audit_path);
+        let mut h = Harness::new(world, opts);
+        h._earlier_dir = Some(_dir);
+        h
+    }
+
+    /// Types a `:` command and Enter.
+    pub fn command(&mut self, text: &str) {
+        self.press(':');
+        for c in text.chars() {
+            self.press(c);
+        }
+        self.key(KeyCode::Enter, KeyModifiers::NONE);
+    }
+
+    /// The whole screen at 120x40, as text.
+    pub fn screen(&self) -> String {
+        let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
+        let theme = mosk_console::config::theme::Theme::load("mono").unwrap();
+        t.draw(|f| mosk_console::ui::draw(f, &self.model, &theme))
+            .unwrap();
+        format!("{}", t.backend())
     }
 
     /// What the watchers would show: every watched object, converted, and

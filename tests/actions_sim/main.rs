@@ -18,3 +18,4 @@ mod unverified;
 mod vrouter_actions;
 mod which_cluster;
 mod which_set;
+mod wrapup;

@@ -29,3 +29,4 @@ mod unknown_values;
 mod update_plan_view;
 mod view_hints;
 mod which_cluster;
+mod wrapup_view;

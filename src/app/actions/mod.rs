@@ -16,6 +16,7 @@ pub mod dialog;
 pub mod keys;
 pub mod plan;
 pub mod precondition;
+pub mod restore;
 
 use jiff::Timestamp;
 
@@ -54,6 +55,15 @@ pub struct ActionsState {
     /// opened); `None`: actions are on. Its own verdict, checked before the
     /// user's RBAC, so a refusal never blames the wrong cause.
     pub off: Option<String>,
+    /// The node writes of earlier sessions, read back from the audit log
+    /// when the console started.
+    pub earlier: Vec<AuditRecord>,
+    /// Why the read-back is not complete (lines skipped, a file that would
+    /// not read); the wrap-up says it.
+    pub read_back_note: Option<String>,
+    /// The migration modes this console changed on the MOSK context, from
+    /// `earlier` and `audit` (kept up to date as records arrive).
+    pub mode_changes: Vec<crate::domain::wrapup::ModeChange>,
 }
 
 impl ActionsState {
@@ -317,7 +327,9 @@ fn start_on(model: &mut Model, action: ActionId, chosen: Option<Vec<String>>) ->
                 }
             }
         }
-        ActionId::RestartAllVrouters | ActionId::CommenceStep => Vec::new(),
+        ActionId::RestartAllVrouters | ActionId::CommenceStep | ActionId::RestoreMigrationMode => {
+            Vec::new()
+        }
     };
     let planned = match action {
         ActionId::SetMigrationMode => {
@@ -352,6 +364,8 @@ fn start_on(model: &mut Model, action: ActionId, chosen: Option<Vec<String>>) ->
         ActionId::RestartVrouter => plan::plan_restart(&model.snapshot, &ctx, &nodes),
         ActionId::RestartAllVrouters => plan::plan_restart_all(&model.snapshot, &ctx),
         ActionId::CommenceStep => commence::plan_commence(model),
+        ActionId::RestoreMigrationMode => restore_target(model)
+            .and_then(|change| restore::plan_restore(&model.snapshot, &ctx, &change)),
     };
     match planned {
         Ok(plan) => {
@@ -363,6 +377,55 @@ fn start_on(model: &mut Model, action: ActionId, chosen: Option<Vec<String>>) ->
         Err(e) => model.notify(NoticeLevel::Warning, format!("{label}: {e}")),
     }
     commands
+}
+
+/// The mode under the wrap-up view's cursor: what `r` restores.
+fn restore_target(model: &Model) -> Result<crate::domain::wrapup::ModeChange, plan::PlanError> {
+    use crate::app::views::wrapup::{Row, selected};
+    let changes = &model.actions.mode_changes;
+    if model.view != View::Wrapup {
+        return Err(plan::PlanError(
+            "open the wrap-up (:wrapup) and move to a mode this console changed".into(),
+        ));
+    }
+    match selected(&model.views.wrapup, changes.len()) {
+        Row::Mode(i) => Ok(changes[i].clone()),
+        Row::Step(_) => Err(plan::PlanError(if changes.is_empty() {
+            "this console changed no migration mode (audit log)".into()
+        } else {
+            "move the cursor to a mode this console changed".into()
+        })),
+    }
+}
+
+/// Recomputes the modes this console changed from the audit records.
+pub fn refresh_mode_changes(model: &mut Model) {
+    model.actions.mode_changes = restore::mode_changes(
+        &model.actions.earlier,
+        &model.actions.audit,
+        &model.session.mosk_context,
+    );
+}
+
+/// The audit log of earlier sessions, read back at start.
+pub fn on_read_back(model: &mut Model, rb: crate::audit::ReadBack) -> Vec<Command> {
+    let mut notes = Vec::new();
+    if let Some(e) = &rb.error {
+        notes.push(format!("the audit log could not be read back: {e}"));
+    }
+    if rb.unreadable > 0 {
+        notes.push(format!(
+            "{} line(s) of the audit log are not records and were skipped",
+            rb.unreadable
+        ));
+    }
+    model.actions.read_back_note = (!notes.is_empty()).then(|| notes.join("; "));
+    if let Some(n) = &model.actions.read_back_note {
+        model.notify(NoticeLevel::Warning, n.clone());
+    }
+    model.actions.earlier = rb.records;
+    refresh_mode_changes(model);
+    Vec::new()
 }
 
 /// The operator asked to quit (`q`, `:q`): with a write in flight, ask
@@ -423,6 +486,7 @@ pub fn on_event(model: &mut Model, ev: WriteEvent) -> Vec<Command> {
             if n > AUDIT_KEEP {
                 model.actions.audit.drain(..n - AUDIT_KEEP);
             }
+            refresh_mode_changes(model);
         }
         WriteEvent::Step {
             plan_id,

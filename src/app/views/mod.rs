@@ -23,6 +23,7 @@ mod table_keys;
 pub mod update_plan;
 pub mod view;
 pub mod vrouter;
+pub mod wrapup;
 
 pub use view::{TableCursor, View};
 
@@ -48,6 +49,7 @@ pub struct Views {
     pub overview: overview::State,
     pub machines: machines::State,
     pub update_plan: update_plan::State,
+    pub wrapup: wrapup::State,
     /// Cursor, sort and filter of each table view.
     pub cursors: BTreeMap<View, TableCursor>,
 }
@@ -87,6 +89,8 @@ pub struct ViewCtx<'a> {
     pub page_rows: usize,
     /// Node names selected with `space`.
     pub selected_nodes: &'a BTreeSet<String>,
+    /// The migration modes this console changed (the audit log's).
+    pub mode_changes: &'a [crate::domain::wrapup::ModeChange],
 }
 
 /// What a key asks for beyond the view's own state; `update` applies it.
@@ -186,6 +190,7 @@ pub fn on_key(
             update_plan::on_key(&mut views.update_plan, cursor, action, ctx)
         }
         View::Logs => logs::on_key(log, action, ctx),
+        View::Wrapup => wrapup::on_key(&mut views.wrapup, action, ctx),
         View::States | View::Locks | View::Requests | View::Events | View::Audit => {
             lists::on_key(views.cursor_mut(view), action, ctx)
         }
@@ -202,6 +207,7 @@ pub fn hints(views: &Views, log: &LogPane, ctx: &ViewCtx) -> Vec<Hint> {
         View::Vrouter => vrouter::hints(ctx),
         View::UpdatePlan => update_plan::hints(&views.update_plan, &views.cursor(view), ctx),
         View::Logs => logs::hints(log, ctx),
+        View::Wrapup => wrapup::hints(&views.wrapup, ctx),
         View::States | View::Locks | View::Requests | View::Events | View::Audit => {
             lists::hints(ctx)
         }

@@ -16,10 +16,12 @@ pub enum View {
     Audit,
     /// The ClusterUpdatePlan of the cluster: its steps, and commence.
     UpdatePlan,
+    /// After the update: vRouter pods, the modes to restore, the checklist.
+    Wrapup,
 }
 
 impl View {
-    pub const ALL: [View; 10] = [
+    pub const ALL: [View; 11] = [
         View::Overview,
         View::Machines,
         View::States,
@@ -30,6 +32,7 @@ impl View {
         View::Events,
         View::Audit,
         View::UpdatePlan,
+        View::Wrapup,
     ];
 
     /// The name typed after `:` to switch to the view.
@@ -45,6 +48,7 @@ impl View {
             View::Events => "events",
             View::Audit => "audit",
             View::UpdatePlan => "plan",
+            View::Wrapup => "wrapup",
         }
     }
 
@@ -61,6 +65,7 @@ impl View {
             View::Events => "Events",
             View::Audit => "Audit",
             View::UpdatePlan => "Update plan",
+            View::Wrapup => "Wrap-up",
         }
     }
 
@@ -77,6 +82,7 @@ impl View {
             "nwl" | "cwl" | "lock" => Some(View::Locks),
             "nmr" | "cmr" | "request" | "maintenance" => Some(View::Requests),
             "log" => Some(View::Logs),
+            "wrap-up" | "after" => Some(View::Wrapup),
             "tf" | "vr" => Some(View::Vrouter),
             "updateplan" | "update-plan" | "cup" | "clusterupdateplan" | "clusterupdateplans" => {
                 Some(View::UpdatePlan)
@@ -98,7 +104,7 @@ impl View {
 
     /// Whether the view is a table that `/` filters and j/k move in.
     pub fn is_table(self) -> bool {
-        !matches!(self, View::Overview | View::Logs)
+        !matches!(self, View::Overview | View::Logs | View::Wrapup)
     }
 }
 
