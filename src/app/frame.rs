@@ -30,6 +30,9 @@ pub struct FrameReport {
     /// The last line a details modal can scroll to at this size (its
     /// wrapped lines less the lines it shows), when one was drawn.
     pub detail_scroll_max: Option<u16>,
+    /// The last line the Readiness view can scroll to at this size, when
+    /// it was drawn.
+    pub ready_scroll_max: Option<u16>,
 }
 
 /// The part of a confirmation dialog's body one frame showed.

@@ -54,6 +54,8 @@ pub enum KeyAction {
     DismissReminder,
     GroupByUpdateGroup,
     ViewUpdatePlan,
+    /// The Readiness view: the checks before an update.
+    ViewReady,
     /// The recent notices, whole (a long one is cut in the footer).
     Notices,
 }
@@ -82,7 +84,7 @@ impl KeyGroup {
 
 impl KeyAction {
     /// Every action, in help-overlay order.
-    pub const ALL: [KeyAction; 42] = [
+    pub const ALL: [KeyAction; 43] = [
         KeyAction::Help,
         KeyAction::Filter,
         KeyAction::Command,
@@ -112,6 +114,7 @@ impl KeyAction {
         KeyAction::ViewEvents,
         KeyAction::ViewAudit,
         KeyAction::ViewUpdatePlan,
+        KeyAction::ViewReady,
         KeyAction::LogFollow,
         KeyAction::LogWrap,
         KeyAction::LogLevel,
@@ -167,6 +170,7 @@ impl KeyAction {
             KeyAction::DismissReminder => "dismiss-reminder",
             KeyAction::GroupByUpdateGroup => "group-by-update-group",
             KeyAction::ViewUpdatePlan => "view-update-plan",
+            KeyAction::ViewReady => "view-ready",
             KeyAction::Notices => "notices",
         }
     }
@@ -212,6 +216,7 @@ impl KeyAction {
             KeyAction::DismissReminder => "dismiss a reminder for this session",
             KeyAction::GroupByUpdateGroup => "Machines: group by update group (on / off)",
             KeyAction::ViewUpdatePlan => "Update plan (ClusterUpdatePlan steps)",
+            KeyAction::ViewReady => "Readiness (checks before the update)",
             KeyAction::Notices => "recent notices, whole (the footer cuts long ones)",
         };
         Cow::Borrowed(text)
@@ -226,7 +231,7 @@ impl KeyAction {
             Down | Up | Top | Bottom | PageDown | PageUp | NextView | PreviousView | Sort
             | ReverseSort | GroupByUpdateGroup => KeyGroup::Navigation,
             ViewOverview | ViewMachines | ViewStates | ViewLocks | ViewRequests | ViewVrouter
-            | ViewLogs | ViewEvents | ViewAudit | ViewUpdatePlan => KeyGroup::Views,
+            | ViewLogs | ViewEvents | ViewAudit | ViewUpdatePlan | ViewReady => KeyGroup::Views,
             LogFollow | LogWrap | LogLevel | LogSearch | LogNextMatch | LogPreviousMatch
             | LogsForMachine => KeyGroup::Logs,
             Act(_) | ToggleSelect => KeyGroup::Actions,

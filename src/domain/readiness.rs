@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use jiff::SignedDuration;
 
 use super::migration::invalid_settings;
-use super::objects::{Kind, LockState, MigrationMode, NodeRole, Snapshot, WorkloadLock};
+use super::objects::{ClusterId, Kind, LockState, MigrationMode, NodeRole, Snapshot, WorkloadLock};
 use super::update_plan::active_plan;
 
 /// How a check came out.
@@ -189,11 +189,22 @@ pub struct Inputs<'a> {
     pub seen: &'a BTreeMap<Kind, Seen>,
     /// The followed cluster (its update plan).
     pub cluster: &'a str,
+    /// The MOSK context is another cluster's
+    /// ([`crate::domain::which_cluster::check_mosk_context`]): what it
+    /// serves says nothing about this cluster.
+    pub other_mosk_cluster: bool,
 }
 
 impl Inputs<'_> {
     /// The first of `kinds` the console cannot read, said as an unknown check.
     fn unseen(&self, id: CheckId, kinds: &[Kind]) -> Option<Check> {
+        if self.other_mosk_cluster && kinds.iter().any(|k| k.cluster() == ClusterId::Mosk) {
+            return Some(Check::new(
+                id,
+                Verdict::Unknown,
+                "the MOSK context is another cluster's: its objects say nothing about this one",
+            ));
+        }
         let why: Vec<String> = kinds
             .iter()
             .filter_map(|k| self.seen.get(k).unwrap_or(&Seen::NotYet).why(*k))

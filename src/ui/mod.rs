@@ -14,6 +14,7 @@ mod help;
 mod input;
 mod logs;
 mod overview;
+mod ready;
 mod stale_mark;
 mod status_bar;
 mod table;
@@ -103,6 +104,7 @@ pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameRe
         table_columns: drawn.table_columns,
         attention_shown: drawn.attention_shown,
         detail_scroll_max: drawn.detail_scroll_max,
+        ready_scroll_max: drawn.ready_scroll_max,
     }
 }
 
@@ -125,6 +127,7 @@ pub(crate) struct Drawn {
     pub table_columns: Option<(View, Vec<usize>)>,
     pub attention_shown: Vec<String>,
     pub detail_scroll_max: Option<u16>,
+    pub ready_scroll_max: Option<u16>,
 }
 
 /// Draws `model` on an off-screen terminal of `width` x `height` and returns
@@ -146,6 +149,7 @@ fn draw_view(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme, drawn:
         View::Vrouter => vrouter::draw(frame, area, model, theme, drawn),
         View::UpdatePlan => update_plan::draw(frame, area, model, theme, drawn),
         View::Logs => logs::draw(frame, area, model, theme),
+        View::Ready => ready::draw(frame, area, model, theme, drawn),
         View::States | View::Locks | View::Requests | View::Events | View::Audit => {
             table::draw(frame, area, model, model.view, theme, drawn);
         }

@@ -22,6 +22,7 @@ pub(crate) fn view_action(view: View) -> KeyAction {
         View::Events => KeyAction::ViewEvents,
         View::Audit => KeyAction::ViewAudit,
         View::UpdatePlan => KeyAction::ViewUpdatePlan,
+        View::Ready => KeyAction::ViewReady,
     }
 }
 

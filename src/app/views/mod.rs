@@ -18,6 +18,7 @@ pub mod lists;
 pub mod logs;
 pub mod machines;
 pub mod overview;
+pub mod ready;
 mod table_keys;
 pub mod update_plan;
 pub mod view;
@@ -46,6 +47,7 @@ use crate::domain::reminders::Reminder;
 pub struct Views {
     pub overview: overview::State,
     pub machines: machines::State,
+    pub ready: ready::State,
     /// Cursor, sort and filter of each table view.
     pub cursors: BTreeMap<View, TableCursor>,
 }
@@ -181,6 +183,7 @@ pub fn on_key(
         View::Vrouter => vrouter::on_key(views.cursor_mut(view), action, ctx),
         View::UpdatePlan => update_plan::on_key(views.cursor_mut(view), action, ctx),
         View::Logs => logs::on_key(log, action, ctx),
+        View::Ready => ready::on_key(&mut views.ready, action, ctx),
         View::States | View::Locks | View::Requests | View::Events | View::Audit => {
             lists::on_key(views.cursor_mut(view), action, ctx)
         }
@@ -197,6 +200,7 @@ pub fn hints(views: &Views, log: &LogPane, ctx: &ViewCtx) -> Vec<Hint> {
         View::Vrouter => vrouter::hints(ctx),
         View::UpdatePlan => update_plan::hints(ctx),
         View::Logs => logs::hints(log, ctx),
+        View::Ready => ready::hints(&views.ready, ctx),
         View::States | View::Locks | View::Requests | View::Events | View::Audit => {
             lists::hints(ctx)
         }

@@ -16,10 +16,12 @@ pub enum View {
     Audit,
     /// The ClusterUpdatePlan of the cluster: its steps, and commence.
     UpdatePlan,
+    /// The checks to read before an update starts.
+    Ready,
 }
 
 impl View {
-    pub const ALL: [View; 10] = [
+    pub const ALL: [View; 11] = [
         View::Overview,
         View::Machines,
         View::States,
@@ -30,6 +32,7 @@ impl View {
         View::Events,
         View::Audit,
         View::UpdatePlan,
+        View::Ready,
     ];
 
     /// The name typed after `:` to switch to the view.
@@ -45,6 +48,7 @@ impl View {
             View::Events => "events",
             View::Audit => "audit",
             View::UpdatePlan => "plan",
+            View::Ready => "ready",
         }
     }
 
@@ -61,6 +65,7 @@ impl View {
             View::Events => "Events",
             View::Audit => "Audit",
             View::UpdatePlan => "Update plan",
+            View::Ready => "Readiness",
         }
     }
 
@@ -77,6 +82,7 @@ impl View {
             "nwl" | "cwl" | "lock" => Some(View::Locks),
             "nmr" | "cmr" | "request" | "maintenance" => Some(View::Requests),
             "log" => Some(View::Logs),
+            "readiness" | "preflight" => Some(View::Ready),
             "tf" | "vr" => Some(View::Vrouter),
             "updateplan" | "update-plan" | "cup" | "clusterupdateplan" | "clusterupdateplans" => {
                 Some(View::UpdatePlan)
@@ -98,7 +104,7 @@ impl View {
 
     /// Whether the view is a table that `/` filters and j/k move in.
     pub fn is_table(self) -> bool {
-        !matches!(self, View::Overview | View::Logs)
+        !matches!(self, View::Overview | View::Logs | View::Ready)
     }
 }
 

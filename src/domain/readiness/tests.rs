@@ -17,6 +17,7 @@ fn run(snap: &Snapshot, seen: &BTreeMap<Kind, Seen>, id: CheckId) -> Check {
             snapshot: snap,
             seen,
             cluster: CLUSTER,
+            other_mosk_cluster: false,
         },
     )
 }
@@ -245,4 +246,41 @@ fn evidence_is_bounded() {
     let b = bounded(lines);
     assert_eq!(b.len(), EVIDENCE_MAX);
     assert_eq!(b.last().unwrap(), "… and 13 more");
+}
+
+#[test]
+fn a_mosk_context_of_another_cluster_makes_its_checks_unknown() {
+    let snap = fixtures::idle();
+    let seen = all_listed();
+    let inputs = Inputs {
+        snapshot: &snap,
+        seen: &seen,
+        cluster: CLUSTER,
+        other_mosk_cluster: true,
+    };
+    for id in [
+        CheckId::Nodes,
+        CheckId::Requests,
+        CheckId::Locks,
+        CheckId::MigrationSettings,
+    ] {
+        let c = check(id, &inputs);
+        assert_eq!(c.verdict, Verdict::Unknown, "{id:?}");
+        assert!(
+            c.summary
+                .starts_with("the MOSK context is another cluster's")
+        );
+    }
+    // The management cluster's own objects still count.
+    assert_eq!(
+        check(
+            CheckId::Nodes,
+            &Inputs {
+                other_mosk_cluster: false,
+                ..inputs
+            }
+        )
+        .verdict,
+        Verdict::Ok
+    );
 }
