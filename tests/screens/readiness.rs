@@ -139,10 +139,14 @@ fn the_overview_shows_readiness_while_no_update_runs() {
     let m = ready_model(View::Overview);
     let s = screen(&m, 80, 24);
     assert!(s.contains("Readiness: 3 unknown (r: details)"), "{s}");
+    assert!(s.contains("r readiness"), "the footer hints at it: {s}");
     snap_both("overview_readiness_failing", &failing(View::Overview));
     // Mid-update: the machines in their turn, no readiness.
     let s = screen(&with_view(View::Overview), 80, 24);
-    assert!(!s.contains("Readiness"), "{s}");
+    assert!(
+        !s.contains("Readiness") && !s.contains("r readiness"),
+        "{s}"
+    );
 }
 
 #[test]
