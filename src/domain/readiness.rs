@@ -418,7 +418,13 @@ fn migration_settings(i: &Inputs) -> Check {
     let mut invalid = Vec::new();
     let mut live = Vec::new();
     let mut skip = Vec::new();
+    let mut attempts = Vec::new();
     for n in &computes {
+        if let Some(a) = &n.migration_attempts
+            && super::migration::parse_python_int(a).is_some()
+        {
+            attempts.push(format!("{} {}", n.name, a.trim()));
+        }
         if let Some(bad) = invalid_settings(n) {
             invalid.push(format!("{}: {}", bad.node, bad.problems.join("; ")));
         }
@@ -458,6 +464,9 @@ fn migration_settings(i: &Inputs) -> Check {
             live.len(),
             live.join(", ")
         ));
+    }
+    if !attempts.is_empty() {
+        evidence.push(format!("attempts set (else 3): {}", attempts.join(", ")));
     }
     let n = computes.len();
     Check::new(id, verdict, format!("{n} compute{}: {counts}", plural(n))).with(bounded(evidence))

@@ -130,6 +130,7 @@ fn migration_settings_count_modes_list_live_and_block_on_invalid() {
 
     let mut manual = fixtures::node(NODE_W1, true);
     manual.migration_mode = Some(MigrationMode::Manual);
+    manual.migration_attempts = Some("5".into());
     let mut skip = fixtures::node(NODE_W2, true);
     skip.migration_mode = Some(MigrationMode::Skip);
     let snap = idle_with([
@@ -139,6 +140,14 @@ fn migration_settings_count_modes_list_live_and_block_on_invalid() {
     let c = run(&snap, &seen, CheckId::MigrationSettings);
     assert_eq!(c.verdict, Verdict::Warning, "{c:?}");
     assert_eq!(c.summary, "4 computes: live (unset) 2, manual 1, skip 1");
+    assert_eq!(
+        c.evidence,
+        [
+            format!("on skip (servers go down with the node): {NODE_W2}"),
+            format!("left on live (2): {NODE_W3}, {NODE_W4}"),
+            format!("attempts set (else 3): {NODE_W1} 5"),
+        ]
+    );
 
     let mut bad = fixtures::node(NODE_W3, true);
     bad.migration_mode = Some(MigrationMode::parse("livee"));
