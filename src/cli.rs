@@ -151,7 +151,7 @@ pub enum Cmd {
 
 #[derive(Debug, Args, Clone)]
 pub struct DemoArgs {
-    /// Scenario: a built-in name (quick, standard, stuck-drain, legacy, large, plan, controllers) or a path.
+    /// Scenario: a built-in name (quick, standard, stuck-drain, legacy, large, plan, controllers, ready) or a path.
     #[arg(long, value_name = "NAME|PATH", default_value = "quick")]
     pub scenario: String,
     /// Simulated seconds per real second.

@@ -26,9 +26,10 @@ use crate::domain::expected::Expected;
 use crate::domain::history::History;
 use crate::domain::join::incremental::{Reach, rejoin};
 use crate::domain::join::{MachineRow, machine_rows};
-use crate::domain::objects::Snapshot;
+use crate::domain::objects::{Kind, Snapshot};
 use crate::domain::phase::{PhaseInfo, phase};
 use crate::domain::progress::{Progress, blocked, holds_the_update, progress};
+use crate::domain::readiness::{Check, Seen};
 use crate::domain::reminders::Reminder;
 use crate::domain::update_plan::PlanState;
 use crate::domain::vrouter::{DaemonSetStatus, RestartPolicy};
@@ -64,6 +65,9 @@ pub struct Derived {
     /// Where the session's update plan stands, derived once per change
     /// (the Overview's line, the Update plan view, the hints read it).
     pub plan: Option<PlanSummary>,
+    /// The readiness checks, while the Readiness view is shown or the
+    /// Overview while no update runs (they walk every node and lock).
+    pub readiness: Option<ReadinessSummary>,
     /// The snapshot generation the joined part was computed from.
     generation: Option<u64>,
     /// The reminders dismissed when the timed part was computed.
@@ -87,6 +91,15 @@ pub const ATTENTION_EVERY: SignedDuration = SignedDuration::from_secs(5);
 impl Derived {
     /// Everything computed at once, with no reminder dismissed (for benches
     /// and tests of the computation itself; the model uses [`settle`]).
+    /// Whether the phase is idle: no update runs, and readiness is shown
+    /// on the Overview. No phase claimed (the cluster not seen, another
+    /// cluster's MOSK context) is not idle.
+    pub fn no_update_runs(&self) -> bool {
+        self.phase
+            .as_ref()
+            .is_some_and(|p| p.phase == crate::domain::phase::Phase::Idle)
+    }
+
     pub fn compute(snapshot: &Snapshot, history: &History, now: Timestamp) -> Derived {
         let mut d = Derived::default();
         d.join(snapshot, history, &[]);
@@ -154,6 +167,14 @@ pub struct PlanSummary {
     pub state: PlanState,
     /// The index of the first step not yet commenced, if any.
     pub next_to_commence: Option<usize>,
+}
+
+/// The readiness checks, with what they were computed from.
+#[derive(Debug, Clone)]
+pub struct ReadinessSummary {
+    pub checks: Vec<Check>,
+    generation: u64,
+    seen: BTreeMap<Kind, Seen>,
 }
 
 /// What the vRouter view's summary shows, with the snapshot generation it

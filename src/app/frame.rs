@@ -33,6 +33,9 @@ pub struct FrameReport {
     /// The details pane beside a table (Machines, Update plan), when one
     /// was drawn: how far it can scroll at this size.
     pub details_pane: Option<PaneScroll>,
+    /// The last line the Readiness view can scroll to at this size, when
+    /// it was drawn.
+    pub ready_scroll_max: Option<u16>,
 }
 
 /// How far a details pane can scroll at the size it was drawn.

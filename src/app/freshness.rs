@@ -13,8 +13,9 @@ use std::collections::BTreeMap;
 use jiff::Timestamp;
 
 use crate::app::model::{Model, View};
-use crate::cluster::events::WatchHealth;
+use crate::cluster::events::{WatchHealth, WatchProblem};
 use crate::domain::objects::Kind;
+use crate::domain::readiness::Seen;
 
 /// What the model knows about the freshness of one kind.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -75,6 +76,8 @@ pub enum Pane {
     Working,
     /// A table view (and the Machines detail panel).
     View(View),
+    /// Overview, while no update runs: the readiness checks.
+    Readiness,
 }
 
 /// The kinds the phase and progress are computed from (`domain::phase`,
@@ -103,6 +106,16 @@ const ATTENTION_KINDS: &[Kind] = &[
     Kind::ProviderMachine,
     Kind::NodeDeletionRequest,
     Kind::NodeDisableNotification,
+];
+/// The kinds `domain::readiness` reads.
+const READINESS_KINDS: &[Kind] = &[
+    Kind::LcmCluster,
+    Kind::Node,
+    Kind::ClusterMaintenanceRequest,
+    Kind::NodeMaintenanceRequest,
+    Kind::ClusterWorkloadLock,
+    Kind::NodeWorkloadLock,
+    Kind::ClusterUpdatePlan,
 ];
 /// The kinds a machine row is joined from (`domain::join`).
 const ROW_KINDS: &[Kind] = &[
@@ -133,6 +146,7 @@ impl Pane {
             // The modes and the checklist are the audit log's and the
             // operator's; the vRouter part reads these.
             Pane::View(View::Wrapup) => &[Kind::VrouterPod, Kind::VrouterDaemonSet, Kind::Node],
+            Pane::View(View::Ready) | Pane::Readiness => READINESS_KINDS,
             // The log follower has its own status line; the Audit view is
             // this session's own records; the Overview's panes are above.
             Pane::View(View::Logs | View::Audit | View::Overview) => &[],
@@ -172,4 +186,28 @@ pub fn is_loading(model: &Model, pane: Pane) -> bool {
     pane.kinds()
         .iter()
         .any(|k| !model.freshness.get(k).is_some_and(|f| f.listed))
+}
+
+/// How each kind is seen, for the readiness checks: not served (its CRD
+/// missing), refused (401/403 on its watch), listed, or not listed yet.
+pub fn seen_kinds(model: &Model) -> BTreeMap<Kind, Seen> {
+    Kind::ALL
+        .iter()
+        .map(|k| {
+            let refused = model
+                .health
+                .get(k)
+                .is_some_and(|h| !healthy(h) && h.problem == WatchProblem::Refused);
+            let seen = if model.missing_kinds.contains_key(k) {
+                Seen::NotServed
+            } else if refused {
+                Seen::Refused
+            } else if model.freshness.get(k).is_some_and(|f| f.listed) {
+                Seen::Listed
+            } else {
+                Seen::NotYet
+            };
+            (*k, seen)
+        })
+        .collect()
 }

@@ -458,6 +458,7 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
         ViewEvents => switch_view(model, View::Events),
         ViewAudit => switch_view(model, View::Audit),
         ViewUpdatePlan => switch_view(model, View::UpdatePlan),
+        ViewReady => switch_view(model, View::Ready),
         // The log pane is on the Overview too: its keys act from every view.
         LogFollow | LogWrap | LogLevel | LogNextMatch | LogPreviousMatch => {
             let outcome = views::logs::on_log_key(&mut model.logs, action);

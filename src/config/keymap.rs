@@ -57,6 +57,8 @@ pub enum KeyAction {
     DismissReminder,
     GroupByUpdateGroup,
     ViewUpdatePlan,
+    /// The Readiness view: the checks before an update.
+    ViewReady,
     /// The recent notices, whole (a long one is cut in the footer).
     Notices,
 }
@@ -85,7 +87,7 @@ impl KeyGroup {
 
 impl KeyAction {
     /// Every action, in help-overlay order.
-    pub const ALL: [KeyAction; 45] = [
+    pub const ALL: [KeyAction; 46] = [
         KeyAction::Help,
         KeyAction::Filter,
         KeyAction::Command,
@@ -117,6 +119,7 @@ impl KeyAction {
         KeyAction::ViewEvents,
         KeyAction::ViewAudit,
         KeyAction::ViewUpdatePlan,
+        KeyAction::ViewReady,
         KeyAction::LogFollow,
         KeyAction::LogWrap,
         KeyAction::LogLevel,
@@ -175,6 +178,7 @@ impl KeyAction {
             KeyAction::DismissReminder => "dismiss-reminder",
             KeyAction::GroupByUpdateGroup => "group-by-update-group",
             KeyAction::ViewUpdatePlan => "view-update-plan",
+            KeyAction::ViewReady => "view-ready",
             KeyAction::Notices => "notices",
         }
     }
@@ -222,6 +226,7 @@ impl KeyAction {
             KeyAction::DismissReminder => "dismiss a reminder for this session",
             KeyAction::GroupByUpdateGroup => "Machines: group by update group (on / off)",
             KeyAction::ViewUpdatePlan => "Update plan (ClusterUpdatePlan steps)",
+            KeyAction::ViewReady => "Readiness (checks before the update)",
             KeyAction::Notices => "recent notices, whole (the footer cuts long ones)",
         };
         Cow::Borrowed(text)
@@ -236,7 +241,7 @@ impl KeyAction {
             Down | Up | Top | Bottom | PageDown | PageUp | DetailsDown | DetailsUp | NextView
             | PreviousView | Sort | ReverseSort | GroupByUpdateGroup => KeyGroup::Navigation,
             ViewOverview | ViewMachines | ViewStates | ViewLocks | ViewRequests | ViewVrouter
-            | ViewLogs | ViewEvents | ViewAudit | ViewUpdatePlan => KeyGroup::Views,
+            | ViewLogs | ViewEvents | ViewAudit | ViewUpdatePlan | ViewReady => KeyGroup::Views,
             LogFollow | LogWrap | LogLevel | LogSearch | LogNextMatch | LogPreviousMatch
             | LogsForMachine => KeyGroup::Logs,
             Act(_) | ToggleSelect => KeyGroup::Actions,

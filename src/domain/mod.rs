@@ -30,6 +30,7 @@ pub mod next_step;
 pub mod objects;
 pub mod phase;
 pub mod progress;
+pub mod readiness;
 pub mod reminders;
 pub mod session_log;
 pub mod update_groups;

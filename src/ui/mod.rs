@@ -14,6 +14,7 @@ mod help;
 mod input;
 mod logs;
 mod overview;
+mod ready;
 mod stale_mark;
 mod status_bar;
 mod table;
@@ -105,6 +106,7 @@ pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameRe
         attention_shown: drawn.attention_shown,
         detail_scroll_max: drawn.detail_scroll_max,
         details_pane: drawn.details_pane,
+        ready_scroll_max: drawn.ready_scroll_max,
     }
 }
 
@@ -128,6 +130,7 @@ pub(crate) struct Drawn {
     pub attention_shown: Vec<String>,
     pub detail_scroll_max: Option<u16>,
     pub details_pane: Option<crate::app::frame::PaneScroll>,
+    pub ready_scroll_max: Option<u16>,
 }
 
 /// Draws `model` on an off-screen terminal of `width` x `height` and returns
@@ -150,6 +153,7 @@ fn draw_view(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme, drawn:
         View::UpdatePlan => update_plan::draw(frame, area, model, theme, drawn),
         View::Wrapup => wrapup::draw(frame, area, model, theme),
         View::Logs => logs::draw(frame, area, model, theme),
+        View::Ready => ready::draw(frame, area, model, theme, drawn),
         View::States | View::Locks | View::Requests | View::Events | View::Audit => {
             table::draw(frame, area, model, model.view, theme, drawn);
         }

@@ -22,7 +22,7 @@ use crate::domain::update_plan::{self, PlanState};
 use crate::ui::attention::{draw_attention, lead_item_lines};
 use crate::ui::cells::state_text;
 use crate::ui::format::{self, duration_secs};
-use crate::ui::{fresh_pane, logs, pane};
+use crate::ui::{fresh_pane, logs, pane, ready};
 
 /// From this width the Overview uses two columns.
 const TWO_COLUMNS: u16 = 140;
@@ -37,19 +37,26 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme, 
                 .areas(area);
         let [up, att] =
             Layout::vertical([Constraint::Length(update_height), Constraint::Fill(1)]).areas(left);
-        let work_height = (working.len().max(1) as u16 + 2).min(right.height / 2);
+        let work_height = match ready::pane_height(model) {
+            0 => working.len().max(1) as u16 + 2,
+            h => h,
+        }
+        .min(right.height / 2);
         let [work, log] =
             Layout::vertical([Constraint::Length(work_height), Constraint::Fill(1)]).areas(right);
         draw_update(frame, up, model, d, theme);
         draw_attention(frame, att, model, d, theme, drawn);
-        draw_working(frame, work, model, &working, theme);
+        draw_working_or_ready(frame, work, model, &working, theme);
         draw_log(frame, log, model, theme);
         return;
     }
     let rest = area.height.saturating_sub(update_height);
     let lead = lead_item_lines(d, area.width.saturating_sub(2) as usize).len() as u16;
     let att_want = d.attention.len().max(1) as u16 + 2 + lead;
-    let work_want = working.len().max(1) as u16 + 2;
+    let work_want = match ready::pane_height(model) {
+        0 => working.len().max(1) as u16 + 2,
+        h => h,
+    };
     // The attention queue first; the log gets what is left (if 3 lines or more).
     let att_height = att_want.min(rest.saturating_sub(3).max(3));
     let work_height = work_want.min(rest.saturating_sub(att_height));
@@ -64,7 +71,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme, 
     draw_update(frame, up, model, d, theme);
     draw_attention(frame, att, model, d, theme, drawn);
     if work_height >= 3 {
-        draw_working(frame, work, model, &working, theme);
+        draw_working_or_ready(frame, work, model, &working, theme);
     }
     if log_height >= 3 {
         draw_log(frame, log, model, theme);
@@ -392,6 +399,23 @@ fn blocked_text(model: &Model, p: &crate::domain::progress::Progress) -> Option<
         ),
         format!("on {} ({})", b.subject, b.kind.label()),
     ))
+}
+
+/// While no update runs, the readiness checks take the place of the
+/// machines in their turn (a machine under a request left over is one of
+/// the checks' findings).
+fn draw_working_or_ready(
+    frame: &mut Frame,
+    area: Rect,
+    model: &Model,
+    working: &[&MachineRow],
+    theme: &Theme,
+) {
+    if ready::pane_height(model) > 0 {
+        ready::draw_pane(frame, area, model, theme);
+    } else {
+        draw_working(frame, area, model, working, theme);
+    }
 }
 
 fn draw_working(

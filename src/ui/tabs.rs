@@ -23,6 +23,7 @@ pub(crate) fn view_action(view: View) -> Option<KeyAction> {
         View::Events => KeyAction::ViewEvents,
         View::Audit => KeyAction::ViewAudit,
         View::UpdatePlan => KeyAction::ViewUpdatePlan,
+        View::Ready => KeyAction::ViewReady,
         View::Wrapup => return None,
     })
 }

@@ -12,6 +12,7 @@ mod exit;
 mod harness;
 mod modes;
 mod node_actions;
+mod readiness;
 mod safety;
 mod scenario;
 mod unverified;

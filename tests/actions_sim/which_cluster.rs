@@ -66,7 +66,7 @@ fn recording(router: axum::Router, paths: Paths) -> axum::Router {
 }
 
 /// Both clusters of `world` as the console connects to them.
-fn clusters_of(world: &SimWorld) -> (Clusters, Paths) {
+pub(super) fn clusters_of(world: &SimWorld) -> (Clusters, Paths) {
     let paths = Paths::default();
     let clusters = Clusters {
         mgmt: Client::new(recording(world.mgmt_router(), paths.clone()), "default"),

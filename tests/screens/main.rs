@@ -20,6 +20,7 @@ mod details;
 mod freshness;
 mod logs_view;
 mod modal_stack;
+mod readiness;
 mod reminders;
 mod screen_craft;
 mod sorting;

@@ -334,7 +334,9 @@ fn a_long_notice_wraps_and_opens_whole() {
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[22].contains("unknown view \"bogus\""), "{text}");
     assert!(
-        lines[23].trim_end().ends_with("plan, wrapup; or report"),
+        lines[23]
+            .trim_end()
+            .ends_with("plan, ready, wrapup; or report"),
         "{text}"
     );
     assert!(!text.contains("H notices"), "nothing cut: {text}");

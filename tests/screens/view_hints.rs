@@ -20,13 +20,14 @@ fn drawn(m: &mut Model, w: u16, h: u16) {
 /// What a key can change that the operator sees.
 fn seen(m: &Model) -> String {
     format!(
-        "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {} {:?}",
+        "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {} {:?}",
         m.view,
         m.modals,
         m.notice(),
         m.views.overview,
         m.views.machines,
         m.views.wrapup,
+        m.views.ready,
         View::ALL.map(|v| m.cursor(v)),
         m.selections,
         m.logs,

@@ -4,9 +4,10 @@
 //! cluster). The derived data itself, and how each part is computed, is
 //! `super`'s.
 
-use crate::app::derive::{PlanSummary, VrouterSummary};
+use crate::app::derive::{PlanSummary, ReadinessSummary, VrouterSummary};
 use crate::app::model::{Model, View};
 use crate::domain::join::incremental::Reach;
+use crate::domain::readiness;
 use crate::domain::update_plan;
 use crate::domain::vrouter::{daemonsets, restart_policy};
 
@@ -55,5 +56,34 @@ pub fn settle(model: &mut Model) {
             generation,
         });
     }
+    settle_readiness(model, generation);
     crate::app::tables::settle(model);
+}
+
+/// The readiness checks, while a screen shows them, computed again when
+/// the snapshot or what the console can see of each kind moved.
+fn settle_readiness(model: &mut Model, generation: u64) {
+    let d = &model.derived;
+    let shown = model.view == View::Ready || (model.view == View::Overview && d.no_update_runs());
+    if !shown {
+        return;
+    }
+    let seen = crate::app::freshness::seen_kinds(model);
+    if d.readiness
+        .as_ref()
+        .is_some_and(|r| r.generation == generation && r.seen == seen)
+    {
+        return;
+    }
+    let checks = readiness::checks(&readiness::Inputs {
+        snapshot: &model.snapshot,
+        seen: &seen,
+        cluster: &model.session.cluster_name,
+        other_mosk_cluster: d.mosk_context.is_mismatch(),
+    });
+    model.derived.readiness = Some(ReadinessSummary {
+        checks,
+        generation,
+        seen,
+    });
 }

@@ -37,7 +37,7 @@ pub fn table(model: &Model, view: View) -> TableData {
         View::Events => events::table(model),
         View::Audit => audit::table(model),
         View::UpdatePlan => plan_steps::table(model),
-        View::Overview | View::Logs | View::Wrapup => TableData::default(),
+        View::Overview | View::Logs | View::Wrapup | View::Ready => TableData::default(),
     }
 }
 

@@ -19,6 +19,7 @@ pub mod lists;
 pub mod logs;
 pub mod machines;
 pub mod overview;
+pub mod ready;
 mod table_keys;
 pub mod update_plan;
 pub mod view;
@@ -50,6 +51,7 @@ pub struct Views {
     pub machines: machines::State,
     pub update_plan: update_plan::State,
     pub wrapup: wrapup::State,
+    pub ready: ready::State,
     /// Cursor, sort and filter of each table view.
     pub cursors: BTreeMap<View, TableCursor>,
 }
@@ -191,6 +193,7 @@ pub fn on_key(
         }
         View::Logs => logs::on_key(log, action, ctx),
         View::Wrapup => wrapup::on_key(&mut views.wrapup, action, ctx),
+        View::Ready => ready::on_key(&mut views.ready, action, ctx),
         View::States | View::Locks | View::Requests | View::Events | View::Audit => {
             lists::on_key(views.cursor_mut(view), action, ctx)
         }
@@ -208,6 +211,7 @@ pub fn hints(views: &Views, log: &LogPane, ctx: &ViewCtx) -> Vec<Hint> {
         View::UpdatePlan => update_plan::hints(&views.update_plan, &views.cursor(view), ctx),
         View::Logs => logs::hints(log, ctx),
         View::Wrapup => wrapup::hints(&views.wrapup, ctx),
+        View::Ready => ready::hints(&views.ready, ctx),
         View::States | View::Locks | View::Requests | View::Events | View::Audit => {
             lists::hints(ctx)
         }

@@ -225,6 +225,10 @@ pub fn hints(_state: &State, ctx: &ViewCtx) -> Vec<Hint> {
     {
         out.push(Hint::act(ActionId::CommenceStep));
     }
+    // Before an update, its readiness checks are the Overview's news.
+    if ctx.derived.no_update_runs() {
+        out.push(Hint::key(KeyAction::ViewReady, "readiness"));
+    }
     out.extend([
         Hint::key(KeyAction::ViewMachines, "machines"),
         Hint::key(KeyAction::ViewLogs, "logs"),

@@ -16,12 +16,14 @@ pub enum View {
     Audit,
     /// The ClusterUpdatePlan of the cluster: its steps, and commence.
     UpdatePlan,
+    /// The checks to read before an update starts.
+    Ready,
     /// After the update: vRouter pods, the modes to restore, the checklist.
     Wrapup,
 }
 
 impl View {
-    pub const ALL: [View; 11] = [
+    pub const ALL: [View; 12] = [
         View::Overview,
         View::Machines,
         View::States,
@@ -32,6 +34,7 @@ impl View {
         View::Events,
         View::Audit,
         View::UpdatePlan,
+        View::Ready,
         View::Wrapup,
     ];
 
@@ -49,6 +52,7 @@ impl View {
             View::Audit => "audit",
             View::UpdatePlan => "plan",
             View::Wrapup => "wrapup",
+            View::Ready => "ready",
         }
     }
 
@@ -66,6 +70,7 @@ impl View {
             View::Audit => "Audit",
             View::UpdatePlan => "Update plan",
             View::Wrapup => "Wrap-up",
+            View::Ready => "Readiness",
         }
     }
 
@@ -83,6 +88,7 @@ impl View {
             "nmr" | "cmr" | "request" | "maintenance" => Some(View::Requests),
             "log" => Some(View::Logs),
             "wrap-up" | "after" => Some(View::Wrapup),
+            "readiness" | "preflight" => Some(View::Ready),
             "tf" | "vr" => Some(View::Vrouter),
             "updateplan" | "update-plan" | "cup" | "clusterupdateplan" | "clusterupdateplans" => {
                 Some(View::UpdatePlan)
@@ -104,7 +110,10 @@ impl View {
 
     /// Whether the view is a table that `/` filters and j/k move in.
     pub fn is_table(self) -> bool {
-        !matches!(self, View::Overview | View::Logs | View::Wrapup)
+        !matches!(
+            self,
+            View::Overview | View::Logs | View::Wrapup | View::Ready
+        )
     }
 }
 

@@ -43,6 +43,11 @@ pub const BUILTIN: &[(&str, &str, &str)] = &[
         "controllers.toml",
         include_str!("../../../assets/scenarios/controllers.toml"),
     ),
+    (
+        "ready",
+        "ready.toml",
+        include_str!("../../../assets/scenarios/ready.toml"),
+    ),
 ];
 
 /// Most machines a scenario may have.
@@ -111,7 +116,7 @@ impl fmt::Display for ScenarioError {
 impl std::error::Error for ScenarioError {}
 
 /// Loads a built-in scenario by name (`quick`, `standard`, `stuck-drain`,
-/// `legacy`, `large`, `plan`) or a scenario file by path.
+/// `legacy`, `large`, `plan`, `controllers`, `ready`) or a scenario file by path.
 pub fn load_scenario(name_or_path: &str) -> Result<ScenarioSpec, ScenarioError> {
     if let Some((_, file, text)) = BUILTIN.iter().find(|b| b.0 == name_or_path) {
         return parse_scenario(text, &format!("assets/scenarios/{file} (built-in)"));

@@ -118,10 +118,11 @@ pub fn seed(ctx: &mut Ctx, lcm_rs_hash: &str) {
         );
         for c in [Controller::Openstack, Controller::Ceph, Controller::Tf] {
             if m.has_lock(c) {
-                check(
-                    ctx.mosk.create(NWL, objects::node_lock(c, m, release)),
-                    "create node lock",
-                );
+                let mut lock = objects::node_lock(c, m, release);
+                if m.lock_left_inactive == Some(c) {
+                    lock["status"]["state"] = "inactive".into();
+                }
+                check(ctx.mosk.create(NWL, lock), "create node lock");
             }
         }
         if m.disabled {

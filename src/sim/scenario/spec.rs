@@ -341,6 +341,11 @@ pub struct NodeOverride {
     /// A controller whose lock on this node never goes inactive.
     #[serde(default)]
     pub stuck_lock: Option<Controller>,
+    /// A controller whose lock on this node is `inactive` at the start, as
+    /// an earlier maintenance left it (readiness finds it); the controller
+    /// handles the node's turn as usual and takes the lock back after it.
+    #[serde(default)]
+    pub lock_left_inactive: Option<Controller>,
     /// The replacement vRouter pod on this node never becomes Ready.
     #[serde(default)]
     pub vrouter_never_ready: bool,

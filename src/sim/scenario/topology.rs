@@ -68,6 +68,8 @@ pub struct MachineInfo {
     pub compute_services_down: Option<Dur>,
     pub servers: Vec<ServerSeed>,
     pub stuck_lock: Option<Controller>,
+    /// Its lock of this controller starts `inactive`.
+    pub lock_left_inactive: Option<Controller>,
     pub vrouter_never_ready: bool,
     /// A master without collocated OpenStack, Ceph or TF roles.
     pub no_collocated_roles: bool,
@@ -210,6 +212,7 @@ pub fn build(spec: &ScenarioSpec, rng: &mut SmallRng) -> Vec<MachineInfo> {
                 compute_services_down: ov.and_then(|o| o.compute_services_down),
                 servers,
                 stuck_lock: ov.and_then(|o| o.stuck_lock),
+                lock_left_inactive: ov.and_then(|o| o.lock_left_inactive),
                 vrouter_never_ready: ov.is_some_and(|o| o.vrouter_never_ready),
                 no_collocated_roles: ov.is_some_and(|o| o.no_collocated_roles),
                 disabled: ov.is_some_and(|o| o.disabled),

@@ -225,6 +225,18 @@ impl ScenarioSpec {
                     ),
                 ));
             }
+            if let Some(c) = o.lock_left_inactive
+                && !has_lock(o.role, c)
+            {
+                return Err(bad(
+                    &f("lock_left_inactive"),
+                    format!(
+                        "a `{}` machine has no {} lock",
+                        o.role.as_str(),
+                        c.controller_name()
+                    ),
+                ));
+            }
             if o.vrouter_never_ready && o.role != Role::Compute {
                 return Err(bad(
                     &f("vrouter_never_ready"),

@@ -1,0 +1,295 @@
+//! Each check ok on the fixture's idle cluster, and failing on one change.
+
+use std::sync::Arc;
+
+use super::*;
+use crate::domain::fixtures::{self, at, names::*};
+use crate::domain::objects::{Controller, ErrorMessage, Object};
+
+fn all_listed() -> BTreeMap<Kind, Seen> {
+    Kind::ALL.iter().map(|k| (*k, Seen::Listed)).collect()
+}
+
+fn run(snap: &Snapshot, seen: &BTreeMap<Kind, Seen>, id: CheckId) -> Check {
+    check(
+        id,
+        &Inputs {
+            snapshot: snap,
+            seen,
+            cluster: CLUSTER,
+            other_mosk_cluster: false,
+        },
+    )
+}
+
+fn idle_with(objs: impl IntoIterator<Item = Object>) -> Snapshot {
+    let mut snap = fixtures::idle();
+    for o in objs {
+        snap.apply(o);
+    }
+    snap
+}
+
+#[test]
+fn nodes_ok_then_not_ready_blocks_and_cordoned_warns() {
+    let seen = all_listed();
+    let ok = run(&fixtures::idle(), &seen, CheckId::Nodes);
+    assert_eq!(ok.verdict, Verdict::Ok, "{ok:?}");
+    assert_eq!(ok.summary, "7 of 7 nodes Ready and schedulable");
+
+    let mut n = fixtures::node(NODE_W2, true);
+    n.unschedulable = true;
+    let c = run(
+        &idle_with([Object::Node(Arc::new(n))]),
+        &seen,
+        CheckId::Nodes,
+    );
+    assert_eq!(c.verdict, Verdict::Warning);
+    assert_eq!(c.evidence, [format!("{NODE_W2}: SchedulingDisabled")]);
+
+    let mut n = fixtures::node(NODE_W1, true);
+    n.ready = false;
+    let c = run(
+        &idle_with([Object::Node(Arc::new(n))]),
+        &seen,
+        CheckId::Nodes,
+    );
+    assert_eq!(c.verdict, Verdict::Blocking);
+    assert_eq!(c.evidence, [format!("{NODE_W1}: NotReady")]);
+}
+
+#[test]
+fn requests_ok_then_a_leftover_request_blocks() {
+    let seen = all_listed();
+    assert_eq!(
+        run(&fixtures::idle(), &seen, CheckId::Requests).verdict,
+        Verdict::Ok
+    );
+    let mut nmr = fixtures::nmr(NODE_W3, "os", at("09:00"));
+    nmr.deleting = true;
+    let snap = idle_with([Object::NodeMaintenanceRequest(Arc::new(nmr))]);
+    let c = run(&snap, &seen, CheckId::Requests);
+    assert_eq!(c.verdict, Verdict::Blocking);
+    assert_eq!(
+        c.evidence,
+        [format!(
+            "NodeMaintenanceRequest {NODE_W3} (node {NODE_W3}) (Terminating)"
+        )]
+    );
+    let snap = idle_with([Object::ClusterMaintenanceRequest(Arc::new(fixtures::cmr(
+        at("09:00"),
+    )))]);
+    assert_eq!(
+        run(&snap, &seen, CheckId::Requests).verdict,
+        Verdict::Blocking
+    );
+}
+
+#[test]
+fn locks_ok_then_not_active_blocks_and_an_error_warns() {
+    let seen = all_listed();
+    let ok = run(&fixtures::idle(), &seen, CheckId::Locks);
+    assert_eq!(ok.verdict, Verdict::Ok, "{ok:?}");
+
+    let mut l = fixtures::node_lock(Controller::Openstack, NODE_W1, LockState::Active, None);
+    l.error_message = Some(ErrorMessage::new(
+        "Timeout waiting for compute services up on the host.",
+    ));
+    let c = run(
+        &idle_with([Object::NodeWorkloadLock(Arc::new(l))]),
+        &seen,
+        CheckId::Locks,
+    );
+    assert_eq!(c.verdict, Verdict::Warning, "{c:?}");
+
+    let l = fixtures::node_lock(Controller::Openstack, NODE_W1, LockState::Inactive, None);
+    let c = run(
+        &idle_with([Object::NodeWorkloadLock(Arc::new(l))]),
+        &seen,
+        CheckId::Locks,
+    );
+    assert_eq!(c.verdict, Verdict::Blocking);
+    assert_eq!(
+        c.evidence,
+        [format!("NodeWorkloadLock openstack-{NODE_W1} inactive")]
+    );
+}
+
+#[test]
+fn migration_settings_count_modes_list_live_and_block_on_invalid() {
+    let seen = all_listed();
+    let ok = run(&fixtures::idle(), &seen, CheckId::MigrationSettings);
+    assert_eq!(ok.verdict, Verdict::Ok, "{ok:?}");
+    assert_eq!(ok.summary, "4 computes: live (unset) 4");
+    assert_eq!(
+        ok.evidence,
+        [format!(
+            "left on live (4): {NODE_W1}, {NODE_W2}, {NODE_W3}, {NODE_W4}"
+        )]
+    );
+
+    let mut manual = fixtures::node(NODE_W1, true);
+    manual.migration_mode = Some(MigrationMode::Manual);
+    manual.migration_attempts = Some("5".into());
+    let mut skip = fixtures::node(NODE_W2, true);
+    skip.migration_mode = Some(MigrationMode::Skip);
+    let snap = idle_with([
+        Object::Node(Arc::new(manual.clone())),
+        Object::Node(Arc::new(skip)),
+    ]);
+    let c = run(&snap, &seen, CheckId::MigrationSettings);
+    assert_eq!(c.verdict, Verdict::Warning, "{c:?}");
+    assert_eq!(c.summary, "4 computes: live (unset) 2, manual 1, skip 1");
+    assert_eq!(
+        c.evidence,
+        [
+            format!("on skip (servers go down with the node): {NODE_W2}"),
+            format!("left on live (2): {NODE_W3}, {NODE_W4}"),
+            format!("attempts set (else 3): {NODE_W1} 5"),
+        ]
+    );
+
+    let mut bad = fixtures::node(NODE_W3, true);
+    bad.migration_mode = Some(MigrationMode::parse("livee"));
+    bad.migration_attempts = Some("three".into());
+    let snap = idle_with([Object::Node(Arc::new(manual)), Object::Node(Arc::new(bad))]);
+    let c = run(&snap, &seen, CheckId::MigrationSettings);
+    assert_eq!(c.verdict, Verdict::Blocking);
+    assert_eq!(
+        c.evidence[0],
+        format!(
+            "{NODE_W3}: instance_migration_mode \"livee\" is none of live, manual, skip; instance_migration_attempts \"three\" is not an integer"
+        )
+    );
+}
+
+#[test]
+fn target_release_from_the_update_plan_or_the_lcmcluster() {
+    let seen = all_listed();
+    let c = run(&fixtures::idle(), &seen, CheckId::TargetRelease);
+    assert_eq!(c.verdict, Verdict::Unknown, "no plan, spec = status: {c:?}");
+
+    let snap = idle_with([Object::UpdatePlan(Arc::new(
+        fixtures::update_plan::update_plan(),
+    ))]);
+    let c = run(&snap, &seen, CheckId::TargetRelease);
+    assert_eq!(c.verdict, Verdict::Ok, "{c:?}");
+    assert!(c.summary.contains("(update plan)"), "{c:?}");
+
+    let snap = fixtures::snapshot([Object::LcmCluster(Arc::new(fixtures::lcm_cluster()))]);
+    let c = run(&snap, &seen, CheckId::TargetRelease);
+    assert_eq!(c.verdict, Verdict::Ok);
+    assert_eq!(
+        c.summary,
+        format!("runs {CURRENT_RELEASE}; driven to {TARGET_RELEASE} (spec.release)")
+    );
+}
+
+#[test]
+fn update_plan_sums_the_estimates_and_warns_on_a_step_without_one() {
+    let seen = all_listed();
+    let c = run(&fixtures::idle(), &seen, CheckId::UpdatePlan);
+    assert_eq!(c.verdict, Verdict::Unknown);
+
+    let plan = fixtures::update_plan::update_plan();
+    let total: i64 = plan
+        .steps
+        .iter()
+        .map(|s| s.estimated.unwrap().as_secs())
+        .sum();
+    let snap = idle_with([Object::UpdatePlan(Arc::new(plan.clone()))]);
+    let c = run(&snap, &seen, CheckId::UpdatePlan);
+    assert_eq!(c.verdict, Verdict::Ok, "{c:?}");
+    assert!(
+        c.summary
+            .contains(&short_duration(SignedDuration::from_secs(total))),
+        "{c:?}"
+    );
+    assert_eq!(c.evidence.len(), plan.steps.len());
+
+    let mut plan = plan;
+    plan.steps[1].estimated = None;
+    let snap = idle_with([Object::UpdatePlan(Arc::new(plan))]);
+    let c = run(&snap, &seen, CheckId::UpdatePlan);
+    assert_eq!(c.verdict, Verdict::Warning);
+    assert!(c.summary.ends_with("1 step without estimate"), "{c:?}");
+}
+
+#[test]
+fn what_the_console_cannot_see_is_unknown_never_ok() {
+    let snap = fixtures::idle();
+    let mut seen = all_listed();
+    seen.insert(Kind::ClusterUpdatePlan, Seen::NotServed);
+    seen.insert(Kind::NodeWorkloadLock, Seen::Refused);
+    seen.remove(&Kind::Node);
+    let c = run(&snap, &seen, CheckId::UpdatePlan);
+    assert_eq!(c.verdict, Verdict::Unknown);
+    assert_eq!(
+        c.summary,
+        "ClusterUpdatePlan: not served by the cluster (CRD missing)"
+    );
+    let c = run(&snap, &seen, CheckId::Locks);
+    assert_eq!(c.verdict, Verdict::Unknown);
+    assert_eq!(
+        c.summary,
+        "NodeWorkloadLock: the API server refuses to list it"
+    );
+    for id in [CheckId::Nodes, CheckId::MigrationSettings] {
+        let c = run(&snap, &seen, id);
+        assert_eq!(c.verdict, Verdict::Unknown, "{id:?}");
+        assert_eq!(c.summary, "Node: not listed yet");
+    }
+    // Not watched at all.
+    for id in [
+        CheckId::OpenstackDeployment,
+        CheckId::CephHealth,
+        CheckId::ManagementRelease,
+    ] {
+        assert_eq!(run(&snap, &all_listed(), id).verdict, Verdict::Unknown);
+    }
+}
+
+#[test]
+fn evidence_is_bounded() {
+    let lines: Vec<String> = (0..20).map(|i| i.to_string()).collect();
+    let b = bounded(lines);
+    assert_eq!(b.len(), EVIDENCE_MAX);
+    assert_eq!(b.last().unwrap(), "… and 13 more");
+}
+
+#[test]
+fn a_mosk_context_of_another_cluster_makes_its_checks_unknown() {
+    let snap = fixtures::idle();
+    let seen = all_listed();
+    let inputs = Inputs {
+        snapshot: &snap,
+        seen: &seen,
+        cluster: CLUSTER,
+        other_mosk_cluster: true,
+    };
+    for id in [
+        CheckId::Nodes,
+        CheckId::Requests,
+        CheckId::Locks,
+        CheckId::MigrationSettings,
+    ] {
+        let c = check(id, &inputs);
+        assert_eq!(c.verdict, Verdict::Unknown, "{id:?}");
+        assert!(
+            c.summary
+                .starts_with("the MOSK context is another cluster's")
+        );
+    }
+    // The management cluster's own objects still count.
+    assert_eq!(
+        check(
+            CheckId::Nodes,
+            &Inputs {
+                other_mosk_cluster: false,
+                ..inputs
+            }
+        )
+        .verdict,
+        Verdict::Ok
+    );
+}
