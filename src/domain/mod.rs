@@ -31,6 +31,7 @@ pub mod objects;
 pub mod phase;
 pub mod progress;
 pub mod reminders;
+pub mod servers;
 pub mod session_log;
 pub mod update_groups;
 pub mod update_plan;
