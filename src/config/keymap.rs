@@ -56,6 +56,8 @@ pub enum KeyAction {
     ViewUpdatePlan,
     /// The recent notices, whole (a long one is cut in the footer).
     Notices,
+    /// The servers on the node of the item or row (the OpenStack CLI).
+    Servers,
 }
 
 /// Help-overlay sections, in display order.
@@ -82,7 +84,7 @@ impl KeyGroup {
 
 impl KeyAction {
     /// Every action, in help-overlay order.
-    pub const ALL: [KeyAction; 42] = [
+    pub const ALL: [KeyAction; 46] = [
         KeyAction::Help,
         KeyAction::Filter,
         KeyAction::Command,
@@ -124,6 +126,10 @@ impl KeyAction {
         KeyAction::Act(ActionId::RestartVrouter),
         KeyAction::Act(ActionId::RestartAllVrouters),
         KeyAction::Act(ActionId::CommenceStep),
+        KeyAction::Servers,
+        KeyAction::Act(ActionId::LiveMigrateServers),
+        KeyAction::Act(ActionId::StopServers),
+        KeyAction::Act(ActionId::ShelveServers),
         KeyAction::ToggleSelect,
     ];
 
@@ -168,6 +174,7 @@ impl KeyAction {
             KeyAction::GroupByUpdateGroup => "group-by-update-group",
             KeyAction::ViewUpdatePlan => "view-update-plan",
             KeyAction::Notices => "notices",
+            KeyAction::Servers => "servers",
         }
     }
 
@@ -213,6 +220,9 @@ impl KeyAction {
             KeyAction::GroupByUpdateGroup => "Machines: group by update group (on / off)",
             KeyAction::ViewUpdatePlan => "Update plan (ClusterUpdatePlan steps)",
             KeyAction::Notices => "recent notices, whole (the footer cuts long ones)",
+            KeyAction::Servers => {
+                "servers on the node of the item, row or acknowledge dialog (OpenStack CLI)"
+            }
         };
         Cow::Borrowed(text)
     }
@@ -229,7 +239,7 @@ impl KeyAction {
             | ViewLogs | ViewEvents | ViewAudit | ViewUpdatePlan => KeyGroup::Views,
             LogFollow | LogWrap | LogLevel | LogSearch | LogNextMatch | LogPreviousMatch
             | LogsForMachine => KeyGroup::Logs,
-            Act(_) | ToggleSelect => KeyGroup::Actions,
+            Act(_) | ToggleSelect | Servers => KeyGroup::Actions,
         }
     }
 

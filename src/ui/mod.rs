@@ -14,6 +14,7 @@ mod help;
 mod input;
 mod logs;
 mod overview;
+mod servers;
 mod stale_mark;
 mod status_bar;
 mod table;
@@ -94,6 +95,7 @@ pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameRe
                 confirm_view = dialogs::draw_dialog(frame, area, model, dialog, theme)
             }
             Modal::ClusterPicker(p) => dialogs::cluster_picker::draw(frame, body, model, p, theme),
+            Modal::Servers(p) => servers::draw(frame, body, model, p, theme),
         }
     }
     FrameReport {

@@ -27,8 +27,8 @@ use crate::domain::objects::Snapshot;
 
 use crate::cluster::writes::WriteEvent;
 use crate::domain::action::ActionId;
-use crate::domain::action::run::RunOutcome;
-use access::{AccessCache, AccessKey, Availability};
+use crate::domain::action::run::{RunOutcome, StepStatus};
+use access::{AccessCache, AccessKey, AccessVerdict, Availability};
 use dialog::{ConfirmDialog, Dialog, MigrationPicker, NodeModes, RunningAction, WhichSet};
 use plan::{ActionPlan, PlanContext};
 
@@ -73,10 +73,31 @@ pub fn availability(model: &Model, action: ActionId) -> Availability {
     if let Some(why) = &model.actions.off {
         return Availability::Unavailable(why.clone());
     }
-    model
-        .actions
-        .access
-        .availability(&access_key(model, action), model.now)
+    let mut worst = Availability::Available;
+    for key in AccessKey::all_for_action(action, &model.session.namespace) {
+        let a = model.actions.access.availability(&key, model.now);
+        let rank = |a: &Availability| match a {
+            Availability::Available => 0,
+            Availability::NotVerified(_) => 1,
+            Availability::Checking => 2,
+            Availability::Unavailable(_) => 3,
+        };
+        if rank(&a) > rank(&worst) {
+            worst = a;
+        }
+    }
+    worst
+}
+
+/// The answer the model holds for every question `action` asks, as one;
+/// `None` when one of them has no fresh answer.
+pub fn fresh_access(model: &Model, action: ActionId) -> Option<AccessVerdict> {
+    let verdicts: Option<Vec<AccessVerdict>> =
+        AccessKey::all_for_action(action, &model.session.namespace)
+            .iter()
+            .map(|k| model.actions.access.fresh(k, model.now).cloned())
+            .collect();
+    verdicts.map(AccessVerdict::combine)
 }
 
 /// The permission question `action` asks in this session (its project
@@ -189,6 +210,23 @@ fn attention_targets(model: &Model, action: ActionId) -> Result<(String, Vec<Str
         item.subject,
         item.kind.label()
     ))
+}
+
+/// The node the item under the Overview's cursor (drawn in the last
+/// frame) or the cursor row of a table view is about.
+pub fn node_under_cursor(model: &Model) -> Result<String, String> {
+    if model.view == View::Overview {
+        let shown = &model.frame.attention_shown;
+        let item = overview::on_screen(&model.views.overview, &model.derived.attention, shown)?
+            .ok_or("the attention queue is empty: no node to show the servers of")?;
+        return item
+            .node
+            .clone()
+            .ok_or_else(|| format!("{} {} is not about a node", item.subject, item.kind.label()));
+    }
+    cursor_row_target(model)
+        .and_then(|(_, nodes)| nodes.into_iter().next())
+        .ok_or_else(|| "the row under the cursor is not about a node".to_string())
 }
 
 /// What an action key acts on.
@@ -317,7 +355,11 @@ fn start_on(model: &mut Model, action: ActionId, chosen: Option<Vec<String>>) ->
                 }
             }
         }
-        ActionId::RestartAllVrouters | ActionId::CommenceStep => Vec::new(),
+        ActionId::RestartAllVrouters
+        | ActionId::CommenceStep
+        | ActionId::LiveMigrateServers
+        | ActionId::StopServers
+        | ActionId::ShelveServers => Vec::new(),
     };
     let planned = match action {
         ActionId::SetMigrationMode => {
@@ -352,6 +394,9 @@ fn start_on(model: &mut Model, action: ActionId, chosen: Option<Vec<String>>) ->
         ActionId::RestartVrouter => plan::plan_restart(&model.snapshot, &ctx, &nodes),
         ActionId::RestartAllVrouters => plan::plan_restart_all(&model.snapshot, &ctx),
         ActionId::CommenceStep => commence::plan_commence(model),
+        ActionId::LiveMigrateServers | ActionId::StopServers | ActionId::ShelveServers => {
+            crate::app::servers::plan(model, action).map_err(plan::PlanError)
+        }
     };
     match planned {
         Ok(plan) => {
@@ -436,6 +481,12 @@ pub fn on_event(model: &mut Model, ev: WriteEvent) -> Vec<Command> {
                 .filter(|r| r.plan.id == plan_id)
                 && let Some(s) = r.steps.get_mut(index)
             {
+                if matches!(status, StepStatus::Done(_)) && r.plan.action.on_servers() {
+                    let plan = r.plan.clone();
+                    *s = status;
+                    crate::app::servers::asked(model, &plan, index);
+                    return Vec::new();
+                }
                 *s = status;
             }
         }

@@ -84,6 +84,7 @@ pub fn hints(state: &State, _ctx: &ViewCtx) -> Vec<Hint> {
         Hint::key(KeyAction::ToggleSelect, "select"),
         Hint::act(ActionId::SetMigrationMode),
         Hint::act(ActionId::AcknowledgeMigration),
+        Hint::key(KeyAction::Servers, "servers"),
         Hint::key(KeyAction::LogsForMachine, "logs"),
         Hint::key(KeyAction::Sort, "sort"),
         Hint::key(KeyAction::Command, "view"),

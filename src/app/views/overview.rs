@@ -226,6 +226,7 @@ pub fn hints(_state: &State, ctx: &ViewCtx) -> Vec<Hint> {
         out.push(Hint::act(ActionId::CommenceStep));
     }
     out.extend([
+        Hint::key(KeyAction::Servers, "servers"),
         Hint::key(KeyAction::ViewMachines, "machines"),
         Hint::key(KeyAction::ViewLogs, "logs"),
         Hint::key(KeyAction::Command, "view"),

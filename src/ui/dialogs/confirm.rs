@@ -70,6 +70,27 @@ pub(super) fn draw(
         ));
         body.push(Line::from(format!("    {}", step.change.describe())));
         body.extend(super::migration::acknowledge_lines(step, theme));
+        if plan.action == ActionId::AcknowledgeMigration {
+            let (lines, active) = crate::app::servers::acknowledge_lines(model, &step.node);
+            body.extend(lines.into_iter().map(|l| Line::styled(l, theme.muted)));
+            if active {
+                body.push(Line::styled(
+                    format!(
+                        "! a server is still ACTIVE on {}: skip lets the node reboot under it",
+                        step.node
+                    ),
+                    theme.warn,
+                ));
+            }
+            let key = model
+                .keymap
+                .first_key(crate::config::keymap::KeyAction::Servers)
+                .unwrap_or("o");
+            body.push(Line::styled(
+                format!("    {key}: the servers on {} (read now)", step.node),
+                theme.muted,
+            ));
+        }
     }
     for w in &plan.warnings {
         body.push(Line::styled(format!("! {w}"), theme.warn));
