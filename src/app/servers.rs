@@ -390,11 +390,15 @@ pub fn acknowledge_lines(model: &Model, node: &str) -> (Vec<String>, bool) {
     let mut active = false;
     for s in n.servers() {
         active |= s.status == "ACTIVE";
+        let task = s
+            .task_state
+            .as_deref()
+            .map(|t| format!(" ({t})"))
+            .unwrap_or_default();
         lines.push(format!(
-            "  {} {} {}: {}",
+            "  {} {}{task}: {}",
             s.name,
             s.status,
-            s.task_state.as_deref().unwrap_or("-"),
             s.controller_will(mode.as_ref())
         ));
     }

@@ -82,6 +82,8 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, p: &ServersPane
     let Some(n) = n.filter(|n| n.read.is_some()) else {
         return;
     };
+    // The whole ID where it fits beside the rest.
+    let id_w: u16 = if inner.width >= 180 { 36 } else { 13 };
     let header = Row::new(
         [
             "",
@@ -103,7 +105,11 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, p: &ServersPane
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let mark = if p.selected.contains(&s.id) { "*" } else { " " };
+            let mark = format!(
+                "{}{}",
+                if i == p.cursor { ">" } else { " " },
+                if p.selected.contains(&s.id) { "*" } else { " " }
+            );
             let will = crate::app::servers::progress(n, s)
                 .unwrap_or_else(|| s.controller_will(mode.as_ref()));
             let style = if i == p.cursor {
@@ -116,7 +122,11 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, p: &ServersPane
             Row::new(vec![
                 Cell::from(mark),
                 Cell::from(s.name.clone()),
-                Cell::from(format::truncate_middle(&s.id, 13)),
+                Cell::from(if id_w >= 36 {
+                    s.id.clone()
+                } else {
+                    format::truncate_middle(&s.id, id_w as usize)
+                }),
                 Cell::from(n.project(&s.project_id)),
                 Cell::from(s.status.clone()),
                 Cell::from(s.task_state.clone().unwrap_or_else(|| "-".into())),
@@ -132,9 +142,9 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, p: &ServersPane
     let table = Table::new(
         rows,
         [
-            Constraint::Length(1),
+            Constraint::Length(2),
             Constraint::Min(8),
-            Constraint::Length(13),
+            Constraint::Length(id_w),
             Constraint::Length(10),
             Constraint::Length(10),
             Constraint::Length(9),

@@ -87,7 +87,7 @@ pub(super) fn draw(
                 .first_key(crate::config::keymap::KeyAction::Servers)
                 .unwrap_or("o");
             body.push(Line::styled(
-                format!("    {key}: the servers on {} (read now)", step.node),
+                format!("    {key}: read the servers on {}", step.node),
                 theme.muted,
             ));
         }
