@@ -16,6 +16,7 @@ mod parsed_once_tests;
 mod reminders;
 pub mod report;
 pub mod servers;
+pub mod servers_state;
 pub mod session;
 pub mod tables;
 pub mod update;

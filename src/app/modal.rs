@@ -67,7 +67,7 @@ pub enum Modal {
     /// context holds several (`crate::app::cluster_picker`).
     ClusterPicker(ClusterPicker),
     /// The servers on a node (`crate::app::servers`).
-    Servers(crate::app::servers::ServersPanel),
+    Servers(crate::app::servers_state::ServersPanel),
 }
 
 impl Modal {

@@ -96,7 +96,7 @@ pub struct Model {
     /// What happened over the session, for the session report (`:report`).
     pub session_log: SessionLog,
     /// The servers read on each node (`crate::app::servers`).
-    pub servers: crate::app::servers::ServersState,
+    pub servers: crate::app::servers_state::ServersState,
 }
 
 impl Model {

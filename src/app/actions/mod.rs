@@ -229,6 +229,32 @@ pub fn node_under_cursor(model: &Model) -> Result<String, String> {
         .ok_or_else(|| "the row under the cursor is not about a node".to_string())
 }
 
+/// The plan of a server action on the open servers panel's servers.
+fn server_plan(model: &Model, action: ActionId) -> Result<ActionPlan, String> {
+    let panel = model
+        .modals
+        .iter()
+        .find_map(|m| match m {
+            crate::app::modal::Modal::Servers(p) => Some(p),
+            _ => None,
+        })
+        .ok_or("open the servers on a node first (o)")?;
+    let uid = model
+        .snapshot
+        .nodes()
+        .find(|x| x.name == panel.node)
+        .map(|x| x.uid.clone())
+        .unwrap_or_default();
+    crate::app::servers_state::plan(
+        panel,
+        &model.servers,
+        &uid,
+        &model.session.mosk_context,
+        model.session.dry_run,
+        action,
+    )
+}
+
 /// What an action key acts on.
 enum Targets {
     Nodes(Vec<String>),
@@ -395,7 +421,7 @@ fn start_on(model: &mut Model, action: ActionId, chosen: Option<Vec<String>>) ->
         ActionId::RestartAllVrouters => plan::plan_restart_all(&model.snapshot, &ctx),
         ActionId::CommenceStep => commence::plan_commence(model),
         ActionId::LiveMigrateServers | ActionId::StopServers | ActionId::ShelveServers => {
-            crate::app::servers::plan(model, action).map_err(plan::PlanError)
+            server_plan(model, action).map_err(plan::PlanError)
         }
     };
     match planned {
@@ -484,7 +510,8 @@ pub fn on_event(model: &mut Model, ev: WriteEvent) -> Vec<Command> {
                 if matches!(status, StepStatus::Done(_)) && r.plan.action.on_servers() {
                     let plan = r.plan.clone();
                     *s = status;
-                    crate::app::servers::asked(model, &plan, index);
+                    let now = model.now;
+                    crate::app::servers_state::asked(&mut model.servers, &plan, index, now);
                     return Vec::new();
                 }
                 *s = status;
