@@ -220,9 +220,7 @@ impl KeyAction {
             KeyAction::GroupByUpdateGroup => "Machines: group by update group (on / off)",
             KeyAction::ViewUpdatePlan => "Update plan (ClusterUpdatePlan steps)",
             KeyAction::Notices => "recent notices, whole (the footer cuts long ones)",
-            KeyAction::Servers => {
-                "servers on the node of the item, row or acknowledge dialog (OpenStack CLI)"
-            }
+            KeyAction::Servers => "servers on the node of the item, row or dialog",
         };
         Cow::Borrowed(text)
     }
