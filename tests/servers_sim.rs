@@ -324,12 +324,12 @@ async fn a_live_migration_through_keys_runs_to_the_end_and_the_server_leaves_the
     );
     let cmd = format!("openstack server migrate --live-migration {}", first.id);
     let received = h.received();
-    let show = received
-        .iter()
-        .rposition(|c| *c == format!("openstack server show {} -f json", first.id))
-        .unwrap();
     let sent = received.iter().position(|c| *c == cmd).expect("sent");
-    assert!(show < sent, "the server is read again before the command");
+    assert_eq!(
+        received[sent - 1],
+        format!("openstack server show {} -f json", first.id),
+        "the server is read again just before the command"
+    );
     let audit = audit::read(&h.audit_path).unwrap();
     assert!(
         audit

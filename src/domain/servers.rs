@@ -101,9 +101,9 @@ pub fn power_state_words(p: Option<i64>) -> String {
 impl Server {
     /// The one maintenance-action tag, when exactly one is set
     /// (`compute_get_server_maintenance_action`); `Ok(None)`: none or
-    /// several (the node's mode decides); `Err`: the tags were not read.
-    pub fn tag(&self) -> Result<Option<MaintenanceAction>, ()> {
-        let tags = self.tags.as_ref().ok_or(())?;
+    /// several (the node's mode decides); `None`: the tags were not read.
+    pub fn tag(&self) -> Option<Option<MaintenanceAction>> {
+        let tags = self.tags.as_ref()?;
         let seen: Vec<MaintenanceAction> = [
             MaintenanceAction::Poweroff,
             MaintenanceAction::Notify,
@@ -112,7 +112,7 @@ impl Server {
         .into_iter()
         .filter(|a| tags.contains(&format!("{MAINTENANCE_ACTION_TAG}={}", a.as_str())))
         .collect();
-        Ok(match seen.as_slice() {
+        Some(match seen.as_slice() {
             [one] => Some(*one),
             _ => None,
         })
@@ -121,9 +121,9 @@ impl Server {
     /// The tag as shown: `notify`, `-` (none), `?` (not read).
     pub fn tag_text(&self) -> String {
         match self.tag() {
-            Ok(Some(a)) => a.as_str().to_string(),
-            Ok(None) => "-".to_string(),
-            Err(()) => "?".to_string(),
+            Some(Some(a)) => a.as_str().to_string(),
+            Some(None) => "-".to_string(),
+            None => "?".to_string(),
         }
     }
 
@@ -131,7 +131,7 @@ impl Server {
     /// (`live` when unset); `Err` for a mode the controller does not know
     /// (its KeyError) or tags not read.
     pub fn action(&self, mode: Option<&MigrationMode>) -> Result<MaintenanceAction, String> {
-        if let Some(a) = self.tag().map_err(|()| "tags not read".to_string())? {
+        if let Some(a) = self.tag().ok_or_else(|| "tags not read".to_string())? {
             return Ok(a);
         }
         match mode.unwrap_or(&MigrationMode::Live) {
