@@ -528,3 +528,43 @@ async fn the_acknowledge_dialog_lists_the_servers_by_name_and_warns_about_an_act
         .replace_all(&screen, "uid <uid>                           ");
     insta::assert_snapshot!("acknowledge_dialog_with_servers", screen);
 }
+
+#[tokio::test]
+async fn a_server_changed_since_the_panel_read_it_gets_no_command() {
+    let mut h = H::new(WriteMode::Live, Vec::new()).await;
+    let node = manual_compute(&h.world);
+    h.cursor_on(&node);
+    h.press('o');
+    h.until_read().await;
+    let first = h.model.servers.nodes[&node].servers()[0].clone();
+    // Someone else starts its live migration after the panel read it.
+    let other = h._pair.connect().await;
+    let migrate = mosk_console::app::servers::command(
+        mosk_console::domain::action::ActionId::LiveMigrateServers,
+        &first.id,
+    );
+    mosk_console::cluster::openstack::run_openstack(&other.mosk, &migrate)
+        .await
+        .unwrap();
+    let outcome = act_on_first(&mut h, 'T').await;
+    let RunOutcome::Failed { message } = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert!(
+        message.contains(&format!(
+            "not sent: server {} is now MIGRATING (migrating) on {node} (the panel showed ACTIVE on {node})",
+            first.name
+        )),
+        "{message}"
+    );
+    let stop = format!("openstack server stop {}", first.id);
+    assert!(!h.received().contains(&stop));
+    let audit = audit::read(&h.audit_path).unwrap();
+    assert!(audit.iter().any(|r| {
+        r.phase == AuditPhase::Result
+            && r.message
+                .as_deref()
+                .unwrap_or_default()
+                .contains("not sent: server")
+    }));
+}

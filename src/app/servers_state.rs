@@ -214,6 +214,7 @@ pub fn plan(
                 name: s.name.clone(),
                 node: panel.node.clone(),
                 status: s.status.clone(),
+                task_state: s.task_state.clone(),
             }),
             node: panel.node.clone(),
             servers: vec![s.id.clone()],

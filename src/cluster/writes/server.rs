@@ -30,13 +30,18 @@ impl Writer {
             .and_then(|v| v.as_str())
             .unwrap_or("");
         let status = now.get("status").and_then(|v| v.as_str()).unwrap_or("");
-        if host != c.node || status != c.status {
+        let task = now.get("OS-EXT-STS:task_state").and_then(|v| v.as_str());
+        if host != c.node || status != c.status || task != c.task_state.as_deref() {
+            let shown = |s: &str, t: Option<&str>| match t {
+                Some(t) => format!("{s} ({t})"),
+                None => s.to_string(),
+            };
             return Err(WriteError::Refused(format!(
                 "not sent: server {} is now {} on {} (the panel showed {} on {})",
                 c.name,
-                if status.is_empty() { "?" } else { status },
+                shown(if status.is_empty() { "?" } else { status }, task),
                 if host.is_empty() { "no host" } else { host },
-                c.status,
+                shown(&c.status, c.task_state.as_deref()),
                 c.node
             )));
         }

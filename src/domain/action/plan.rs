@@ -93,6 +93,8 @@ pub struct ServerCommand {
     pub node: String,
     /// The status it must still have.
     pub status: String,
+    /// The task state it must still have (`None`: no task under way).
+    pub task_state: Option<String>,
 }
 
 impl ServerCommand {
