@@ -283,3 +283,45 @@ async fn output_is_bounded_and_comes_out_sanitized() {
     assert!(!out.stdout.truncated());
     assert_eq!(out.stdout.json().unwrap(), json!([{"Name": "vm-1"}]));
 }
+
+#[tokio::test]
+async fn read_servers_lists_the_node_with_each_show_and_the_project_names() {
+    use mosk_console::cluster::openstack::read_servers;
+    let (w, pair) = world(None).await;
+    let clusters = pair.connect().await;
+    let node = compute_with_servers(&w);
+    let read = read_servers(&clusters.mosk, &node).await.unwrap();
+    let mut ids: Vec<String> = read.servers.iter().map(|s| s.id.clone()).collect();
+    ids.sort();
+    let mut on = w.servers_on(&node);
+    on.sort();
+    assert_eq!(ids, on);
+    let nova = w.nova_servers();
+    for s in &read.servers {
+        let n = nova.iter().find(|n| n.id == s.id).unwrap();
+        assert_eq!(s.name, n.name);
+        assert_eq!(s.tags.as_ref(), Some(&n.tags), "tags from server show");
+        assert_eq!(
+            read.projects.get(&s.project_id).map(String::as_str),
+            Some(n.project.as_str())
+        );
+    }
+    let received: Vec<String> = w
+        .exec(SimCluster::Mosk)
+        .received()
+        .iter()
+        .map(|r| r.command[..3].join(" "))
+        .collect();
+    assert_eq!(received[0], "openstack server list");
+    assert_eq!(
+        received
+            .iter()
+            .filter(|c| *c == "openstack server show")
+            .count(),
+        read.servers.len()
+    );
+    assert_eq!(
+        received.last().map(String::as_str),
+        Some("openstack project list")
+    );
+}

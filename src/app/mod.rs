@@ -15,6 +15,8 @@ pub mod notices;
 mod parsed_once_tests;
 mod reminders;
 pub mod report;
+pub mod servers;
+pub mod servers_state;
 pub mod session;
 pub mod tables;
 pub mod update;

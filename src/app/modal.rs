@@ -66,6 +66,8 @@ pub enum Modal {
     /// Which MOSK cluster to follow, at start-up when the management
     /// context holds several (`crate::app::cluster_picker`).
     ClusterPicker(ClusterPicker),
+    /// The servers on a node (`crate::app::servers`).
+    Servers(crate::app::servers_state::ServersPanel),
 }
 
 impl Modal {

@@ -95,6 +95,8 @@ pub struct Model {
     pub keys_ignored: u32,
     /// What happened over the session, for the session report (`:report`).
     pub session_log: SessionLog,
+    /// The servers read on each node (`crate::app::servers`).
+    pub servers: crate::app::servers_state::ServersState,
 }
 
 impl Model {
@@ -130,6 +132,7 @@ impl Model {
             dismissed_reminders: BTreeSet::new(),
             keys_ignored: 0,
             session_log: SessionLog::new(),
+            servers: Default::default(),
         }
     }
 

@@ -9,6 +9,7 @@ use jiff::Timestamp;
 use crate::app::frame::FrameReport;
 use crate::app::report::document::Report;
 use crate::cluster::events::ClusterEvent;
+use crate::cluster::openstack::{CliError, ServersRead};
 use crate::cluster::writes::WriteEvent;
 use crate::domain::action::access::AccessKey;
 use crate::domain::action::plan::ActionPlan;
@@ -44,6 +45,12 @@ pub enum Msg {
     /// The audit log's node writes of earlier sessions, read back when the
     /// console starts (the wrap-up's migration modes).
     AuditReadBack(crate::audit::ReadBack),
+    /// A read of the servers on `node` asked at `asked` came back.
+    ServersRead {
+        node: String,
+        asked: Timestamp,
+        result: Result<ServersRead, CliError>,
+    },
 }
 
 /// What `update` asks the runtime to do. `update` itself does no I/O.
@@ -62,4 +69,7 @@ pub enum Command {
     /// Start watching the cluster the operator chose in the cluster
     /// picker (the runtime starts the cluster layer's watchers for it).
     FollowCluster(ClusterRef),
+    /// Read the servers on `node` through the OpenStack CLI in the
+    /// `keystone-client` pod; the answer comes back as `Msg::ServersRead`.
+    ReadServers { node: String, asked: Timestamp },
 }

@@ -60,7 +60,9 @@ fn apply(model: &mut Model, msg: Msg) -> Vec<Command> {
         Msg::Tick(now) => {
             model.now = model.server_time(now);
             model.logs.tick_overview(now);
-            actions::on_tick(model)
+            let mut commands = actions::on_tick(model);
+            commands.extend(crate::app::servers::on_tick(model));
+            commands
         }
         Msg::RealTime(t) => {
             model.real_time = model.real_time.max(t);
@@ -77,6 +79,14 @@ fn apply(model: &mut Model, msg: Msg) -> Vec<Command> {
             Vec::new()
         }
         Msg::AuditReadBack(rb) => actions::on_read_back(model, rb),
+        Msg::ServersRead {
+            node,
+            asked,
+            result,
+        } => {
+            crate::app::servers::on_read(model, node, asked, result);
+            Vec::new()
+        }
         Msg::ReportWritten(written) => {
             match written {
                 Ok(path) => model.notify(
@@ -195,6 +205,15 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
             {
                 return Vec::new();
             }
+            // The acknowledge dialog opens the servers on its node.
+            if model.keymap.action_for(&key) == Some(KeyAction::Servers)
+                && let Some(Dialog::Confirm(c)) = model.modals.top_dialog()
+                && c.plan.action == crate::domain::action::ActionId::AcknowledgeMigration
+                && let Some(step) = c.plan.steps.first()
+            {
+                let node = step.node.clone();
+                return crate::app::servers::open(model, node);
+            }
             actions::keys::on_dialog_key(model, key)
         }
         Some(Modal::Help { .. }) | Some(Modal::Notices { .. }) => {
@@ -202,6 +221,7 @@ fn on_key(model: &mut Model, key: KeyEvent) -> Vec<Command> {
             Vec::new()
         }
         Some(Modal::ClusterPicker(_)) => on_picker_key(model, key),
+        Some(Modal::Servers(_)) => crate::app::servers::on_key(model, key),
         Some(Modal::Detail { .. }) => {
             on_detail_key(model, key);
             Vec::new()
@@ -478,6 +498,10 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
         ),
         Notices => model.modals.push(Modal::Notices { scroll: 0 }),
         Act(id) => return actions::start(model, id),
+        Servers => match actions::node_under_cursor(model) {
+            Ok(node) => return crate::app::servers::open(model, node),
+            Err(why) => model.notify(NoticeLevel::Warning, format!("servers: {why}")),
+        },
         // Keys of views other than this one.
         Filter | Back | Open | Down | Up | PageDown | PageUp | Top | Bottom | Sort
         | ReverseSort | ToggleSelect | DismissReminder => {}

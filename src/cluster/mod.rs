@@ -47,6 +47,7 @@ pub mod convert;
 pub mod events;
 pub mod exec;
 pub mod logs;
+pub mod openstack;
 pub mod watch;
 pub mod which;
 pub mod writes;

@@ -61,6 +61,8 @@ pub enum KeyAction {
     ViewReady,
     /// The recent notices, whole (a long one is cut in the footer).
     Notices,
+    /// The servers on the node of the item or row (the OpenStack CLI).
+    Servers,
 }
 
 /// Help-overlay sections, in display order.
@@ -87,7 +89,7 @@ impl KeyGroup {
 
 impl KeyAction {
     /// Every action, in help-overlay order.
-    pub const ALL: [KeyAction; 46] = [
+    pub const ALL: [KeyAction; 50] = [
         KeyAction::Help,
         KeyAction::Filter,
         KeyAction::Command,
@@ -133,6 +135,10 @@ impl KeyAction {
         KeyAction::Act(ActionId::RestartAllVrouters),
         KeyAction::Act(ActionId::CommenceStep),
         KeyAction::Act(ActionId::RestoreMigrationMode),
+        KeyAction::Servers,
+        KeyAction::Act(ActionId::LiveMigrateServers),
+        KeyAction::Act(ActionId::StopServers),
+        KeyAction::Act(ActionId::ShelveServers),
         KeyAction::ToggleSelect,
     ];
 
@@ -180,6 +186,7 @@ impl KeyAction {
             KeyAction::ViewUpdatePlan => "view-update-plan",
             KeyAction::ViewReady => "view-ready",
             KeyAction::Notices => "notices",
+            KeyAction::Servers => "servers",
         }
     }
 
@@ -228,6 +235,7 @@ impl KeyAction {
             KeyAction::ViewUpdatePlan => "Update plan (ClusterUpdatePlan steps)",
             KeyAction::ViewReady => "Readiness (checks before the update)",
             KeyAction::Notices => "recent notices, whole (the footer cuts long ones)",
+            KeyAction::Servers => "servers on the node of the item, row or dialog",
         };
         Cow::Borrowed(text)
     }
@@ -244,7 +252,7 @@ impl KeyAction {
             | ViewLogs | ViewEvents | ViewAudit | ViewUpdatePlan | ViewReady => KeyGroup::Views,
             LogFollow | LogWrap | LogLevel | LogSearch | LogNextMatch | LogPreviousMatch
             | LogsForMachine => KeyGroup::Logs,
-            Act(_) | ToggleSelect => KeyGroup::Actions,
+            Act(_) | ToggleSelect | Servers => KeyGroup::Actions,
         }
     }
 

@@ -47,6 +47,9 @@ pub struct ConsoleEffects {
     /// What `Command::FollowCluster` starts; `None`: nothing to start (tests
     /// that feed the model themselves).
     follow: Option<Follow>,
+    /// The MOSK cluster's client, for reading servers through the exec API
+    /// (reads work in read-only mode too); `None`: reads fail, said so.
+    mosk: Option<kube::Client>,
 }
 
 impl ConsoleEffects {
@@ -102,6 +105,7 @@ impl ConsoleEffects {
             tx,
             report_dir,
             follow: None,
+            mosk: Some(clusters.mosk.clone()),
         }
     }
 
@@ -124,7 +128,13 @@ impl ConsoleEffects {
             tx,
             report_dir: crate::logging::state_dir(),
             follow: None,
+            mosk: None,
         }
+    }
+
+    /// Servers are read from `client` (the MOSK cluster's).
+    pub fn set_mosk_client(&mut self, client: kube::Client) {
+        self.mosk = Some(client);
     }
 
     /// Session reports go to `dir` (tests: a temporary directory).
@@ -170,6 +180,30 @@ impl Effects for ConsoleEffects {
             let _ = self.tx.send(Msg::ReportWritten(self.write_report(report)));
             return;
         }
+        if let Command::ReadServers { node, asked } = &command {
+            let (node, asked) = (node.clone(), *asked);
+            let tx = self.tx.clone();
+            let Some(client) = self.mosk.clone() else {
+                let _ = tx.send(Msg::ServersRead {
+                    node,
+                    asked,
+                    result: Err(crate::cluster::openstack::CliError {
+                        refused: false,
+                        message: "no MOSK cluster client".into(),
+                    }),
+                });
+                return;
+            };
+            tokio::spawn(async move {
+                let result = crate::cluster::openstack::read_servers(&client, &node).await;
+                let _ = tx.send(Msg::ServersRead {
+                    node,
+                    asked,
+                    result,
+                });
+            });
+            return;
+        }
         if let Command::FollowCluster(cluster) = &command {
             // The commence permission is asked in the cluster's namespace.
             if let Ok(exec) = &self.actions {
@@ -187,7 +221,9 @@ impl Effects for ConsoleEffects {
                     Command::CheckAccess(keys) => exec.check_access(keys),
                     Command::CancelRun => exec.cancel_run(),
                     Command::Quit => exec.quit(),
-                    Command::WriteReport(_) | Command::FollowCluster(_) => {}
+                    Command::WriteReport(_)
+                    | Command::FollowCluster(_)
+                    | Command::ReadServers { .. } => {}
                 }
                 return;
             }
@@ -205,7 +241,8 @@ impl Effects for ConsoleEffects {
             Command::CancelRun
             | Command::Quit
             | Command::WriteReport(_)
-            | Command::FollowCluster(_) => {}
+            | Command::FollowCluster(_)
+            | Command::ReadServers { .. } => {}
         }
     }
 }

@@ -27,6 +27,9 @@ pub enum ActionId {
     /// Put back the migration mode a node had before this console changed
     /// it (the wrap-up, from the audit log).
     RestoreMigrationMode,
+    LiveMigrateServers,
+    StopServers,
+    ShelveServers,
 }
 
 /// Where a permission is asked.
@@ -69,6 +72,8 @@ pub struct ActionSpec {
     pub destructive: bool,
     /// What it asks the API server to do.
     pub permission: Permission,
+    /// A second permission it needs as well (an exec needs `get` and `create`).
+    pub also: Option<Permission>,
 }
 
 /// Namespace of the Tungsten Fabric vRouter pods (reference §5.2).
@@ -100,8 +105,29 @@ const PATCH_UPDATE_PLANS: Permission = Permission {
     scope: Scope::Project,
 };
 
+/// Namespace of the `keystone-client` pod where the OpenStack CLI runs.
+pub const OPENSTACK_NAMESPACE: &str = "openstack";
+
+/// Exec in the `keystone-client` pod. kube-rs opens the exec WebSocket with
+/// GET, which an API server before 1.35 authorizes as `get` on `pods/exec`;
+/// POST (SPDY) and, from 1.35, GET too are `create`
+/// (`AuthorizePodWebsocketUpgradeCreatePermission`, kubernetes/kubernetes
+/// pull 134577): both are asked.
+const EXEC_CREATE: Permission = Permission {
+    verb: "create",
+    group: "",
+    resource: "pods/exec",
+    scope: Scope::Namespace(OPENSTACK_NAMESPACE),
+};
+const EXEC_GET: Permission = Permission {
+    verb: "get",
+    group: "",
+    resource: "pods/exec",
+    scope: Scope::Namespace(OPENSTACK_NAMESPACE),
+};
+
 /// The registry, in help-overlay order.
-pub const ACTIONS: [ActionSpec; 6] = [
+pub const ACTIONS: [ActionSpec; 9] = [
     ActionSpec {
         id: ActionId::SetMigrationMode,
         name: "set-migration-mode",
@@ -111,6 +137,7 @@ pub const ACTIONS: [ActionSpec; 6] = [
         touches: &[Kind::Node],
         destructive: false,
         permission: PATCH_NODES,
+        also: None,
     },
     ActionSpec {
         id: ActionId::AcknowledgeMigration,
@@ -122,6 +149,7 @@ pub const ACTIONS: [ActionSpec; 6] = [
         // Setting `skip` lets LCM reboot the node with whatever still runs on it.
         destructive: true,
         permission: PATCH_NODES,
+        also: None,
     },
     ActionSpec {
         id: ActionId::RestartVrouter,
@@ -132,6 +160,7 @@ pub const ACTIONS: [ActionSpec; 6] = [
         touches: &[Kind::VrouterPod],
         destructive: true,
         permission: DELETE_VROUTER_PODS,
+        also: None,
     },
     ActionSpec {
         id: ActionId::RestartAllVrouters,
@@ -142,6 +171,7 @@ pub const ACTIONS: [ActionSpec; 6] = [
         touches: &[Kind::VrouterPod],
         destructive: true,
         permission: DELETE_VROUTER_PODS,
+        also: None,
     },
     ActionSpec {
         id: ActionId::CommenceStep,
@@ -153,6 +183,7 @@ pub const ACTIONS: [ActionSpec; 6] = [
         // A step may have a major impact on workloads (the dialog says which).
         destructive: true,
         permission: PATCH_UPDATE_PLANS,
+        also: None,
     },
     ActionSpec {
         id: ActionId::RestoreMigrationMode,
@@ -163,18 +194,65 @@ pub const ACTIONS: [ActionSpec; 6] = [
         touches: &[Kind::Node],
         destructive: false,
         permission: PATCH_NODES,
+        also: None,
+    },
+    ActionSpec {
+        id: ActionId::LiveMigrateServers,
+        name: "live-migrate-servers",
+        label: "Live-migrate servers",
+        detail: "the scheduler picks the host",
+        cluster: ClusterId::Mosk,
+        touches: &[Kind::Node],
+        destructive: false,
+        permission: EXEC_CREATE,
+        also: Some(EXEC_GET),
+    },
+    ActionSpec {
+        id: ActionId::StopServers,
+        name: "stop-servers",
+        label: "Stop servers",
+        detail: "openstack server stop",
+        cluster: ClusterId::Mosk,
+        touches: &[Kind::Node],
+        // The guest is shut down.
+        destructive: true,
+        permission: EXEC_CREATE,
+        also: Some(EXEC_GET),
+    },
+    ActionSpec {
+        id: ActionId::ShelveServers,
+        name: "shelve-servers",
+        label: "Shelve servers",
+        detail: "stopped, snapshotted, off the host",
+        cluster: ClusterId::Mosk,
+        touches: &[Kind::Node],
+        destructive: true,
+        permission: EXEC_CREATE,
+        also: Some(EXEC_GET),
     },
 ];
 
 impl ActionId {
-    pub const ALL: [ActionId; 6] = [
+    pub const ALL: [ActionId; 9] = [
         ActionId::SetMigrationMode,
         ActionId::AcknowledgeMigration,
         ActionId::RestartVrouter,
         ActionId::RestartAllVrouters,
         ActionId::CommenceStep,
         ActionId::RestoreMigrationMode,
+        ActionId::LiveMigrateServers,
+        ActionId::StopServers,
+        ActionId::ShelveServers,
     ];
+
+    /// The actions on servers, run as OpenStack CLI commands in the
+    /// `keystone-client` pod.
+    pub fn on_servers(self) -> bool {
+        matches!(
+            self,
+            ActionId::LiveMigrateServers | ActionId::StopServers | ActionId::ShelveServers
+        )
+    }
 
     pub fn spec(self) -> &'static ActionSpec {
         ACTIONS

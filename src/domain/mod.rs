@@ -32,6 +32,7 @@ pub mod phase;
 pub mod progress;
 pub mod readiness;
 pub mod reminders;
+pub mod servers;
 pub mod session_log;
 pub mod update_groups;
 pub mod update_plan;

@@ -26,6 +26,9 @@ pub(crate) fn hints(model: &Model) -> Vec<Hint> {
             .map(|(action, label)| Hint::key(action, label))
             .collect();
     }
+    if let Some(Modal::Servers(_)) = model.modals.top() {
+        return crate::app::servers::hints();
+    }
     let ctx = model.view_ctx();
     crate::app::views::hints(&model.views, &model.logs, &ctx)
 }

@@ -15,6 +15,7 @@ mod input;
 mod logs;
 mod overview;
 mod ready;
+mod servers;
 mod stale_mark;
 mod status_bar;
 mod table;
@@ -96,6 +97,7 @@ pub fn draw_reported(frame: &mut Frame, model: &Model, theme: &Theme) -> FrameRe
                 confirm_view = dialogs::draw_dialog(frame, area, model, dialog, theme)
             }
             Modal::ClusterPicker(p) => dialogs::cluster_picker::draw(frame, body, model, p, theme),
+            Modal::Servers(p) => servers::draw(frame, body, model, p, theme),
         }
     }
     FrameReport {

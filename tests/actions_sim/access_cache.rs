@@ -39,8 +39,9 @@ fn set_manual(h: &mut Harness, node: &str) {
 async fn a_review_answered_once_is_not_asked_again_at_execution() {
     let mut h = Harness::new(quick_world(), Options::default());
     h.tick_and_settle().await;
-    // patch nodes, delete pods in tf: asked once each at the first tick.
-    assert_eq!(reviews(&h).len(), 2, "{:?}", reviews(&h));
+    // patch nodes, delete pods in tf, create and get pods/exec in
+    // openstack: asked once each at the first tick.
+    assert_eq!(reviews(&h).len(), 4, "{:?}", reviews(&h));
     let nodes = h.computes();
     set_manual(&mut h, &nodes[0]);
     assert_eq!(
@@ -55,7 +56,7 @@ async fn a_review_answered_once_is_not_asked_again_at_execution() {
     );
     assert_eq!(
         reviews(&h).len(),
-        2,
+        4,
         "two runs, no further review: the executor read the model's answer"
     );
     assert_eq!(h.changes().len(), 2, "both patches reached the server");
@@ -139,7 +140,7 @@ async fn a_plan_without_an_answer_is_asked_once_and_the_answer_lands_in_the_mode
     let asked: Vec<String> = reviews(&h).iter().map(|r| r.path.clone()).collect();
     assert_eq!(
         asked.len(),
-        2,
-        "patch nodes once, delete pods once: {asked:?}"
+        4,
+        "patch nodes once, delete pods once, pods/exec create and get once: {asked:?}"
     );
 }

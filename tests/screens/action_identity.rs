@@ -129,7 +129,7 @@ fn every_hint_is_the_actions_label_with_the_keymaps_key() {
 #[test]
 fn rebinding_an_action_moves_every_hint_with_it() {
     let rebound = keymap_with(&[
-        (ActionId::SetMigrationMode, "M"),
+        (ActionId::SetMigrationMode, "W"),
         (ActionId::AcknowledgeMigration, "A"),
         (ActionId::RestartVrouter, "V"),
         (ActionId::RestartAllVrouters, "ctrl-v"),

@@ -372,11 +372,7 @@ fn confirm_plan(model: &mut Model) -> Vec<Command> {
     // The execute-time check reads the same answer as this one: the plan
     // carries it to the executor, which asks the server only without one.
     let mut plan = plan;
-    plan.access = model
-        .actions
-        .access
-        .fresh(&access_key(model, action), model.now)
-        .cloned();
+    plan.access = super::fresh_access(model, action);
     model.actions.running = Some(RunningAction::new(plan.clone()));
     model.modals.open_dialog(Dialog::Progress);
     vec![Command::Execute(plan)]

@@ -28,8 +28,8 @@ use crate::domain::objects::Snapshot;
 
 use crate::cluster::writes::WriteEvent;
 use crate::domain::action::ActionId;
-use crate::domain::action::run::RunOutcome;
-use access::{AccessCache, AccessKey, Availability};
+use crate::domain::action::run::{RunOutcome, StepStatus};
+use access::{AccessCache, AccessKey, AccessVerdict, Availability};
 use dialog::{ConfirmDialog, Dialog, MigrationPicker, NodeModes, RunningAction, WhichSet};
 use plan::{ActionPlan, PlanContext};
 
@@ -83,10 +83,31 @@ pub fn availability(model: &Model, action: ActionId) -> Availability {
     if let Some(why) = &model.actions.off {
         return Availability::Unavailable(why.clone());
     }
-    model
-        .actions
-        .access
-        .availability(&access_key(model, action), model.now)
+    let mut worst = Availability::Available;
+    for key in AccessKey::all_for_action(action, &model.session.namespace) {
+        let a = model.actions.access.availability(&key, model.now);
+        let rank = |a: &Availability| match a {
+            Availability::Available => 0,
+            Availability::NotVerified(_) => 1,
+            Availability::Checking => 2,
+            Availability::Unavailable(_) => 3,
+        };
+        if rank(&a) > rank(&worst) {
+            worst = a;
+        }
+    }
+    worst
+}
+
+/// The answer the model holds for every question `action` asks, as one;
+/// `None` when one of them has no fresh answer.
+pub fn fresh_access(model: &Model, action: ActionId) -> Option<AccessVerdict> {
+    let verdicts: Option<Vec<AccessVerdict>> =
+        AccessKey::all_for_action(action, &model.session.namespace)
+            .iter()
+            .map(|k| model.actions.access.fresh(k, model.now).cloned())
+            .collect();
+    verdicts.map(AccessVerdict::combine)
 }
 
 /// The permission question `action` asks in this session (its project
@@ -199,6 +220,49 @@ fn attention_targets(model: &Model, action: ActionId) -> Result<(String, Vec<Str
         item.subject,
         item.kind.label()
     ))
+}
+
+/// The node the item under the Overview's cursor (drawn in the last
+/// frame) or the cursor row of a table view is about.
+pub fn node_under_cursor(model: &Model) -> Result<String, String> {
+    if model.view == View::Overview {
+        let shown = &model.frame.attention_shown;
+        let item = overview::on_screen(&model.views.overview, &model.derived.attention, shown)?
+            .ok_or("the attention queue is empty: no node to show the servers of")?;
+        return item
+            .node
+            .clone()
+            .ok_or_else(|| format!("{} {} is not about a node", item.subject, item.kind.label()));
+    }
+    cursor_row_target(model)
+        .and_then(|(_, nodes)| nodes.into_iter().next())
+        .ok_or_else(|| "the row under the cursor is not about a node".to_string())
+}
+
+/// The plan of a server action on the open servers panel's servers.
+fn server_plan(model: &Model, action: ActionId) -> Result<ActionPlan, String> {
+    let panel = model
+        .modals
+        .iter()
+        .find_map(|m| match m {
+            crate::app::modal::Modal::Servers(p) => Some(p),
+            _ => None,
+        })
+        .ok_or("open the servers on a node first (o)")?;
+    let uid = model
+        .snapshot
+        .nodes()
+        .find(|x| x.name == panel.node)
+        .map(|x| x.uid.clone())
+        .unwrap_or_default();
+    crate::app::servers_state::plan(
+        panel,
+        &model.servers,
+        &uid,
+        &model.session.mosk_context,
+        model.session.dry_run,
+        action,
+    )
 }
 
 /// What an action key acts on.
@@ -327,9 +391,12 @@ fn start_on(model: &mut Model, action: ActionId, chosen: Option<Vec<String>>) ->
                 }
             }
         }
-        ActionId::RestartAllVrouters | ActionId::CommenceStep | ActionId::RestoreMigrationMode => {
-            Vec::new()
-        }
+        ActionId::RestartAllVrouters
+        | ActionId::CommenceStep
+        | ActionId::RestoreMigrationMode
+        | ActionId::LiveMigrateServers
+        | ActionId::StopServers
+        | ActionId::ShelveServers => Vec::new(),
     };
     let planned = match action {
         ActionId::SetMigrationMode => {
@@ -366,6 +433,9 @@ fn start_on(model: &mut Model, action: ActionId, chosen: Option<Vec<String>>) ->
         ActionId::CommenceStep => commence::plan_commence(model),
         ActionId::RestoreMigrationMode => restore_target(model)
             .and_then(|change| restore::plan_restore(&model.snapshot, &ctx, &change)),
+        ActionId::LiveMigrateServers | ActionId::StopServers | ActionId::ShelveServers => {
+            server_plan(model, action).map_err(plan::PlanError)
+        }
     };
     match planned {
         Ok(plan) => {
@@ -500,6 +570,13 @@ pub fn on_event(model: &mut Model, ev: WriteEvent) -> Vec<Command> {
                 .filter(|r| r.plan.id == plan_id)
                 && let Some(s) = r.steps.get_mut(index)
             {
+                if matches!(status, StepStatus::Done(_)) && r.plan.action.on_servers() {
+                    let plan = r.plan.clone();
+                    *s = status;
+                    let now = model.now;
+                    crate::app::servers_state::asked(&mut model.servers, &plan, index, now);
+                    return Vec::new();
+                }
                 *s = status;
             }
         }

@@ -99,6 +99,7 @@ pub fn hints(state: &State, cursor: &TableCursor, ctx: &ViewCtx) -> Vec<Hint> {
         Hint::key(KeyAction::ToggleSelect, "select"),
         Hint::act(ActionId::SetMigrationMode),
         Hint::act(ActionId::AcknowledgeMigration),
+        Hint::key(KeyAction::Servers, "servers"),
         Hint::key(KeyAction::LogsForMachine, "logs"),
         Hint::key(KeyAction::Sort, "sort"),
         Hint::key(KeyAction::Command, "view"),

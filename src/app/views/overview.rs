@@ -230,6 +230,7 @@ pub fn hints(_state: &State, ctx: &ViewCtx) -> Vec<Hint> {
         out.push(Hint::key(KeyAction::ViewReady, "readiness"));
     }
     out.extend([
+        Hint::key(KeyAction::Servers, "servers"),
         Hint::key(KeyAction::ViewMachines, "machines"),
         Hint::key(KeyAction::ViewLogs, "logs"),
         Hint::key(KeyAction::Command, "view"),

@@ -270,15 +270,19 @@ impl Shared {
 
     /// The answer the plan was confirmed with (the model's access cache);
     /// without one, the server's, reported back to the model's cache.
-    async fn access(&self, plan: &ActionPlan, key: &AccessKey) -> AccessVerdict {
+    async fn access(&self, plan: &ActionPlan, keys: &[AccessKey]) -> AccessVerdict {
         if let Some(v) = &plan.access {
             return v.clone();
         }
-        let verdict = self.writer.review_access(key).await;
-        self.send(WriteEvent::Access {
-            key: key.clone(),
-            verdict: verdict.clone(),
-        });
-        verdict
+        let mut verdicts = Vec::new();
+        for key in keys {
+            let verdict = self.writer.review_access(key).await;
+            self.send(WriteEvent::Access {
+                key: key.clone(),
+                verdict: verdict.clone(),
+            });
+            verdicts.push(verdict);
+        }
+        AccessVerdict::combine(verdicts)
     }
 }

@@ -14,6 +14,7 @@ pub mod executor;
 pub mod exit;
 pub mod node;
 pub mod review;
+pub mod server;
 pub mod update_plan;
 pub mod vrouter;
 

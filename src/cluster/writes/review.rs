@@ -38,7 +38,14 @@ impl Writer {
                 resource_attributes: Some(ResourceAttributes {
                     verb: Some(key.verb.clone()),
                     group: Some(key.group.clone()),
-                    resource: Some(key.resource.clone()),
+                    // `pods/exec` is the resource `pods`, subresource `exec`.
+                    resource: Some(
+                        key.resource
+                            .split_once('/')
+                            .map_or(key.resource.as_str(), |(r, _)| r)
+                            .to_string(),
+                    ),
+                    subresource: key.resource.split_once('/').map(|(_, s)| s.to_string()),
                     namespace: key.namespace.clone(),
                     ..Default::default()
                 }),

@@ -56,6 +56,15 @@ impl AccessKey {
         AccessKey::of(s.cluster, &s.permission, project)
     }
 
+    /// Every question `action` asks (its permission, then its `also`).
+    pub fn all_for_action(action: ActionId, project: &str) -> Vec<AccessKey> {
+        let s = action.spec();
+        std::iter::once(&s.permission)
+            .chain(s.also.as_ref())
+            .map(|p| AccessKey::of(s.cluster, p, project))
+            .collect()
+    }
+
     /// `delete pods in tf` / `patch nodes`.
     pub fn describe(&self) -> String {
         let res = if self.group.is_empty() {
@@ -74,9 +83,10 @@ impl AccessKey {
 pub fn all_keys(project: &str) -> Vec<AccessKey> {
     let mut keys: Vec<AccessKey> = Vec::new();
     for a in ActionId::ALL {
-        let k = AccessKey::for_action(a, project);
-        if !keys.contains(&k) {
-            keys.push(k);
+        for k in AccessKey::all_for_action(a, project) {
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
         }
     }
     keys
@@ -94,6 +104,22 @@ pub enum AccessVerdict {
 }
 
 impl AccessVerdict {
+    /// The answers to every question of one action as one: a denial wins,
+    /// then an unanswered question.
+    pub fn combine(verdicts: impl IntoIterator<Item = AccessVerdict>) -> AccessVerdict {
+        let mut out = AccessVerdict::Allowed;
+        for v in verdicts {
+            match (&out, v) {
+                (AccessVerdict::Denied(_), _) => {}
+                (_, d @ AccessVerdict::Denied(_)) => out = d,
+                (AccessVerdict::Unknown(_), _) => {}
+                (_, u @ AccessVerdict::Unknown(_)) => out = u,
+                _ => {}
+            }
+        }
+        out
+    }
+
     /// How long this answer is trusted: an unknown one is asked again sooner.
     pub fn ttl(&self) -> SignedDuration {
         match self {
@@ -118,7 +144,9 @@ mod tests {
             vec![
                 "patch nodes",
                 "delete pods in tf",
-                "patch clusterupdateplans.kaas.mirantis.com in child-ns"
+                "patch clusterupdateplans.kaas.mirantis.com in child-ns",
+                "create pods/exec in openstack",
+                "get pods/exec in openstack",
             ]
         );
         assert_eq!(

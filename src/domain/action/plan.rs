@@ -76,6 +76,32 @@ pub enum Change {
     /// Set `commence: true` on a step of a ClusterUpdatePlan (JSON patch
     /// with `test` ops on the step's id/name and current `commence`).
     Commence(CommenceStep),
+    /// Run one OpenStack CLI command on one server in the `keystone-client`
+    /// pod, after `server show` finds it still on `node` with the status
+    /// the operator saw.
+    ServerCommand(ServerCommand),
+}
+
+/// One server command, as the servers panel showed its server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ServerCommand {
+    /// The argv (`openstack server migrate --live-migration <id>`).
+    pub command: Vec<String>,
+    pub server: String,
+    pub name: String,
+    /// The node it must still be on.
+    pub node: String,
+    /// The status it must still have.
+    pub status: String,
+    /// The task state it must still have (`None`: no task under way).
+    pub task_state: Option<String>,
+}
+
+impl ServerCommand {
+    /// The command as typed.
+    pub fn text(&self) -> String {
+        self.command.join(" ")
+    }
 }
 
 impl Change {
@@ -97,6 +123,7 @@ impl Change {
                 gen_text(*current_generation)
             ),
             Change::Commence(c) => c.describe(),
+            Change::ServerCommand(c) => format!("{} (server {}, {})", c.text(), c.name, c.status),
         }
     }
 }

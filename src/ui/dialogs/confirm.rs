@@ -9,11 +9,11 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::{connection_line, context_line, dry_run_line, frame_box, hints, title};
 use crate::app::actions::access::Availability;
+use crate::app::actions::availability;
 use crate::app::actions::commence::CommenceStep;
 use crate::app::actions::dialog::{ConfirmDialog, ConfirmFocus};
 use crate::app::actions::plan::commence_step;
 use crate::app::actions::plan::{ActionPlan, Change};
-use crate::app::actions::{access_key, availability};
 use crate::app::frame::ConfirmView;
 use crate::app::model::Model;
 use crate::config::theme::Theme;
@@ -70,6 +70,27 @@ pub(super) fn draw(
         ));
         body.push(Line::from(format!("    {}", step.change.describe())));
         body.extend(super::migration::acknowledge_lines(step, theme));
+        if plan.action == ActionId::AcknowledgeMigration {
+            let (lines, active) = crate::app::servers::acknowledge_lines(model, &step.node);
+            body.extend(lines.into_iter().map(|l| Line::styled(l, theme.muted)));
+            if active {
+                body.push(Line::styled(
+                    format!(
+                        "! a server is still ACTIVE on {}: skip lets the node reboot under it",
+                        step.node
+                    ),
+                    theme.warn,
+                ));
+            }
+            let key = model
+                .keymap
+                .first_key(crate::config::keymap::KeyAction::Servers)
+                .unwrap_or("o");
+            body.push(Line::styled(
+                format!("    {key}: read the servers on {}", step.node),
+                theme.muted,
+            ));
+        }
     }
     for w in &plan.warnings {
         body.push(Line::styled(format!("! {w}"), theme.warn));
@@ -296,5 +317,9 @@ fn wrapped_height(lines: &[Line], width: u16) -> u16 {
 }
 
 fn access_text(model: &Model, action: ActionId) -> String {
-    access_key(model, action).describe()
+    crate::domain::action::access::AccessKey::all_for_action(action, &model.session.namespace)
+        .iter()
+        .map(|k| k.describe())
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -89,10 +89,18 @@ pub(super) async fn run_plan(
                 .into(),
         };
     }
-    let key = AccessKey::for_action(plan.action, &shared.project());
+    let keys = AccessKey::all_for_action(plan.action, &shared.project());
+    let key = AccessKey {
+        verb: keys
+            .iter()
+            .map(|k| k.verb.as_str())
+            .collect::<Vec<_>>()
+            .join(" and "),
+        ..keys[0].clone()
+    };
     // Only a real denial stops the plan here; an unanswered review leaves
     // the decision to the server's own authorization of each request.
-    let (permission, permission_note) = match shared.access(plan, &key).await {
+    let (permission, permission_note) = match shared.access(plan, &keys).await {
         AccessVerdict::Denied(reason) => {
             not_sent_rest(shared, plan, 0, "forbidden");
             let why = if reason.is_empty() {

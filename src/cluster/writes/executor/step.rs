@@ -48,6 +48,13 @@ pub(super) async fn execute_step(
                 format!("{} commenced", c.label())
             })
         }
+        Change::ServerCommand(c) => {
+            if dry {
+                // An exec has no dry-run: nothing at all is sent.
+                return Ok(format!("dry run: would run `{}`; nothing sent", c.text()));
+            }
+            w.server_command(c).await
+        }
         Change::RestartPod {
             node, daemonset, ..
         } => {
