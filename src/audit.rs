@@ -321,18 +321,9 @@ fn sanitized(mut rec: AuditRecord) -> AuditRecord {
     ] {
         *s = sanitize(s);
     }
-    sanitize_value(&mut rec.change);
+    rec.change = crate::sanitize::json(std::mem::take(&mut rec.change));
     rec.message = rec.message.as_deref().map(sanitize);
     rec
-}
-
-fn sanitize_value(v: &mut serde_json::Value) {
-    match v {
-        serde_json::Value::String(s) => *s = crate::sanitize::sanitize(s),
-        serde_json::Value::Array(a) => a.iter_mut().for_each(sanitize_value),
-        serde_json::Value::Object(o) => o.values_mut().for_each(sanitize_value),
-        _ => {}
-    }
 }
 
 #[cfg(test)]

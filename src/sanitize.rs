@@ -79,6 +79,23 @@ pub fn sanitize(s: &str) -> String {
 }
 
 /// Like [`sanitize`] but keeps line breaks, normalized to `\n`.
+/// Every string of a JSON value sanitized, object keys included. Parsing
+/// turns an escaped control (`"\u001b"`) back into the character, so this
+/// runs after parsing, never on the text before.
+pub fn json(v: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => Value::String(sanitize(&s)),
+        Value::Array(a) => Value::Array(a.into_iter().map(json).collect()),
+        Value::Object(o) => Value::Object(
+            o.into_iter()
+                .map(|(k, v)| (sanitize(&k), json(v)))
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
 pub fn sanitize_multiline(s: &str) -> String {
     clean(s, true)
 }

@@ -352,7 +352,10 @@ async fn a_live_migration_through_keys_runs_to_the_end_and_the_server_leaves_the
     assert!(!h.world.servers_on(&node).contains(&first.id));
     let screen = h.screen();
     assert!(
-        screen.contains(&format!("{}: live-migrated: off the node", first.name)),
+        screen.contains(&format!(
+            "{}: off the node after the live migration asked",
+            first.name
+        )),
         "{screen}"
     );
 }

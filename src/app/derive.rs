@@ -89,8 +89,6 @@ pub struct Derived {
 pub const ATTENTION_EVERY: SignedDuration = SignedDuration::from_secs(5);
 
 impl Derived {
-    /// Everything computed at once, with no reminder dismissed (for benches
-    /// and tests of the computation itself; the model uses [`settle`]).
     /// Whether the phase is idle: no update runs, and readiness is shown
     /// on the Overview. No phase claimed (the cluster not seen, another
     /// cluster's MOSK context) is not idle.
@@ -100,6 +98,8 @@ impl Derived {
             .is_some_and(|p| p.phase == crate::domain::phase::Phase::Idle)
     }
 
+    /// Everything computed at once, with no reminder dismissed (for benches
+    /// and tests of the computation itself; the model uses [`settle`]).
     pub fn compute(snapshot: &Snapshot, history: &History, now: Timestamp) -> Derived {
         let mut d = Derived::default();
         d.join(snapshot, history, &[]);

@@ -121,6 +121,12 @@ impl ModalStack {
         self.stack.iter()
     }
 
+    /// The open modals, to bring their state up to date (a servers panel
+    /// following its cursor's server after a read).
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Modal> {
+        self.stack.iter_mut()
+    }
+
     /// The uppermost action dialog, if one is open.
     pub fn dialog(&self) -> Option<&Dialog> {
         self.stack.iter().rev().find_map(|m| match m {

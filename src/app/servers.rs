@@ -38,12 +38,19 @@ pub fn open(model: &mut Model, node: String) -> Vec<Command> {
         .push(crate::app::modal::Modal::Servers(ServersPanel {
             node: node.clone(),
             cursor: 0,
+            cursor_id: None,
             selected: BTreeSet::new(),
         }));
     ask(model, &node)
 }
 
 fn ask(model: &mut Model, node: &str) -> Vec<Command> {
+    // Another cluster's MOSK context would answer for its own hosts: an
+    // empty list would read as "no server on this node". Not asked; the
+    // panel says the servers are unknown.
+    if model.derived.mosk_context.is_mismatch() {
+        return Vec::new();
+    }
     let now = model.now;
     let entry = model.servers.nodes.entry(node.to_string()).or_default();
     if entry.in_flight.is_some() {
@@ -90,6 +97,14 @@ pub fn on_read(
         Ok(read) => {
             entry.failed = None;
             follow_asked(entry, &read, asked);
+            for m in model.modals.iter_mut() {
+                if let crate::app::modal::Modal::Servers(p) = m
+                    && p.node == node
+                {
+                    p.follow(&read.servers);
+                }
+            }
+            let entry = model.servers.nodes.entry(node).or_default();
             entry.read = Some((read, asked));
         }
         Err(e) => {
@@ -106,6 +121,14 @@ pub fn on_read(
 /// For the acknowledge dialog: the node's servers by name with their
 /// state, and whether any is still ACTIVE; said when unknown or stale.
 pub fn acknowledge_lines(model: &Model, node: &str) -> (Vec<String>, bool) {
+    if model.derived.mosk_context.is_mismatch() {
+        return (
+            vec![format!(
+                "servers on {node}: unknown, the MOSK context is another cluster's"
+            )],
+            false,
+        );
+    }
     let Some(n) = model.servers.nodes.get(node).filter(|n| n.read.is_some()) else {
         return (
             vec![format!(
@@ -172,6 +195,10 @@ pub fn on_key(model: &mut Model, key: crossterm::event::KeyEvent) -> Vec<Command
             format!("{}: close the servers panel first (Esc)", id.label()),
         ),
         Some(a @ (KeyAction::Down | KeyAction::Up | KeyAction::Top | KeyAction::Bottom)) => {
+            let ids: Vec<String> = open_node(model)
+                .and_then(|n| model.servers.nodes.get(&n))
+                .map(|n| n.servers().iter().map(|s| s.id.clone()).collect())
+                .unwrap_or_default();
             if let Some(crate::app::modal::Modal::Servers(p)) = model.modals.top_mut() {
                 let last = count.saturating_sub(1);
                 p.cursor = match a {
@@ -180,18 +207,20 @@ pub fn on_key(model: &mut Model, key: crossterm::event::KeyEvent) -> Vec<Command
                     KeyAction::Top => 0,
                     _ => last,
                 };
+                p.cursor_id = ids.get(p.cursor).cloned();
             }
         }
         Some(KeyAction::ToggleSelect) => {
             let node = open_node(model);
             let id = node
                 .and_then(|n| model.servers.nodes.get(&n))
-                .and_then(|n| {
-                    let cursor = match model.modals.top() {
-                        Some(crate::app::modal::Modal::Servers(p)) => p.cursor,
-                        _ => 0,
-                    };
-                    n.servers().get(cursor).map(|s| s.id.clone())
+                .and_then(|n| match model.modals.top() {
+                    Some(crate::app::modal::Modal::Servers(p)) => p
+                        .under_cursor(n.servers())
+                        .ok()
+                        .flatten()
+                        .map(|s| s.id.clone()),
+                    _ => None,
                 });
             if let (Some(id), Some(crate::app::modal::Modal::Servers(p))) =
                 (id, model.modals.top_mut())

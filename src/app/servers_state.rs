@@ -21,8 +21,6 @@ pub const REFRESH_EVERY: SignedDuration = SignedDuration::from_secs(10);
 pub struct Asked {
     pub action: ActionId,
     pub at: Timestamp,
-    /// A read after the command saw the migration under way.
-    pub seen_migrating: bool,
 }
 
 /// What the console knows of one node's servers.
@@ -73,20 +71,43 @@ pub struct ServersState {
 pub struct ServersPanel {
     pub node: String,
     pub cursor: usize,
+    /// The server the operator put the cursor on: the cursor follows it
+    /// when a read reorders the list, and acts on nothing once it has
+    /// left the list (a key never lands on the server that slid into its
+    /// row). `None`: the first row, never moved.
+    pub cursor_id: Option<String>,
     pub selected: BTreeSet<String>,
 }
 
-/// Servers acted on: gone from the node (done), or seen migrating.
+impl ServersPanel {
+    /// The server under the cursor in `servers`: `Err` with its id when the
+    /// server the cursor was put on is no longer listed.
+    pub fn under_cursor<'a>(&self, servers: &'a [Server]) -> Result<Option<&'a Server>, String> {
+        match &self.cursor_id {
+            None => Ok(servers.get(self.cursor)),
+            Some(id) => match servers.iter().find(|s| &s.id == id) {
+                Some(s) => Ok(Some(s)),
+                None => Err(id.clone()),
+            },
+        }
+    }
+
+    /// After a read: the cursor moves to the row its server is in now.
+    pub fn follow(&mut self, servers: &[Server]) {
+        if let Some(id) = &self.cursor_id
+            && let Some(i) = servers.iter().position(|s| &s.id == id)
+        {
+            self.cursor = i;
+        }
+    }
+}
+
+/// Servers acted on and gone from the node's list since.
 pub fn follow_asked(entry: &mut NodeServers, read: &ServersRead, asked: Timestamp) {
     let mut gone = Vec::new();
-    for (id, a) in entry.asked.iter_mut() {
-        if asked < a.at {
-            continue;
-        }
-        match read.servers.iter().find(|s| &s.id == id) {
-            None => gone.push(id.clone()),
-            Some(s) if s.migrating() => a.seen_migrating = true,
-            Some(_) => {}
+    for (id, a) in &entry.asked {
+        if asked >= a.at && !read.servers.iter().any(|s| &s.id == id) {
+            gone.push(id.clone());
         }
     }
     for id in gone {
@@ -96,9 +117,12 @@ pub fn follow_asked(entry: &mut NodeServers, read: &ServersRead, asked: Timestam
             .find(|s| s.id == id)
             .map_or_else(|| id.clone(), |s| s.name.clone());
         if let Some(a) = entry.asked.remove(&id) {
+            // Off the list is all the read says: the server may also have
+            // been deleted or moved by someone else meanwhile.
             let words = match a.action {
-                ActionId::ShelveServers => "shelved: off the node",
-                _ => "live-migrated: off the node",
+                ActionId::ShelveServers => "off the node after the shelve asked",
+                ActionId::StopServers => "off the node after the stop asked",
+                _ => "off the node after the live migration asked",
             };
             entry.left.insert(id, (name, words.to_string()));
         }
@@ -119,6 +143,8 @@ pub fn progress(n: &NodeServers, s: &Server) -> Option<String> {
             } else if read_after {
                 // Nova sets the task state before it answers the request:
                 // a server back to no task state on this node was not moved.
+                // [I] From nova `compute/api.py` `API.live_migrate` as
+                // described, not read at a commit (docs/ARCHITECTURE.md).
                 format!("live migration failed: still here, {}", s.status)
             } else {
                 "live migration asked".into()
@@ -140,7 +166,12 @@ pub fn progress(n: &NodeServers, s: &Server) -> Option<String> {
 pub fn targets<'a>(panel: &ServersPanel, n: &'a NodeServers) -> Vec<&'a Server> {
     let servers = n.servers();
     if panel.selected.is_empty() {
-        servers.get(panel.cursor).into_iter().collect()
+        panel
+            .under_cursor(servers)
+            .ok()
+            .flatten()
+            .into_iter()
+            .collect()
     } else {
         servers
             .iter()
@@ -180,6 +211,11 @@ pub fn plan(
         .ok_or("the servers have not been read yet")?;
     let servers = targets(panel, n);
     if servers.is_empty() {
+        if let Err(id) = panel.under_cursor(n.servers()) {
+            return Err(format!(
+                "the server under the cursor ({id}) is no longer on the node's list: move the cursor (j/k) to the server you mean"
+            ));
+        }
         return Err("no server under the cursor".into());
     }
     let mut warnings = Vec::new();
@@ -253,9 +289,59 @@ pub fn asked(state: &mut ServersState, plan: &ActionPlan, index: usize, now: Tim
         Asked {
             action: plan.action,
             at: now,
-            seen_migrating: false,
         },
     );
     // Read again at once: the next tick asks.
     entry.refresh_now = true;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(id: &str) -> Server {
+        Server {
+            id: id.into(),
+            name: format!("vm-{id}"),
+            status: "ACTIVE".into(),
+            task_state: None,
+            power_state: Some(1),
+            flavor: "m1.small".into(),
+            host: Some("node-1".into()),
+            project_id: "p".into(),
+            vm_state: Some("active".into()),
+            tags: None,
+        }
+    }
+
+    fn panel(cursor: usize, id: Option<&str>) -> ServersPanel {
+        ServersPanel {
+            node: "node-1".into(),
+            cursor,
+            cursor_id: id.map(str::to_string),
+            selected: BTreeSet::new(),
+        }
+    }
+
+    #[test]
+    fn the_cursor_follows_its_server_and_acts_on_nothing_once_it_left() {
+        let before = [server("a"), server("b"), server("c")];
+        let mut p = panel(1, Some("b"));
+        assert_eq!(p.under_cursor(&before).unwrap().unwrap().id, "b");
+        // A read puts another server first: the cursor moves with "b".
+        let reordered = [server("x"), server("a"), server("b"), server("c")];
+        p.follow(&reordered);
+        assert_eq!(p.cursor, 2);
+        assert_eq!(p.under_cursor(&reordered).unwrap().unwrap().id, "b");
+        // "b" migrated away: the row it was in now holds "c", and no key
+        // may land on it.
+        let after = [server("x"), server("a"), server("c")];
+        p.follow(&after);
+        assert_eq!(p.under_cursor(&after), Err("b".to_string()));
+        // Never moved: the first row.
+        assert_eq!(
+            panel(0, None).under_cursor(&after).unwrap().unwrap().id,
+            "x"
+        );
+    }
 }

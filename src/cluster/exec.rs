@@ -126,20 +126,7 @@ impl Output {
             return Err("the output was cut at its limit: not parsed".to_string());
         }
         let v: Value = serde_json::from_str(&self.text).map_err(|e| format!("not JSON: {e}"))?;
-        Ok(sanitize_json(v))
-    }
-}
-
-fn sanitize_json(v: Value) -> Value {
-    match v {
-        Value::String(s) => Value::String(sanitize(&s)),
-        Value::Array(a) => Value::Array(a.into_iter().map(sanitize_json).collect()),
-        Value::Object(o) => Value::Object(
-            o.into_iter()
-                .map(|(k, v)| (sanitize(&k), sanitize_json(v)))
-                .collect(),
-        ),
-        other => other,
+        Ok(crate::sanitize::json(v))
     }
 }
 

@@ -540,11 +540,11 @@ fn update_plan(i: &Inputs) -> Check {
         let est = match (s.estimated, &s.estimated_raw) {
             (Some(d), _) => {
                 total += d;
-                short_duration(d)
+                crate::domain::progress::human_duration(d)
             }
             (None, Some(raw)) => {
                 without += 1;
-                format!("{raw:?} (unreadable)")
+                format!("{raw} (unread)")
             }
             (None, None) => {
                 without += 1;
@@ -558,7 +558,7 @@ fn update_plan(i: &Inputs) -> Check {
         "{} ({n} step{}): about {} expected",
         plan.name,
         plural(n),
-        short_duration(total)
+        crate::domain::progress::human_duration(total)
     );
     if without > 0 {
         summary.push_str(&format!(
@@ -576,19 +576,6 @@ fn update_plan(i: &Inputs) -> Check {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
-}
-
-/// `5h30m`, `45m`, `30s`.
-fn short_duration(d: SignedDuration) -> String {
-    let s = d.as_secs().max(0);
-    let (h, m, sec) = (s / 3600, (s % 3600) / 60, s % 60);
-    match (h, m, sec) {
-        (0, 0, s) => format!("{s}s"),
-        (0, m, 0) => format!("{m}m"),
-        (0, m, s) => format!("{m}m{s}s"),
-        (h, 0, _) => format!("{h}h"),
-        (h, m, _) => format!("{h}h{m}m"),
-    }
 }
 
 #[cfg(test)]

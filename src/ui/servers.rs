@@ -47,6 +47,10 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, p: &ServersPane
             ),
             theme.muted,
         )),
+        None if model.derived.mosk_context.is_mismatch() => head.push(Line::styled(
+            "servers unknown: the MOSK context is another cluster's (not read)",
+            theme.error,
+        )),
         None if n.and_then(|n| n.failed.as_ref()).is_none() => {
             head.push(Line::styled("reading the servers…", theme.muted))
         }
@@ -100,6 +104,12 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, p: &ServersPane
         .map(Cell::from),
     )
     .style(theme.header);
+    // The cursor's row: none once its server has left the list.
+    let at = p
+        .under_cursor(n.servers())
+        .ok()
+        .flatten()
+        .and_then(|c| n.servers().iter().position(|s| s.id == c.id));
     let rows: Vec<Row> = n
         .servers()
         .iter()
@@ -107,12 +117,12 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, p: &ServersPane
         .map(|(i, s)| {
             let mark = format!(
                 "{}{}",
-                if i == p.cursor { ">" } else { " " },
+                if Some(i) == at { ">" } else { " " },
                 if p.selected.contains(&s.id) { "*" } else { " " }
             );
             let will = crate::app::servers::progress(n, s)
                 .unwrap_or_else(|| s.controller_will(mode.as_ref()));
-            let style = if i == p.cursor {
+            let style = if Some(i) == at {
                 theme.row_selected
             } else if s.status == "ERROR" {
                 theme.error
@@ -155,7 +165,9 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, p: &ServersPane
         ],
     )
     .header(header);
-    frame.render_widget(table, table_area);
+    // Scrolled so the cursor's row is drawn: the keys act on it.
+    let mut state = ratatui::widgets::TableState::default().with_selected(at);
+    frame.render_stateful_widget(table, table_area, &mut state);
     if empty && table_area.height > 1 {
         frame.render_widget(
             Paragraph::new(Line::styled("no server on this node", theme.muted)),

@@ -132,6 +132,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
     let inner = block.inner(mid);
     frame.render_widget(block, mid);
     let mut lines = Vec::new();
+    let mut chosen_at = None;
     if let Some(n) = &model.actions.read_back_note {
         lines.push(Line::styled(format::truncate(n, width(mid)), theme.warn));
     }
@@ -162,6 +163,9 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
         );
         let second = format!("  {}", offer.describe());
         let chosen = cursor == Row::Mode(i);
+        if chosen {
+            chosen_at = Some(lines.len());
+        }
         for (text, style) in [(first, theme.base), (second, style)] {
             let line = Line::styled(format::truncate(&text, width(mid)), style);
             lines.push(if chosen {
@@ -171,7 +175,9 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
             });
         }
     }
-    frame.render_widget(Paragraph::new(lines), inner);
+    // Scrolled so the mode under the cursor is drawn whole: `r` acts on it.
+    let scroll = chosen_at.map_or(0, |at| (at + 2).saturating_sub(inner.height as usize));
+    frame.render_widget(Paragraph::new(lines).scroll((scroll as u16, 0)), inner);
 
     // Checklist.
     let ticked = &model.views.wrapup.ticked;

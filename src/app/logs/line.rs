@@ -115,7 +115,10 @@ impl Parts {
             for (k, v) in map {
                 let text = match &v {
                     serde_json::Value::String(s) => sanitize(s),
-                    other => sanitize(&sanitized_json(other).to_string()),
+                    // Nested: every string and key decoded and sanitized, so it
+                    // is drawn as JSON text without `\u001b` escapes of
+                    // control characters: they are gone, not spelled out.
+                    other => sanitize(&crate::sanitize::json(other.clone()).to_string()),
                 };
                 match k.as_str() {
                     "level" => parts.level = LogLevel::parse(&text),
@@ -215,21 +218,4 @@ pub(crate) fn short_time(ts: &str) -> &str {
     ts.split_once('T')
         .and_then(|(_, rest)| rest.get(..8))
         .unwrap_or(ts)
-}
-
-/// A nested JSON value with every string (and key) in it decoded and
-/// sanitized, so that it is drawn as JSON text without `\u001b` escapes of
-/// control characters: they are gone, not spelled out.
-fn sanitized_json(v: &serde_json::Value) -> serde_json::Value {
-    use serde_json::Value;
-    match v {
-        Value::String(s) => Value::String(sanitize(s)),
-        Value::Array(a) => Value::Array(a.iter().map(sanitized_json).collect()),
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .map(|(k, v)| (sanitize(k), sanitized_json(v)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
 }

@@ -4,6 +4,7 @@
 //! says the same in words. The texts here (estimate, commence, status) are
 //! also used by the step's detail and the commence dialog.
 
+use crate::domain::progress::human_duration;
 use jiff::{SignedDuration, Timestamp};
 
 use super::{
@@ -39,21 +40,10 @@ pub fn plan_state(model: &Model) -> PlanState {
         .map_or(PlanState::NotStarted, |p| p.state.clone())
 }
 
-/// A duration written short: `45s`, `42m`, `1h05m`, `2d03h`.
-pub fn short_duration(d: SignedDuration) -> String {
-    let s = d.as_secs().max(0);
-    match s {
-        0..60 => format!("{s}s"),
-        60..3600 => format!("{}m", s / 60),
-        3600..86_400 => format!("{}h{:02}m", s / 3600, (s / 60) % 60),
-        _ => format!("{}d{:02}h", s / 86_400, (s / 3600) % 24),
-    }
-}
-
 /// `~1h00m`; the raw text when it could not be read; `no estimate`.
 pub fn estimate_text(step: &PlanStep) -> String {
     match (&step.estimated, &step.estimated_raw) {
-        (Some(d), _) => format!("~{}", short_duration(*d)),
+        (Some(d), _) => format!("~{}", human_duration(*d)),
         (None, Some(raw)) => format!("{raw} (unread)"),
         (None, None) => "no estimate".into(),
     }
@@ -86,11 +76,11 @@ fn ran_text(step: &PlanStep, now: Timestamp) -> String {
     };
     let ran = now.duration_since(started).max(SignedDuration::ZERO);
     let mut text = match step.estimated {
-        Some(est) => format!("{} of ~{} est.", short_duration(ran), short_duration(est)),
-        None => format!("{} (no estimate)", short_duration(ran)),
+        Some(est) => format!("{} of ~{} est.", human_duration(ran), human_duration(est)),
+        None => format!("{} (no estimate)", human_duration(ran)),
     };
     if let Some(over) = update_plan::over_estimate(step, now) {
-        text.push_str(&format!(" (+{} over)", short_duration(over)));
+        text.push_str(&format!(" (+{} over)", human_duration(over)));
     }
     text
 }
@@ -101,9 +91,9 @@ pub fn status_text(p: &UpdatePlan, step: &PlanStep, now: Timestamp) -> String {
     match &step.status {
         Some(StepStatus::Completed) => match (step.started_at, step.completed_at) {
             (Some(a), Some(b)) => {
-                let took = short_duration(b.duration_since(a));
+                let took = human_duration(b.duration_since(a));
                 match step.estimated {
-                    Some(e) => format!("done in {took} (est. {})", short_duration(e)),
+                    Some(e) => format!("done in {took} (est. {})", human_duration(e)),
                     None => format!("done in {took}"),
                 }
             }

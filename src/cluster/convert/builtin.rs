@@ -49,7 +49,10 @@ struct TaintRead {
     time_added: Option<Time>,
 }
 
-/// The taint the node lifecycle controller puts on a cordoned node.
+/// The taint the node lifecycle controller puts on a cordoned node, with
+/// the time it was added (kubernetes/kubernetes
+/// `pkg/controller/util/node/controller_utils.go` `SwapNodeControllerTaint`,
+/// 025f2834; the taint's key is `v1.TaintNodeUnschedulable`).
 const UNSCHEDULABLE_TAINT: &str = "node.kubernetes.io/unschedulable";
 
 #[derive(Deserialize, Default)]

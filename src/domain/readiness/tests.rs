@@ -201,8 +201,9 @@ fn update_plan_sums_the_estimates_and_warns_on_a_step_without_one() {
     let c = run(&snap, &seen, CheckId::UpdatePlan);
     assert_eq!(c.verdict, Verdict::Ok, "{c:?}");
     assert!(
-        c.summary
-            .contains(&short_duration(SignedDuration::from_secs(total))),
+        c.summary.contains(&crate::domain::progress::human_duration(
+            SignedDuration::from_secs(total)
+        )),
         "{c:?}"
     );
     assert_eq!(c.evidence.len(), plan.steps.len());

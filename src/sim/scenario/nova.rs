@@ -455,7 +455,9 @@ impl Nova {
     }
 
     /// A live migration asked through the Compute API at a microversion
-    /// from 2.34 on (the `openstack` CLI negotiates the newest): the API
+    /// from 2.34 on (the `openstack` CLI negotiates the newest; [I]: the
+    /// 2.34 asynchronous pre-check and the negotiation are from Nova's API
+    /// reference and the CLI's behaviour, not read in their source): the API
     /// checks the server's state at once (409), the scheduler and the
     /// conductor's pre-checks run after the 202, so a refused migration
     /// shows as `migrating` for [`PRECHECK_TAKES`] and leaves the server
