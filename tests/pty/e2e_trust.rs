@@ -7,12 +7,10 @@
 //! - No TTY, or `TERM=dumb`: one line that says to use `ssh -t`, exit code 2,
 //!   no escape byte written.
 
-mod pty_console;
-
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
-use pty_console::{COLS, Console, Options, ROWS};
+use crate::pty_console::{COLS, Console, Options, ROWS};
 
 fn audit_records(path: &std::path::Path) -> Vec<String> {
     std::fs::read_to_string(path)

@@ -7,12 +7,10 @@
 
 #![cfg(unix)]
 
-mod pty_console;
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use pty_console::Console;
+use crate::pty_console::Console;
 use serde_json::Value;
 
 /// How long the console may take to exit after the hang-up: its 5 s wait for

@@ -2,9 +2,7 @@
 //! Setting a migration mode goes through the dialogs, reaches the simulated
 //! cluster as a dry run, lands in the audit log and in the Audit view.
 
-mod pty_console;
-
-use pty_console::Console;
+use crate::pty_console::Console;
 
 #[test]
 fn a_dry_run_action_goes_through_the_dialogs_into_the_audit_log() {
@@ -83,7 +81,7 @@ const NEVER_READY: &str = "name = \"exit-e2e\"\nvrouter_manual_restart = true\nr
 /// progress shows it waiting for the replacement.
 fn restart_in_flight(state: &std::path::Path, audit: &str) -> Console {
     let scenario = state.join("never-ready.toml");
-    let durations = include_str!("data/short_durations.toml");
+    let durations = include_str!("../data/short_durations.toml");
     std::fs::write(&scenario, format!("{NEVER_READY}{durations}")).unwrap();
     let mut c = Console::start(
         &[

@@ -3,9 +3,7 @@
 //! manual migration reaches the attention queue, `q` quits and the terminal
 //! is restored.
 
-mod pty_console;
-
-use pty_console::Console;
+use crate::pty_console::Console;
 
 #[test]
 fn demo_shows_the_update_and_quits_cleanly() {
