@@ -162,6 +162,16 @@ impl H {
         msg
     }
 
+    /// Opens the servers panel (`o`) on the Machines row of the compute in
+    /// manual mode and waits for its first read; returns the node.
+    async fn open_servers_of_manual_node(&mut self) -> String {
+        let node = manual_compute(&self.world);
+        self.cursor_on(&node);
+        self.press('o');
+        self.until_read().await;
+        node
+    }
+
     /// Feeds messages until a read of the servers comes back.
     async fn until_read(&mut self) {
         while !matches!(self.next_msg().await, Msg::ServersRead { .. }) {}
@@ -261,10 +271,7 @@ fn manual_compute(w: &SimWorld) -> String {
 async fn servers_view_reads_the_node_through_the_exec_api_and_shows_names_projects_and_what_the_controller_will_do()
  {
     let mut h = H::new(WriteMode::Live, Vec::new()).await;
-    let node = manual_compute(&h.world);
-    h.cursor_on(&node);
-    h.press('o');
-    h.until_read().await;
+    let node = h.open_servers_of_manual_node().await;
     let received = h.received();
     assert_eq!(
         received[0],
@@ -312,10 +319,7 @@ async fn act_on_first(h: &mut H, key: char) -> RunOutcome {
 #[tokio::test]
 async fn a_live_migration_through_keys_runs_to_the_end_and_the_server_leaves_the_node() {
     let mut h = H::new(WriteMode::Live, Vec::new()).await;
-    let node = manual_compute(&h.world);
-    h.cursor_on(&node);
-    h.press('o');
-    h.until_read().await;
+    let node = h.open_servers_of_manual_node().await;
     let first = h.model.servers.nodes[&node].servers()[0].clone();
     let outcome = act_on_first(&mut h, 'M').await;
     assert!(
@@ -413,10 +417,7 @@ async fn a_live_migration_nova_refuses_after_accepting_is_shown_failed_with_the_
 #[tokio::test]
 async fn dry_run_shows_the_command_and_sends_nothing_to_the_pod() {
     let mut h = H::new(WriteMode::DryRun, Vec::new()).await;
-    let node = manual_compute(&h.world);
-    h.cursor_on(&node);
-    h.press('o');
-    h.until_read().await;
+    h.open_servers_of_manual_node().await;
     let before = h.received().len();
     let outcome = act_on_first(&mut h, 'T').await;
     assert!(
@@ -448,10 +449,7 @@ async fn dry_run_shows_the_command_and_sends_nothing_to_the_pod() {
 #[tokio::test]
 async fn read_only_reads_the_servers_and_offers_no_action() {
     let mut h = H::new(WriteMode::ReadOnly, Vec::new()).await;
-    let node = manual_compute(&h.world);
-    h.cursor_on(&node);
-    h.press('o');
-    h.until_read().await;
+    let node = h.open_servers_of_manual_node().await;
     assert!(!h.model.servers.nodes[&node].servers().is_empty());
     let before = h.received().len();
     h.press('M');
@@ -463,10 +461,7 @@ async fn read_only_reads_the_servers_and_offers_no_action() {
 #[tokio::test]
 async fn a_refused_exec_is_named_a_refusal_and_a_denied_get_on_pods_exec_stops_actions() {
     let mut h = H::new(WriteMode::Live, vec![deny_exec("get")]).await;
-    let node = manual_compute(&h.world);
-    h.cursor_on(&node);
-    h.press('o');
-    h.until_read().await;
+    h.open_servers_of_manual_node().await;
     let screen = h.screen();
     assert!(
         screen.contains("REFUSED: the API server refused the exec"),
@@ -535,10 +530,7 @@ async fn the_acknowledge_dialog_lists_the_servers_by_name_and_warns_about_an_act
 #[tokio::test]
 async fn a_server_changed_since_the_panel_read_it_gets_no_command() {
     let mut h = H::new(WriteMode::Live, Vec::new()).await;
-    let node = manual_compute(&h.world);
-    h.cursor_on(&node);
-    h.press('o');
-    h.until_read().await;
+    let node = h.open_servers_of_manual_node().await;
     let first = h.model.servers.nodes[&node].servers()[0].clone();
     // Someone else starts its live migration after the panel read it.
     let other = h._pair.connect().await;

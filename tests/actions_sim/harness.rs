@@ -179,6 +179,24 @@ pub fn deny(verb: &str, resource: &str, namespace: Option<&str>) -> RbacRule {
 /// Short phase durations so scenarios finish in few steps.
 pub const SHORT_DURATIONS: &str = include_str!("../data/short_durations.toml");
 
+/// The screen `model` draws at `w` x `h` in the default theme, one line
+/// of cell symbols per row.
+pub fn screen_of(model: &Model, w: u16, h: u16) -> String {
+    let theme = mosk_console::config::theme::Theme::default_theme();
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
+    t.draw(|f| mosk_console::ui::draw(f, model, &theme))
+        .unwrap();
+    let buf = t.backend().buffer();
+    let mut s = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            s.push_str(buf[(x, y)].symbol());
+        }
+        s.push('\n');
+    }
+    s
+}
+
 pub fn quick_world() -> SimWorld {
     SimWorld::new(load_scenario("quick").unwrap(), 7)
 }

@@ -20,8 +20,6 @@ use mosk_console::domain::readiness::{CheckId, Verdict};
 use mosk_console::domain::which_cluster::ClusterRef;
 use mosk_console::sim::scenario::load::load_scenario;
 use mosk_console::sim::world::SimWorld;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use tokio_util::sync::CancellationToken;
 
 use super::which_cluster::clusters_of;
@@ -62,21 +60,7 @@ async fn console_on(world: &SimWorld) -> Model {
     model
 }
 
-fn screen(model: &Model, w: u16, h: u16) -> String {
-    let theme = Theme::default_theme();
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| mosk_console::ui::draw(f, model, &theme))
-        .unwrap();
-    let buf = t.backend().buffer();
-    let mut s = String::new();
-    for y in 0..buf.area.height {
-        for x in 0..buf.area.width {
-            s.push_str(buf[(x, y)].symbol());
-        }
-        s.push('\n');
-    }
-    s
-}
+use crate::harness::screen_of as screen;
 
 #[tokio::test(start_paused = true)]
 async fn the_ready_scenario_has_a_lock_not_active_and_an_unknown_mode_to_find() {

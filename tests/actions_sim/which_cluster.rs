@@ -26,8 +26,6 @@ use mosk_console::domain::which_cluster::{Choice, ClusterRef, MoskContextCheck, 
 use mosk_console::sim::rbac::{Rbac, RbacRule};
 use mosk_console::sim::scenario::load::parse_scenario;
 use mosk_console::sim::world::{SimCluster, SimWorld};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use tokio_util::sync::CancellationToken;
 
 use super::harness::*;
@@ -91,21 +89,7 @@ fn wanted(namespace: Option<&str>, name: Option<&str>) -> Wanted {
     }
 }
 
-fn screen(model: &Model, w: u16, h: u16) -> String {
-    let theme = Theme::default_theme();
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| mosk_console::ui::draw(f, model, &theme))
-        .unwrap();
-    let buf = t.backend().buffer();
-    let mut s = String::new();
-    for y in 0..buf.area.height {
-        for x in 0..buf.area.width {
-            s.push_str(buf[(x, y)].symbol());
-        }
-        s.push('\n');
-    }
-    s
-}
+use crate::harness::screen_of as screen;
 
 #[tokio::test(start_paused = true)]
 async fn several_clusters_open_the_picker_and_the_console_follows_the_one_chosen() {
