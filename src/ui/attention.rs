@@ -12,7 +12,7 @@ use ratatui::widgets::Paragraph;
 use crate::app::derive::Derived;
 use crate::app::freshness::{self, Pane};
 use crate::app::model::Model;
-use crate::app::views::overview::{Cursor, cursor};
+use crate::app::views::overview::{self, Cursor, cursor};
 use crate::config::keymap::KeyAction;
 use crate::config::theme::Theme;
 use crate::domain::attention::{AttentionItem, AttentionKind};
@@ -52,6 +52,16 @@ pub(crate) fn action_hint(item: &AttentionItem, model: &Model) -> Option<String>
     Some(match model.keymap.first_key(key) {
         Some(k) => format!("{k}: {what}"),
         None => what,
+    })
+}
+
+/// `o: servers` on an item about the servers on its node
+/// ([`overview::servers_hint`]), with the keymap's key.
+pub(crate) fn servers_hint(item: &AttentionItem, model: &Model) -> Option<String> {
+    let hint = overview::servers_hint(item)?;
+    Some(match model.keymap.first_key(hint.action) {
+        Some(k) => format!("{k}: {}", hint.label),
+        None => hint.label.into_owned(),
     })
 }
 
@@ -195,8 +205,15 @@ pub(crate) fn draw_attention(
                     format::age(model.now, last)
                 ));
             }
-            if let Some(h) = action_hint(item, model) {
+            let action = action_hint(item, model);
+            if let Some(h) = &action {
                 head.push_str(&format!("  [{h}]"));
+            }
+            // One space beside the action: the pair fits the queue of a
+            // 160-column screen.
+            if let Some(h) = servers_hint(item, model) {
+                let gap = if action.is_some() { " " } else { "  " };
+                head.push_str(&format!("{gap}[{h}]"));
             }
             if let Some(also) = also(item) {
                 head.push_str(&format!(" ({also})"));

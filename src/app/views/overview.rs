@@ -10,7 +10,7 @@ use crate::app::notices::NoticeLevel;
 use crate::app::views::{Hint, Outcome, ViewCtx, clear_selection};
 use crate::config::keymap::KeyAction;
 use crate::domain::action::ActionId;
-use crate::domain::attention::{AttentionItem, AttentionKind};
+use crate::domain::attention::{AttentionItem, AttentionKind, Cause};
 
 /// The Overview's own state.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -212,8 +212,19 @@ pub fn on_key(state: &mut State, action: KeyAction, ctx: &ViewCtx) -> Option<Out
     Outcome::done()
 }
 
+/// The hint an item shows beside its action when it is about the servers
+/// on its node (its cause is the servers, [`AttentionKind::cause`]: a
+/// manual migration, a failing one, servers left, owners to notify): `o`
+/// opens that node's servers from the item (`actions::node_under_cursor`).
+/// Not on an item of a lock, a request or the cluster, nor on a node's
+/// other causes, where the servers are not what waits.
+pub fn servers_hint(item: &AttentionItem) -> Option<Hint> {
+    (item.kind.cause() == Cause::OfNode("servers") && item.node.is_some())
+        .then(|| Hint::key(KeyAction::Servers, "servers"))
+}
+
 /// The attention items name their own action and key
-/// (`[a: acknowledge migration]`); only commence is offered here, and only
+/// (`[a: acknowledge migration]`, and [`servers_hint`]); only commence is offered here, and only
 /// when the update plan has a step to commence.
 pub fn hints(_state: &State, ctx: &ViewCtx) -> Vec<Hint> {
     let mut out = Vec::new();
