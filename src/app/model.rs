@@ -202,7 +202,7 @@ impl Model {
             now: self.now,
             page_rows: self.page_rows,
             selected_nodes: self.selected_nodes(),
-            mode_changes: &self.actions.mode_changes,
+            setting_changes: &self.actions.setting_changes,
         }
     }
 

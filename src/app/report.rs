@@ -377,7 +377,7 @@ fn actions(model: &Model, out: &mut String) {
 /// The wrap-up: the checklist as the operator ticked it, the migration
 /// modes this console changed and where each stands.
 fn wrapup(model: &Model, out: &mut String) {
-    use crate::domain::wrapup::{Previous, Step, restore_offer, shown};
+    use crate::domain::wrapup::{Previous, Step, restore_offer, setting_name, shown};
     let _ = writeln!(out, "## Wrap-up\n");
     let ticked = &model.views.wrapup.ticked;
     let _ = writeln!(
@@ -402,18 +402,18 @@ fn wrapup(model: &Model, out: &mut String) {
         }
     }
     out.push('\n');
-    let changes = &model.actions.mode_changes;
+    let changes = &model.actions.setting_changes;
     if changes.is_empty() {
         let _ = writeln!(
             out,
-            "This console changed no migration mode on this cluster.\n"
+            "This console changed no migration setting on this cluster.\n"
         );
         return;
     }
     let _ = writeln!(
         out,
-        "Migration modes this console changed (audit log):\n\n\
-         | Node | Before | Set to | Now |\n| --- | --- | --- | --- |"
+        "Migration settings this console changed (audit log):\n\n\
+         | Node | Setting | Before | Set to | Now |\n| --- | --- | --- | --- | --- |"
     );
     for c in changes {
         let before = match &c.previous {
@@ -422,8 +422,9 @@ fn wrapup(model: &Model, out: &mut String) {
         };
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} |",
             md(&c.node),
+            setting_name(&c.key),
             md(&before),
             md(&shown(c.set_to.as_deref())),
             md(&restore_offer(&model.snapshot, c).describe())

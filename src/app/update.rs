@@ -440,7 +440,7 @@ fn on_action(model: &mut Model, action: KeyAction) -> Vec<Command> {
             now: *now,
             page_rows: *page_rows,
             selected_nodes,
-            mode_changes: &actions.mode_changes,
+            setting_changes: &actions.setting_changes,
         };
         views::on_key(views, logs, action, &ctx)
     };

@@ -134,7 +134,7 @@ impl KeyAction {
         KeyAction::Act(ActionId::RestartVrouter),
         KeyAction::Act(ActionId::RestartAllVrouters),
         KeyAction::Act(ActionId::CommenceStep),
-        KeyAction::Act(ActionId::RestoreMigrationMode),
+        KeyAction::Act(ActionId::RestoreMigrationSetting),
         KeyAction::Servers,
         KeyAction::Act(ActionId::LiveMigrateServers),
         KeyAction::Act(ActionId::StopServers),

@@ -24,9 +24,9 @@ pub enum ActionId {
     RestartVrouter,
     RestartAllVrouters,
     CommenceStep,
-    /// Put back the migration mode a node had before this console changed
-    /// it (the wrap-up, from the audit log).
-    RestoreMigrationMode,
+    /// Put back a migration setting (mode or attempts) a node had before
+    /// this console changed it (the wrap-up, from the audit log).
+    RestoreMigrationSetting,
     LiveMigrateServers,
     StopServers,
     ShelveServers,
@@ -186,9 +186,11 @@ pub const ACTIONS: [ActionSpec; 9] = [
         also: None,
     },
     ActionSpec {
-        id: ActionId::RestoreMigrationMode,
+        id: ActionId::RestoreMigrationSetting,
+        // Kept as audit logs and keymap files have it since the restore
+        // covered the mode only: the earlier sessions' restores are read back.
         name: "restore-migration-mode",
-        label: "Restore migration mode",
+        label: "Restore migration setting",
         detail: "as before this console (wrap-up)",
         cluster: ClusterId::Mosk,
         touches: &[Kind::Node],
@@ -239,7 +241,7 @@ impl ActionId {
         ActionId::RestartVrouter,
         ActionId::RestartAllVrouters,
         ActionId::CommenceStep,
-        ActionId::RestoreMigrationMode,
+        ActionId::RestoreMigrationSetting,
         ActionId::LiveMigrateServers,
         ActionId::StopServers,
         ActionId::ShelveServers,

@@ -444,6 +444,19 @@ pub fn acknowledge_offer(
     Ok(m.servers.iter().map(|s| s.id.clone()).collect())
 }
 
+/// The node's migration setting of annotation `key` as written (`None`:
+/// unset); the outer `None` when `key` is not one of the two settings
+/// (`instance_migration_mode`, `instance_migration_attempts`).
+pub fn setting(node: &Node, key: &str) -> Option<Option<String>> {
+    match key {
+        MigrationMode::ANNOTATION => {
+            Some(node.migration_mode.as_ref().map(|m| m.as_str().to_string()))
+        }
+        MigrationMode::ATTEMPTS_ANNOTATION => Some(node.migration_attempts.clone()),
+        _ => None,
+    }
+}
+
 /// A node whose migration settings the OpenStack controller cannot read:
 /// its handler fails on them without writing a message.
 #[derive(Debug, Clone, PartialEq, Eq)]

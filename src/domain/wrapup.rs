@@ -1,17 +1,34 @@
-//! The wrap-up after the update (`:wrapup`): the migration modes this
-//! console changed, each with the value it had before, so the operator can
-//! put it back (a `skip` set during the window would otherwise stay on the
-//! node into the next update), and the update guide's remaining steps as a
+//! The wrap-up after the update (`:wrapup`): the migration settings (a
+//! node's migration mode and its attempts) this console changed, each with
+//! the value it had before, so the operator can put it back (a `skip` or an
+//! attempts count set during the window would otherwise stay on the node
+//! into the next update), and the update guide's remaining steps as a
 //! checklist.
 //!
-//! The modes come from the audit log, written by this console and read back
+//! The settings come from the audit log, written by this console and read back
 //! when it starts (`crate::audit::read_back`), so they survive a restart;
-//! `app` turns each record into a [`ModeWrite`] (this module knows no other
+//! `app` turns each record into a [`SettingWrite`] (this module knows no other
 //! module of ours).
 
 use jiff::Timestamp;
 
-use crate::domain::objects::Snapshot;
+use crate::domain::objects::{MigrationMode, Snapshot};
+
+/// The node annotations a migration setting is: the mode and the attempts
+/// (the keys `set migration mode` writes).
+pub const SETTINGS: [&str; 2] = [
+    MigrationMode::ANNOTATION,
+    MigrationMode::ATTEMPTS_ANNOTATION,
+];
+
+/// What the wrap-up calls the setting of annotation `key`.
+pub fn setting_name(key: &str) -> &'static str {
+    if key == MigrationMode::ATTEMPTS_ANNOTATION {
+        "attempts"
+    } else {
+        "mode"
+    }
+}
 
 /// The value a record says the node had before: an annotation value, unset
 /// (`None`), or not in the record at all (a record that did not keep it).
@@ -21,23 +38,27 @@ pub enum Previous {
     NotRecorded,
 }
 
-/// One applied change of a node's migration mode, as an audit result record
-/// tells it (succeeded, not a dry run).
+/// One applied change of a node's migration setting, as an audit result
+/// record tells it (succeeded, not a dry run).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ModeWrite {
+pub struct SettingWrite {
     pub time: Timestamp,
     pub node: String,
+    /// The annotation (one of [`SETTINGS`]).
+    pub key: String,
     /// Whether the write was a restore (`restore-migration-mode`).
     pub restore: bool,
     pub old: Previous,
     pub new: Option<String>,
 }
 
-/// One node whose migration mode this console changed, and what to do
-/// about it now.
+/// One migration setting of a node that this console changed, and what to
+/// do about it now.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ModeChange {
+pub struct SettingChange {
     pub node: String,
+    /// The annotation (one of [`SETTINGS`]).
+    pub key: String,
     /// The value before this console's first change (of an unbroken run of
     /// changes: a change by someone else in between starts a new run).
     pub previous: Previous,
@@ -49,12 +70,12 @@ pub struct ModeChange {
     pub restored: bool,
 }
 
-/// Each node's changes, in the order of first change. `writes` are in the
-/// order they were written.
-pub fn mode_changes(writes: &[ModeWrite]) -> Vec<ModeChange> {
-    let mut out: Vec<ModeChange> = Vec::new();
+/// Each node's changes of each setting, in the order of first change.
+/// `writes` are in the order they were written.
+pub fn setting_changes(writes: &[SettingWrite]) -> Vec<SettingChange> {
+    let mut out: Vec<SettingChange> = Vec::new();
     for w in writes {
-        let entry = out.iter_mut().find(|c| c.node == w.node);
+        let entry = out.iter_mut().find(|c| c.node == w.node && c.key == w.key);
         match entry {
             Some(c) => {
                 // A run continues when this change starts from the value
@@ -68,8 +89,9 @@ pub fn mode_changes(writes: &[ModeWrite]) -> Vec<ModeChange> {
                 c.time = w.time;
                 c.restored = w.restore;
             }
-            None => out.push(ModeChange {
+            None => out.push(SettingChange {
                 node: w.node.clone(),
+                key: w.key.clone(),
                 previous: w.old.clone(),
                 set_to: w.new.clone(),
                 time: w.time,
@@ -90,7 +112,7 @@ pub enum RestoreOffer {
     Restored,
     /// The record has no previous value: nothing to restore to.
     NotRecorded,
-    /// The node's mode is no longer the one this console set.
+    /// The node's setting is no longer the value this console set.
     ChangedSince {
         now: Option<String>,
     },
@@ -125,21 +147,20 @@ pub fn shown(v: Option<&str>) -> String {
     v.map_or_else(|| "unset".to_string(), |v| format!("\"{v}\""))
 }
 
-/// The node's mode as the snapshot reads it; `None` for unset, and the
-/// outer `None` when the node is not seen.
-pub fn mode_now(snap: &Snapshot, node: &str) -> Option<Option<String>> {
-    snap.nodes()
-        .find(|n| n.name == node)
-        .map(|n| n.migration_mode.as_ref().map(|m| m.as_str().to_string()))
+/// The node's setting `key` as the snapshot reads it; `None` for unset,
+/// and the outer `None` when the node is not seen.
+pub fn value_now(snap: &Snapshot, node: &str, key: &str) -> Option<Option<String>> {
+    let node = snap.nodes().find(|n| n.name == node)?;
+    Some(crate::domain::migration::setting(node, key).flatten())
 }
 
-/// The restore rule: offered only while the node's mode is still the one
-/// this console set, and the value before is known and differs.
-pub fn restore_offer(snap: &Snapshot, change: &ModeChange) -> RestoreOffer {
+/// The restore rule: offered only while the node's setting is still the
+/// value this console set, and the value before is known and differs.
+pub fn restore_offer(snap: &Snapshot, change: &SettingChange) -> RestoreOffer {
     if change.restored {
         return RestoreOffer::Restored;
     }
-    let Some(now) = mode_now(snap, &change.node) else {
+    let Some(now) = value_now(snap, &change.node, &change.key) else {
         return RestoreOffer::NodeGone;
     };
     if now != change.set_to {
@@ -202,10 +223,11 @@ impl Step {
 mod tests {
     use super::*;
 
-    fn w(secs: i64, node: &str, old: Previous, new: Option<&str>, restore: bool) -> ModeWrite {
-        ModeWrite {
+    fn w(secs: i64, node: &str, old: Previous, new: Option<&str>, restore: bool) -> SettingWrite {
+        SettingWrite {
             time: Timestamp::from_second(1_700_000_000 + secs).unwrap(),
             node: node.into(),
+            key: MigrationMode::ANNOTATION.into(),
             restore,
             old,
             new: new.map(str::to_string),
@@ -218,7 +240,7 @@ mod tests {
 
     #[test]
     fn a_run_of_changes_keeps_the_value_before_the_first() {
-        let c = mode_changes(&[
+        let c = setting_changes(&[
             w(1, "n1", rec(Some("live")), Some("manual"), false),
             w(2, "n1", rec(Some("manual")), Some("skip"), false),
         ]);
@@ -229,12 +251,12 @@ mod tests {
 
     #[test]
     fn a_change_by_someone_else_in_between_starts_a_new_run() {
-        let c = mode_changes(&[
+        let c = setting_changes(&[
             w(1, "n1", rec(Some("live")), Some("manual"), false),
             w(2, "n1", rec(Some("live")), Some("skip"), false),
         ]);
         assert_eq!(c[0].previous, rec(Some("live")));
-        let c = mode_changes(&[
+        let c = setting_changes(&[
             w(1, "n1", rec(None), Some("manual"), false),
             w(2, "n1", rec(Some("live")), Some("skip"), false),
         ]);
@@ -243,12 +265,12 @@ mod tests {
 
     #[test]
     fn a_restore_ends_the_run_and_a_later_change_starts_another() {
-        let c = mode_changes(&[
+        let c = setting_changes(&[
             w(1, "n1", rec(Some("live")), Some("skip"), false),
             w(2, "n1", rec(Some("skip")), Some("live"), true),
         ]);
         assert!(c[0].restored);
-        let c = mode_changes(&[
+        let c = setting_changes(&[
             w(1, "n1", rec(Some("live")), Some("skip"), false),
             w(2, "n1", rec(Some("skip")), Some("live"), true),
             w(3, "n1", rec(Some("live")), Some("manual"), false),
@@ -260,7 +282,26 @@ mod tests {
 
     #[test]
     fn a_record_without_the_previous_value_says_so() {
-        let c = mode_changes(&[w(1, "n1", Previous::NotRecorded, Some("skip"), false)]);
+        let c = setting_changes(&[w(1, "n1", Previous::NotRecorded, Some("skip"), false)]);
         assert_eq!(c[0].previous, Previous::NotRecorded);
+    }
+
+    #[test]
+    fn the_mode_and_the_attempts_of_a_node_are_two_changes() {
+        let attempts = |secs, old, new| SettingWrite {
+            key: MigrationMode::ATTEMPTS_ANNOTATION.into(),
+            ..w(secs, "n1", rec(old), new, false)
+        };
+        let c = setting_changes(&[
+            w(1, "n1", rec(Some("live")), Some("manual"), false),
+            attempts(1, None, Some("7")),
+            attempts(2, Some("7"), Some("9")),
+        ]);
+        assert_eq!(c.len(), 2, "{c:#?}");
+        assert_eq!(c[0].key, MigrationMode::ANNOTATION);
+        assert_eq!(c[0].set_to.as_deref(), Some("manual"));
+        assert_eq!(c[1].key, MigrationMode::ATTEMPTS_ANNOTATION);
+        assert_eq!(c[1].previous, rec(None));
+        assert_eq!(c[1].set_to.as_deref(), Some("9"));
     }
 }

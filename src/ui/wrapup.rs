@@ -2,8 +2,8 @@
 //! leaves to the operator. Three panes: the vRouter DaemonSets as
 //! `kubectl -n tf get ds` counts them (UP-TO-DATE must equal CURRENT; the
 //! pods the console finds outdated by the DaemonSet controller's rule,
-//! `domain::vrouter`), the migration modes this console changed (from the
-//! audit log) with their restore, and the checklist of the remaining steps.
+//! `domain::vrouter`), the migration settings (mode, attempts) this console
+//! changed (from the audit log) with their restore, and the checklist of the remaining steps.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -18,14 +18,14 @@ use crate::config::theme::Theme;
 use crate::domain::action::ActionId;
 use crate::domain::phase::Phase;
 use crate::domain::vrouter;
-use crate::domain::wrapup::{Previous, RestoreOffer, Step, restore_offer, shown};
+use crate::domain::wrapup::{Previous, RestoreOffer, Step, restore_offer, setting_name, shown};
 use crate::sanitize::sanitize;
 use crate::ui::{format, fresh_pane, pane};
 
 pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
     let ds = vrouter::daemonsets(&model.snapshot);
-    let changes = &model.actions.mode_changes;
-    // The vRouter pane and the checklist take what they need; the modes the rest.
+    let changes = &model.actions.setting_changes;
+    // The vRouter pane and the checklist take what they need; the settings the rest.
     let vr_height = 2 * ds.len().max(1) as u16 + 3;
     let steps_height = Step::ALL.len() as u16 + 2;
     let [status, top, mid, bottom] = Layout::vertical([
@@ -123,9 +123,9 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
         .collect();
     frame.render_widget(Paragraph::new(lines), inner);
 
-    // Migration modes.
+    // Migration settings.
     let block = pane(
-        " Migration modes this console changed (audit log) ",
+        " Migration settings this console changed (audit log) ",
         false,
         theme,
     );
@@ -138,7 +138,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
     }
     if changes.is_empty() {
         lines.push(Line::styled(
-            "none: this console changed no migration mode on this cluster",
+            "none: this console changed no migration setting on this cluster",
             theme.muted,
         ));
     }
@@ -153,16 +153,17 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
             RestoreOffer::Restored | RestoreOffer::Unchanged => theme.ok,
             _ => theme.warn,
         };
-        // Two lines a mode: the node's names are long (kaas-node-<uuid>).
+        // Two lines a setting: the node's names are long (kaas-node-<uuid>).
         let first = format!(
-            "{}  {} -> {}  ({})",
+            "{}  {} {} -> {}  ({})",
             sanitize(&c.node),
+            setting_name(&c.key),
             previous,
             shown(c.set_to.as_deref()),
             c.time.strftime("%m-%d %H:%M")
         );
         let second = format!("  {}", offer.describe());
-        let chosen = cursor == Row::Mode(i);
+        let chosen = cursor == Row::Setting(i);
         if chosen {
             chosen_at = Some(lines.len());
         }
@@ -175,7 +176,7 @@ pub(crate) fn draw(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) 
             });
         }
     }
-    // Scrolled so the mode under the cursor is drawn whole: `r` acts on it.
+    // Scrolled so the setting under the cursor is drawn whole: `r` acts on it.
     let scroll = chosen_at.map_or(0, |at| (at + 2).saturating_sub(inner.height as usize));
     frame.render_widget(Paragraph::new(lines).scroll((scroll as u16, 0)), inner);
 

@@ -2,6 +2,7 @@
 //! console on the same audit log reads back the modes the earlier one set
 //! and offers to put each back, through the one action path.
 
+use crossterm::event::{KeyCode, KeyModifiers};
 use jiff::SignedDuration;
 use k8s_openapi::api::core::v1::Node;
 use kube::Api;
@@ -60,7 +61,7 @@ async fn a_fresh_console_offers_the_restore_and_writes_the_value_before() {
     let screen = h.screen();
     assert!(screen.contains(&node), "{screen}");
     assert!(screen.contains("restore offered"), "{screen}");
-    assert!(screen.contains("r restore migration mode"), "{screen}");
+    assert!(screen.contains("r restore migration setting"), "{screen}");
 
     h.press('r');
     assert!(h.model.modals.dialog().is_some(), "{:?}", h.model.notice());
@@ -177,4 +178,95 @@ async fn a_change_while_the_dialog_is_open_is_refused_at_confirm() {
         h.changes()
     );
     assert_eq!(h.annotation(&node, MODE).as_deref(), Some("live"));
+}
+
+/// The attempts this console set are listed beside the mode; after a
+/// restart the fresh console puts them back to the value before (unset),
+/// through the one action path, and leaves the mode to its own row.
+#[tokio::test(start_paused = true)]
+async fn a_fresh_console_restores_the_attempts_it_set() {
+    let mut h = Harness::new(done_world(), Options::default());
+    h.tick_and_settle().await;
+    let node = h.computes()[0].clone();
+    let mode_before = h.annotation(&node, MODE);
+    assert_eq!(h.annotation(&node, ATTEMPTS), None);
+    h.select(&[&node]);
+    h.press('m');
+    h.press('j'); // live -> manual
+    h.key(KeyCode::Tab, KeyModifiers::NONE);
+    h.press('7');
+    h.key(KeyCode::Enter, KeyModifiers::NONE);
+    h.press('y');
+    assert_eq!(
+        h.run_to_end(false).await,
+        RunOutcome::Completed { dry_run: false }
+    );
+    h.close();
+    assert_eq!(h.annotation(&node, ATTEMPTS).as_deref(), Some("7"));
+
+    let mut h = restarted(h, WriteMode::Live).await;
+    let screen = h.screen();
+    assert!(screen.contains(&format!("{node}  mode ")), "{screen}");
+    assert!(
+        screen.contains(&format!("{node}  attempts unset -> \"7\"")),
+        "{screen}"
+    );
+    h.press('j'); // the mode's row, then the attempts'
+    h.press('r');
+    let dialog = h.screen();
+    assert!(
+        dialog.contains("instance_migration_attempts: 7 -> (unset)"),
+        "{dialog}"
+    );
+    assert!(dialog.contains(&node), "{dialog}");
+    assert!(dialog.contains("Restore migration setting"), "{dialog}");
+    h.press('y');
+    assert_eq!(
+        h.run_to_end(false).await,
+        RunOutcome::Completed { dry_run: false }
+    );
+    h.close();
+    assert_eq!(h.annotation(&node, ATTEMPTS), None);
+    assert_eq!(h.annotation(&node, MODE).as_deref(), Some("manual"));
+    assert_ne!(mode_before.as_deref(), Some("manual"));
+    let patches: Vec<_> = h
+        .changes()
+        .into_iter()
+        .filter(|c| c.method == "PATCH")
+        .collect();
+    assert_eq!(patches.len(), 1, "{patches:?}");
+    assert!(
+        patches[0].body.contains("\"7\""),
+        "tests the value set: {}",
+        patches[0].body
+    );
+    assert!(
+        patches[0].body.contains("remove"),
+        "removes the annotation: {}",
+        patches[0].body
+    );
+    let restore: Vec<_> = h
+        .audit()
+        .into_iter()
+        .filter(|r| r.action == "restore-migration-mode")
+        .collect();
+    assert_eq!(
+        restore.iter().map(|r| r.phase).collect::<Vec<_>>(),
+        [AuditPhase::Intent, AuditPhase::Result],
+        "{restore:#?}"
+    );
+    assert_eq!(restore[1].outcome, AuditOutcome::Succeeded);
+    assert_eq!(restore[1].name, node);
+    assert_eq!(
+        restore[1].change["annotations"],
+        json!([{"key": ATTEMPTS, "old": "7", "new": null}])
+    );
+
+    // A console started after that: the attempts are restored, the mode
+    // is still offered.
+    h.refresh();
+    let h = restarted(h, WriteMode::Live).await;
+    let screen = h.screen();
+    assert!(screen.contains("restored"), "{screen}");
+    assert!(screen.contains("restore offered"), "{screen}");
 }

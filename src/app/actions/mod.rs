@@ -63,7 +63,7 @@ pub struct ActionsState {
     pub read_back_note: Option<String>,
     /// The migration modes this console changed on the MOSK context, from
     /// `earlier` and `audit` (kept up to date as records arrive).
-    pub mode_changes: Vec<crate::domain::wrapup::ModeChange>,
+    pub setting_changes: Vec<crate::domain::wrapup::SettingChange>,
 }
 
 impl ActionsState {
@@ -393,7 +393,7 @@ fn start_on(model: &mut Model, action: ActionId, chosen: Option<Vec<String>>) ->
         }
         ActionId::RestartAllVrouters
         | ActionId::CommenceStep
-        | ActionId::RestoreMigrationMode
+        | ActionId::RestoreMigrationSetting
         | ActionId::LiveMigrateServers
         | ActionId::StopServers
         | ActionId::ShelveServers => Vec::new(),
@@ -431,7 +431,7 @@ fn start_on(model: &mut Model, action: ActionId, chosen: Option<Vec<String>>) ->
         ActionId::RestartVrouter => plan::plan_restart(&model.snapshot, &ctx, &nodes),
         ActionId::RestartAllVrouters => plan::plan_restart_all(&model.snapshot, &ctx),
         ActionId::CommenceStep => commence::plan_commence(model),
-        ActionId::RestoreMigrationMode => restore_target(model)
+        ActionId::RestoreMigrationSetting => restore_target(model)
             .and_then(|change| restore::plan_restore(&model.snapshot, &ctx, &change)),
         ActionId::LiveMigrateServers | ActionId::StopServers | ActionId::ShelveServers => {
             server_plan(model, action).map_err(plan::PlanError)
@@ -449,28 +449,28 @@ fn start_on(model: &mut Model, action: ActionId, chosen: Option<Vec<String>>) ->
     commands
 }
 
-/// The mode under the wrap-up view's cursor: what `r` restores.
-fn restore_target(model: &Model) -> Result<crate::domain::wrapup::ModeChange, plan::PlanError> {
+/// The setting under the wrap-up view's cursor: what `r` restores.
+fn restore_target(model: &Model) -> Result<crate::domain::wrapup::SettingChange, plan::PlanError> {
     use crate::app::views::wrapup::{Row, selected};
-    let changes = &model.actions.mode_changes;
+    let changes = &model.actions.setting_changes;
     if model.view != View::Wrapup {
         return Err(plan::PlanError(
-            "open the wrap-up (:wrapup) and move to a mode this console changed".into(),
+            "open the wrap-up (:wrapup) and move to a setting this console changed".into(),
         ));
     }
     match selected(&model.views.wrapup, changes.len()) {
-        Row::Mode(i) => Ok(changes[i].clone()),
+        Row::Setting(i) => Ok(changes[i].clone()),
         Row::Step(_) => Err(plan::PlanError(if changes.is_empty() {
-            "this console changed no migration mode (audit log)".into()
+            "this console changed no migration setting (audit log)".into()
         } else {
-            "move the cursor to a mode this console changed".into()
+            "move the cursor to a setting this console changed".into()
         })),
     }
 }
 
 /// Recomputes the modes this console changed from the audit records.
-pub fn refresh_mode_changes(model: &mut Model) {
-    model.actions.mode_changes = restore::mode_changes(
+pub fn refresh_setting_changes(model: &mut Model) {
+    model.actions.setting_changes = restore::setting_changes(
         &model.actions.earlier,
         &model.actions.audit,
         &model.session.mosk_context,
@@ -494,7 +494,7 @@ pub fn on_read_back(model: &mut Model, rb: crate::audit::ReadBack) -> Vec<Comman
         model.notify(NoticeLevel::Warning, n.clone());
     }
     model.actions.earlier = rb.records;
-    refresh_mode_changes(model);
+    refresh_setting_changes(model);
     Vec::new()
 }
 
@@ -556,7 +556,7 @@ pub fn on_event(model: &mut Model, ev: WriteEvent) -> Vec<Command> {
             if n > AUDIT_KEEP {
                 model.actions.audit.drain(..n - AUDIT_KEEP);
             }
-            refresh_mode_changes(model);
+            refresh_setting_changes(model);
         }
         WriteEvent::Step {
             plan_id,

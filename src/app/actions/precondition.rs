@@ -10,7 +10,7 @@
 use crate::app::model::Model;
 use crate::domain::action::ActionId;
 use crate::domain::action::plan::{ActionPlan, Change};
-use crate::domain::objects::{MigrationMode, Snapshot};
+use crate::domain::objects::Snapshot;
 
 /// Why no write may be sent now, whatever the action and its objects: the
 /// MOSK context is another cluster's (`Derived::mosk_context`), so a node
@@ -80,13 +80,9 @@ pub fn changed_since_shown(
             continue;
         }
         for c in annotations {
-            let now = match c.key.as_str() {
-                MigrationMode::ANNOTATION => {
-                    node.migration_mode.as_ref().map(|m| m.as_str().to_string())
-                }
-                MigrationMode::ATTEMPTS_ANNOTATION => node.migration_attempts.clone(),
-                // A key the snapshot does not keep: the server's test decides.
-                _ => continue,
+            // A key the snapshot does not keep: the server's test decides.
+            let Some(now) = crate::domain::migration::setting(node, &c.key) else {
+                continue;
             };
             if now != c.old {
                 let short = c.key.rsplit('/').next().unwrap_or(&c.key);
@@ -108,7 +104,7 @@ mod tests {
     use super::*;
     use crate::app::actions::plan::{PlanContext, plan_set_mode};
     use crate::domain::fixtures::{self, names::*};
-    use crate::domain::objects::Object;
+    use crate::domain::objects::{MigrationMode, Object};
 
     fn plan(snap: &Snapshot) -> ActionPlan {
         let ctx = PlanContext {

@@ -1,7 +1,7 @@
-//! Restore migration mode (the wrap-up's `r`): the migration modes this
-//! console changed, read from the audit log (this session's records and,
-//! read back at start, the earlier sessions'), and the plan that puts one
-//! back to the value before.
+//! Restore migration setting (the wrap-up's `r`): the migration settings
+//! (mode and attempts, [`wrapup::SETTINGS`]) this console changed, read
+//! from the audit log (this session's records and, read back at start, the
+//! earlier sessions'), and the plan that puts one back to the value before.
 //!
 //! Each set-migration-mode and acknowledge-migration record keeps the
 //! change as `{key, old, new}` per annotation (`Change::Annotations`,
@@ -15,71 +15,77 @@ use crate::app::actions::plan::{
 use crate::audit::{AuditOutcome, AuditPhase, AuditRecord};
 use crate::domain::action::ActionId;
 use crate::domain::objects::{ClusterId, Kind, MigrationMode, Snapshot};
-use crate::domain::wrapup::{self, ModeChange, ModeWrite, Previous, RestoreOffer};
+use crate::domain::wrapup::{self, Previous, RestoreOffer, SettingChange, SettingWrite};
 
-/// The actions whose records change a node's migration mode.
-const MODE_ACTIONS: [ActionId; 3] = [
+/// The actions whose records change a node's migration settings.
+const SETTING_ACTIONS: [ActionId; 3] = [
     ActionId::SetMigrationMode,
     ActionId::AcknowledgeMigration,
-    ActionId::RestoreMigrationMode,
+    ActionId::RestoreMigrationSetting,
 ];
 
-/// The mode write a record tells, if it is an applied change of a node's
-/// migration mode on `context` (succeeded, not a dry run).
-pub fn mode_write(rec: &AuditRecord, context: &str) -> Option<ModeWrite> {
-    let action = ActionId::from_name(&rec.action)?;
-    if !MODE_ACTIONS.contains(&action)
-        || rec.phase != AuditPhase::Result
-        || rec.outcome != AuditOutcome::Succeeded
-        || rec.dry_run
-        || rec.kind != "Node"
-        || rec.context != context
-    {
-        return None;
-    }
-    let a = rec
+/// The setting writes a record tells, if it is an applied change of a
+/// node's migration settings on `context` (succeeded, not a dry run): one
+/// per setting it changed (a set-migration-mode may change both).
+pub fn setting_writes(rec: &AuditRecord, context: &str) -> Vec<SettingWrite> {
+    let applies = ActionId::from_name(&rec.action).is_some_and(|a| SETTING_ACTIONS.contains(&a))
+        && rec.phase == AuditPhase::Result
+        && rec.outcome == AuditOutcome::Succeeded
+        && !rec.dry_run
+        && rec.kind == "Node"
+        && rec.context == context;
+    let Some(annotations) = rec
         .change
-        .get("annotations")?
-        .as_array()?
-        .iter()
-        .find(|a| a.get("key").and_then(|k| k.as_str()) == Some(MigrationMode::ANNOTATION))?;
-    let text = |v: &serde_json::Value| v.as_str().map(str::to_string);
-    let old = match a.get("old") {
-        Some(v) => Previous::Recorded(text(v)),
-        None => Previous::NotRecorded,
+        .get("annotations")
+        .and_then(|a| a.as_array())
+        .filter(|_| applies)
+    else {
+        return Vec::new();
     };
-    Some(ModeWrite {
-        time: rec.time,
-        node: rec.name.clone(),
-        restore: action == ActionId::RestoreMigrationMode,
-        old,
-        new: a.get("new").and_then(text),
-    })
+    let restore = rec.action == ActionId::RestoreMigrationSetting.name();
+    let text = |v: &serde_json::Value| v.as_str().map(str::to_string);
+    annotations
+        .iter()
+        .filter_map(|a| {
+            let key = a.get("key").and_then(|k| k.as_str())?;
+            wrapup::SETTINGS.contains(&key).then(|| SettingWrite {
+                time: rec.time,
+                node: rec.name.clone(),
+                key: key.to_string(),
+                restore,
+                old: match a.get("old") {
+                    Some(v) => Previous::Recorded(text(v)),
+                    None => Previous::NotRecorded,
+                },
+                new: a.get("new").and_then(text),
+            })
+        })
+        .collect()
 }
 
-/// The modes this console changed on `context`, from `earlier` (read back)
-/// then `session` records.
-pub fn mode_changes(
+/// The settings this console changed on `context`, from `earlier` (read
+/// back) then `session` records.
+pub fn setting_changes(
     earlier: &[AuditRecord],
     session: &[AuditRecord],
     context: &str,
-) -> Vec<ModeChange> {
-    let writes: Vec<ModeWrite> = earlier
+) -> Vec<SettingChange> {
+    let writes: Vec<SettingWrite> = earlier
         .iter()
         .chain(session)
-        .filter_map(|r| mode_write(r, context))
+        .flat_map(|r| setting_writes(r, context))
         .collect();
-    wrapup::mode_changes(&writes)
+    wrapup::setting_changes(&writes)
 }
 
-/// Put `change`'s node back to the value before: offered only while the
-/// node's mode is still the one this console set
+/// Put `change`'s setting back to the value before: offered only while
+/// the node's setting is still the value this console set
 /// ([`wrapup::restore_offer`]); the write tests that value again at
 /// confirm and on the server, as every node write does.
 pub fn plan_restore(
     snap: &Snapshot,
     ctx: &PlanContext,
-    change: &ModeChange,
+    change: &SettingChange,
 ) -> Result<ActionPlan, PlanError> {
     let previous = match wrapup::restore_offer(snap, change) {
         RestoreOffer::Offered { previous } => previous,
@@ -91,21 +97,24 @@ pub fn plan_restore(
         .ok_or_else(|| PlanError(format!("{}: the node is not seen", change.node)))?;
     let mut plan = ActionPlan {
         id: 0,
-        action: ActionId::RestoreMigrationMode,
+        action: ActionId::RestoreMigrationSetting,
         cluster: ClusterId::Mosk,
         context: ctx.mosk_context.clone(),
         dry_run: ctx.dry_run,
         steps: Vec::new(),
         warnings: Vec::new(),
         notes: vec![format!(
-            "this console set {} at {} (audit log)",
+            "this console set {} {} at {} (audit log)",
+            wrapup::setting_name(&change.key),
             wrapup::shown(change.set_to.as_deref()),
             change.time.strftime("%Y-%m-%d %H:%M:%S UTC")
         )],
         access: None,
         refused: None,
     };
-    if previous.as_deref() == Some(MigrationMode::Skip.as_str()) {
+    if change.key == MigrationMode::ANNOTATION
+        && previous.as_deref() == Some(MigrationMode::Skip.as_str())
+    {
         plan.warnings.push(format!(
             "{}: with skip, instances still on the node go down when it reboots in the next maintenance",
             change.node
@@ -121,7 +130,7 @@ pub fn plan_restore(
         },
         change: Change::Annotations {
             annotations: vec![AnnotationChange {
-                key: MigrationMode::ANNOTATION.into(),
+                key: change.key.clone(),
                 old: change.set_to.clone(),
                 new: previous,
             }],

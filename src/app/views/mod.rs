@@ -92,7 +92,7 @@ pub struct ViewCtx<'a> {
     /// Node names selected with `space`.
     pub selected_nodes: &'a BTreeSet<String>,
     /// The migration modes this console changed (the audit log's).
-    pub mode_changes: &'a [crate::domain::wrapup::ModeChange],
+    pub setting_changes: &'a [crate::domain::wrapup::SettingChange],
 }
 
 /// What a key asks for beyond the view's own state; `update` applies it.

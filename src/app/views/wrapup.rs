@@ -1,9 +1,9 @@
 //! The wrap-up view (`:wrapup`), offered on the Overview when the update is
 //! done: the vRouter DaemonSets' UP-TO-DATE against CURRENT, the migration
-//! modes this console changed (from the audit log) with their restore
-//! (`r`, through the one action path), and the update guide's remaining
-//! steps as a checklist the operator ticks (Enter), kept in the session
-//! report. One cursor walks the modes, then the steps.
+//! settings (mode, attempts) this console changed (from the audit log) with
+//! their restore (`r`, through the one action path), and the update guide's
+//! remaining steps as a checklist the operator ticks (Enter), kept in the
+//! session report. One cursor walks the settings, then the steps.
 
 use std::collections::BTreeMap;
 
@@ -27,34 +27,34 @@ pub struct State {
 /// One row the cursor stands on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Row {
-    /// The n-th migration mode this console changed.
-    Mode(usize),
+    /// The n-th migration setting this console changed.
+    Setting(usize),
     Step(Step),
 }
 
-/// The rows in order: the modes, then the steps.
-pub fn rows(modes: usize) -> Vec<Row> {
-    (0..modes)
-        .map(Row::Mode)
+/// The rows in order: the settings, then the steps.
+pub fn rows(settings: usize) -> Vec<Row> {
+    (0..settings)
+        .map(Row::Setting)
         .chain(Step::ALL.into_iter().map(Row::Step))
         .collect()
 }
 
 /// The row under the cursor.
-pub fn selected(state: &State, modes: usize) -> Row {
-    let rows = rows(modes);
+pub fn selected(state: &State, settings: usize) -> Row {
+    let rows = rows(settings);
     rows[state.cursor.min(rows.len() - 1)]
 }
 
 pub fn on_key(state: &mut State, action: KeyAction, ctx: &ViewCtx) -> Option<Outcome> {
-    let n = rows(ctx.mode_changes.len()).len();
+    let n = rows(ctx.setting_changes.len()).len();
     state.cursor = state.cursor.min(n - 1);
     match action {
         KeyAction::Down => state.cursor = (state.cursor + 1).min(n - 1),
         KeyAction::Up => state.cursor = state.cursor.saturating_sub(1),
         KeyAction::Top => state.cursor = 0,
         KeyAction::Bottom => state.cursor = n - 1,
-        KeyAction::Open => match selected(state, ctx.mode_changes.len()) {
+        KeyAction::Open => match selected(state, ctx.setting_changes.len()) {
             Row::Step(step) => {
                 let text = if state.ticked.remove(&step).is_some() {
                     format!("not done: {}", step.text())
@@ -64,10 +64,10 @@ pub fn on_key(state: &mut State, action: KeyAction, ctx: &ViewCtx) -> Option<Out
                 };
                 return Outcome::notice(NoticeLevel::Info, text);
             }
-            Row::Mode(_) => {
+            Row::Setting(_) => {
                 return Outcome::notice(
                     NoticeLevel::Info,
-                    "Enter ticks a step of the checklist; on a mode, r restores the value before",
+                    "Enter ticks a step of the checklist; on a setting, r restores the value before",
                 );
             }
         },
@@ -78,15 +78,15 @@ pub fn on_key(state: &mut State, action: KeyAction, ctx: &ViewCtx) -> Option<Out
 
 pub fn hints(state: &State, ctx: &ViewCtx) -> Vec<Hint> {
     let mut out = Vec::new();
-    if let Row::Mode(i) = selected(state, ctx.mode_changes.len())
+    if let Row::Setting(i) = selected(state, ctx.setting_changes.len())
         && matches!(
-            restore_offer(ctx.snapshot, &ctx.mode_changes[i]),
+            restore_offer(ctx.snapshot, &ctx.setting_changes[i]),
             RestoreOffer::Offered { .. }
         )
     {
-        out.push(Hint::act(ActionId::RestoreMigrationMode));
+        out.push(Hint::act(ActionId::RestoreMigrationSetting));
     }
-    if let Row::Step(s) = selected(state, ctx.mode_changes.len()) {
+    if let Row::Step(s) = selected(state, ctx.setting_changes.len()) {
         let label = if state.ticked.contains_key(&s) {
             "untick step"
         } else {
