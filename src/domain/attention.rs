@@ -152,6 +152,10 @@ pub struct AttentionItem {
     /// `since` is a lower bound: the condition began before the console
     /// could see it (show the age as "≥ N").
     pub at_least: bool,
+    /// `since` is inferred, not read from an object nor seen: how (show the
+    /// age as "~N" and say how in the item's text). `None`: exact or a
+    /// lower bound.
+    pub since_inferred: Option<&'static str>,
     /// The operator action the item offers (acknowledge a migration,
     /// restart a vRouter pod, commence a step). A reminder offers none: the
     /// dismiss key applies to every reminder.
@@ -326,6 +330,7 @@ pub fn attention_with(
             action: None,
             key,
             at_least: false,
+            since_inferred: None,
             symptoms: Vec::new(),
             unraised_since: None,
         });
@@ -369,6 +374,7 @@ fn failed_locks(snap: &Snapshot, history: &History, now: Timestamp, out: &mut Ve
                 .or(msg.and_then(|m| m.at))
                 .unwrap_or(now),
             at_least: history.lock_since(&key).is_some_and(|s| !s.observed),
+            since_inferred: None,
             action: None,
             key,
             symptoms: Vec::new(),
@@ -406,6 +412,7 @@ fn retrying_states(
             action: None,
             key,
             at_least: false,
+            since_inferred: None,
             symptoms: Vec::new(),
             unraised_since: None,
         });

@@ -196,6 +196,7 @@ mod tests {
             why: String::new(),
             since: fixtures::mid_update_now(),
             at_least: false,
+            since_inferred: None,
             action: None,
             key: ObjectKey::new(
                 crate::domain::objects::Kind::ClusterWorkloadLock,

@@ -60,6 +60,8 @@ pub struct Blocked {
     pub since: Timestamp,
     /// `since` is a lower bound.
     pub at_least: bool,
+    /// `since` is inferred ([`AttentionItem::since_inferred`]).
+    pub inferred: bool,
 }
 
 /// The oldest attention item that holds the update back (a machine's
@@ -77,6 +79,7 @@ pub fn blocked(items: &[AttentionItem]) -> Option<Blocked> {
             kind: i.kind,
             since: i.since,
             at_least: i.at_least,
+            inferred: i.since_inferred.is_some(),
         })
 }
 

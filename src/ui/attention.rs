@@ -286,14 +286,14 @@ pub(crate) fn draw_attention(
     }
 }
 
-/// An item's age: `≥` when the condition began before the console saw it.
+/// An item's age: `≥` when the condition began before the console saw it,
+/// `~` when its start is inferred ([`format::since_mark`]).
 pub(crate) fn item_age(model: &Model, item: &AttentionItem) -> String {
-    let age = format::age(model.now, item.since);
-    if item.at_least {
-        format!("≥{age}")
-    } else {
-        age
-    }
+    format!(
+        "{}{}",
+        format::since_mark(item.at_least, item.since_inferred.is_some()),
+        format::age(model.now, item.since)
+    )
 }
 
 /// `+ retrying, stalled`: the symptoms folded under an item.
@@ -356,7 +356,13 @@ pub(crate) fn attention_text(
                 )
             },
         ),
-        field("since", format!("{} ago", item_age(model, item))),
+        field(
+            "since",
+            match item.since_inferred {
+                Some(how) => format!("{} ago [I] {how}", item_age(model, item)),
+                None => format!("{} ago", item_age(model, item)),
+            },
+        ),
     ];
     if let Some(last) = item.unraised_since {
         lines.push(field(

@@ -25,6 +25,17 @@ pub fn secs_between(now: Timestamp, then: Timestamp) -> i64 {
     now.duration_since(then).as_secs().max(0)
 }
 
+/// What goes before an age: `≥` when its start is a lower bound (the
+/// condition began before the console saw it), `~` when it is inferred
+/// (no object records it), nothing when it is exact.
+pub fn since_mark(at_least: bool, inferred: bool) -> &'static str {
+    match (at_least, inferred) {
+        (true, _) => "≥",
+        (false, true) => "~",
+        (false, false) => "",
+    }
+}
+
 /// The age of `then` seen from `now`: `4m12s`.
 pub fn age(now: Timestamp, then: Timestamp) -> String {
     duration_secs(secs_between(now, then))

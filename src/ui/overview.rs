@@ -394,7 +394,7 @@ fn blocked_text(model: &Model, p: &crate::domain::progress::Progress) -> Option<
     Some((
         format!(
             "blocked {}{}",
-            if b.at_least { "≥" } else { "" },
+            format::since_mark(b.at_least, b.inferred),
             format::age(model.now, b.since)
         ),
         format!("on {} ({})", b.subject, b.kind.label()),

@@ -345,3 +345,73 @@ fn the_update_plan_steps_details_read_to_their_end_at_80x24() {
     assert!(end.contains("duration    Depends"), "{end}");
     assert!(end.contains("lines 5-11 of 11"), "{end}");
 }
+
+/// A drain failure's age: when the console saw the error appear it is
+/// exact; when the error was there at first sight, its time is inferred
+/// from the node's cordon + the drain timeout the error names (no object
+/// records when a drain failed): `~` before the age, and the item's text
+/// says how, marked [I].
+#[test]
+fn a_drain_failures_age_is_marked_inferred_unless_the_console_saw_it_fail() {
+    use jiff::SignedDuration;
+    use mosk_console::domain::attention::AttentionKind;
+    use mosk_console::domain::objects::DrainError;
+    const DRAIN: &str = "Error: error when evicting pods/\"patroni-13-2\" -n \"stacklight\": global timeout reached: 10m0s";
+    for (name, seen) in [
+        ("drain_failure_inferred", false),
+        ("drain_failure_seen", true),
+    ] {
+        let mut m = base_model();
+        let mut node = crate::domain::fixtures::node(NODE_W4, true);
+        node.unschedulable = true;
+        node.cordoned_at = Some(now() - SignedDuration::from_mins(25));
+        let Some(Object::Machine(machine)) = m
+            .snapshot
+            .objects()
+            .values()
+            .find(|o| matches!(o, Object::Machine(x) if x.name == WORKER_4))
+            .cloned()
+        else {
+            panic!("no {WORKER_4}");
+        };
+        let mut machine = (*machine).clone();
+        machine.drain_error = Some(DrainError::new(DRAIN));
+        let (node, machine) = (
+            Object::Node(Arc::new(node)),
+            Object::Machine(Arc::new(machine)),
+        );
+        if seen {
+            // The console watched the error appear five minutes ago.
+            let at = now() - SignedDuration::from_mins(5);
+            m.history.apply(&mut m.snapshot, node, at);
+            m.history.apply(&mut m.snapshot, machine, at);
+        } else {
+            m.snapshot.apply(node);
+            m.snapshot.apply(machine);
+        }
+        settled(&mut m);
+        let item = m
+            .derived
+            .attention
+            .iter()
+            .find(|i| i.kind == AttentionKind::DrainError)
+            .expect("a drain error item")
+            .clone();
+        m.views.overview.selected = Some(item.id());
+        let queue = screen(&m, 120, 32);
+        let head = queue
+            .lines()
+            .find(|l| l.contains("drain error"))
+            .expect("the item is drawn");
+        if seen {
+            assert!(head.contains(" 5m00s  child-cl-compute-4"), "{head}");
+        } else {
+            // 10 minutes after a cordon 25 minutes ago.
+            assert!(head.contains("~15m00s  child-cl-compute-4"), "{head}");
+        }
+        key(&mut m, KeyCode::Enter);
+        let s = screen(&m, 120, 32);
+        assert_eq!(s.contains("[I] from the node's cordon time"), !seen, "{s}");
+        insta::assert_snapshot!(format!("{name}_120x32"), format!("{queue}\n{s}"));
+    }
+}

@@ -77,6 +77,7 @@ pub(super) fn blockers(
             action: None,
             key,
             at_least: false,
+            since_inferred: None,
             symptoms: Vec::new(),
             unraised_since: None,
         });
@@ -142,6 +143,7 @@ pub(super) fn blockers(
             action: None,
             key,
             at_least: false,
+            since_inferred: None,
             symptoms: Vec::new(),
             unraised_since: None,
         });
@@ -174,6 +176,7 @@ pub(super) fn blockers(
                 ),
                 since,
                 at_least,
+                since_inferred: None,
                 action: None,
                 key: key.clone(),
                 symptoms: Vec::new(),
@@ -183,14 +186,17 @@ pub(super) fn blockers(
         if let Some(err) = err {
             // Seen to appear: exact. Already there at first sight: a drain
             // that ran out of time failed first at the node's cordon plus
-            // that time (exact though the console came later), else at
-            // least since the first sight.
+            // that time (inferred: no object records when), else at least
+            // since the first sight.
             let seen = history.drain_failed_since(&m.name);
-            let (since, at_least) = match (seen, timed_out_at(snap, m, err)) {
-                (Some(s), _) if s.observed => (s.at, false),
-                (Some(s), Some(t)) if t <= s.at => (t, false),
-                (None, Some(t)) => (t, false),
-                _ => reported(seen),
+            let (since, at_least, since_inferred) = match (seen, timed_out_at(snap, m, err)) {
+                (Some(s), _) if s.observed => (s.at, false, None),
+                (Some(s), Some(t)) if t <= s.at => (t, false, Some(DRAIN_FAILED_AT)),
+                (None, Some(t)) => (t, false, Some(DRAIN_FAILED_AT)),
+                _ => {
+                    let (since, at_least) = reported(seen);
+                    (since, at_least, None)
+                }
             };
             out.push(AttentionItem {
                 kind: AttentionKind::DrainError,
@@ -202,6 +208,7 @@ pub(super) fn blockers(
                 ),
                 since,
                 at_least,
+                since_inferred,
                 action: None,
                 key,
                 symptoms: Vec::new(),
@@ -210,6 +217,10 @@ pub(super) fn blockers(
         }
     }
 }
+
+/// How a drain failure's time is inferred when the console did not see it
+/// appear ([`timed_out_at`]).
+const DRAIN_FAILED_AT: &str = "from the node's cordon time + the drain timeout its error names: no object records when the drain failed";
 
 /// When the Kubernetes drain of `m`'s node first ran out of time: the
 /// node's cordon (its unschedulable taint's `timeAdded`) plus the global

@@ -40,6 +40,7 @@ pub(super) fn migrations(
             why: format!("{}: {consequence}", bad.problems.join("; ")),
             since: history.first_seen(&key).unwrap_or(now),
             at_least: true,
+            since_inferred: None,
             action: Some(ActionId::SetMigrationMode),
             key,
             symptoms: Vec::new(),
@@ -223,6 +224,7 @@ fn item(
         action,
         key,
         at_least: false,
+        since_inferred: None,
         symptoms: Vec::new(),
         unraised_since: None,
     })

@@ -100,6 +100,7 @@ pub(super) fn update_plan(
                 action,
                 key: key.clone(),
                 at_least: false,
+                since_inferred: None,
                 symptoms: Vec::new(),
                 unraised_since: None,
             });
@@ -135,6 +136,7 @@ pub(super) fn update_plan(
                 action: Some(ActionId::CommenceStep),
                 key: key.clone(),
                 at_least: false,
+                since_inferred: None,
                 symptoms: Vec::new(),
                 unraised_since: None,
             });
@@ -163,6 +165,7 @@ pub(super) fn update_plan(
                 action: None,
                 key,
                 at_least: false,
+                since_inferred: None,
                 symptoms: Vec::new(),
                 unraised_since: None,
             });

@@ -40,6 +40,7 @@ pub(super) fn reminders(
                 name: r.name().into(),
             },
             at_least: false,
+            since_inferred: None,
             symptoms: Vec::new(),
             unraised_since: None,
         });

@@ -127,6 +127,7 @@ fn machines(
             why,
             since,
             at_least,
+            since_inferred: None,
             action: None,
             key: ObjectKey::new(Kind::LcmMachine, &m.namespace, &m.name),
             symptoms: Vec::new(),
@@ -208,6 +209,7 @@ fn finalization(
         ),
         since: last,
         at_least: false,
+        since_inferred: None,
         action: None,
         key: ObjectKey {
             kind: Kind::ClusterMaintenanceRequest,

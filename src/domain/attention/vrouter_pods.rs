@@ -83,6 +83,7 @@ pub(super) fn vrouter_outdated(
             action: Some(ActionId::RestartVrouter),
             key,
             at_least: false,
+            since_inferred: None,
             symptoms: Vec::new(),
             unraised_since: None,
         });

@@ -50,6 +50,7 @@ struct Open {
     /// The first evidence of the cause.
     since: Timestamp,
     at_least: bool,
+    since_inferred: Option<&'static str>,
     /// When a computation last raised it.
     last_raised: Timestamp,
     /// The item as last raised.
@@ -80,9 +81,11 @@ impl Waits {
                     if earlier {
                         open.since = item.since;
                         open.at_least = item.at_least;
+                        open.since_inferred = item.since_inferred;
                     } else {
                         item.since = open.since;
                         item.at_least = open.at_least;
+                        item.since_inferred = open.since_inferred;
                     }
                     open.last_raised = now;
                     open.item = item.clone();
@@ -93,6 +96,7 @@ impl Waits {
                         Open {
                             since: item.since,
                             at_least: item.at_least,
+                            since_inferred: item.since_inferred,
                             last_raised: now,
                             item: item.clone(),
                         },
@@ -118,6 +122,7 @@ impl Waits {
             let mut item = open.item.clone();
             item.since = open.since;
             item.at_least = open.at_least;
+            item.since_inferred = open.since_inferred;
             item.unraised_since = Some(open.last_raised);
             out.push(item);
             true
