@@ -164,11 +164,13 @@ impl Server {
             Ok(a) => a,
             Err(e) => return format!("cannot tell: {e}"),
         };
-        if action == MaintenanceAction::Poweroff {
-            return "nothing: it goes down with the node's reboot (poweroff)".into();
-        }
-        if self.not_running() {
-            return "nothing: not running, it does not hold the node".into();
+        // The completion check's rule, said with its reason.
+        if !self.holds_node(mode) {
+            return if action == MaintenanceAction::Poweroff {
+                "nothing: it goes down with the node's reboot (poweroff)".into()
+            } else {
+                "nothing: not running, it does not hold the node".into()
+            };
         }
         match action {
             MaintenanceAction::LiveMigrate => {
@@ -188,7 +190,9 @@ impl Server {
         }
     }
 
-    /// Still holding the node as the controller's completion check sees it.
+    /// Still holding the node as the controller's completion check sees it
+    /// (`Nova._check_migration_completed`): running and not `poweroff`.
+    /// [`Server::controller_will`] says it in words.
     pub fn holds_node(&self, mode: Option<&MigrationMode>) -> bool {
         !self.not_running() && self.action(mode) != Ok(MaintenanceAction::Poweroff)
     }
@@ -300,6 +304,42 @@ mod tests {
             s.controller_will(Some(&manual)),
             "holds the node until the operator acts (notify)"
         );
+    }
+
+    /// The panel's column and the completion check's rule agree: the
+    /// column says "nothing" exactly for the servers that do not hold the
+    /// node, whatever the state, tag and mode.
+    #[test]
+    fn what_the_controller_will_do_says_nothing_exactly_when_the_server_does_not_hold_the_node() {
+        let modes = [
+            None,
+            Some(MigrationMode::Live),
+            Some(MigrationMode::Manual),
+            Some(MigrationMode::Skip),
+        ];
+        let mut checked = 0;
+        for (status, power, vm) in [
+            ("ACTIVE", 1, "active"),
+            ("PAUSED", 3, "paused"),
+            ("SHUTOFF", 4, "stopped"),
+            ("SHELVED_OFFLOADED", 7, "shelved_offloaded"),
+            ("ERROR", 1, "error"),
+            ("MIGRATING", 1, "active"),
+        ] {
+            for tags in [&[][..], &["live_migrate"], &["notify"], &["poweroff"]] {
+                for mode in &modes {
+                    let s = server(status, power, vm, tags);
+                    let said = s.controller_will(mode.as_ref());
+                    assert_eq!(
+                        said.starts_with("nothing"),
+                        !s.holds_node(mode.as_ref()),
+                        "{status} {tags:?} {mode:?}: {said}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, 96);
     }
 
     #[test]
