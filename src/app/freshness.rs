@@ -116,6 +116,7 @@ const READINESS_KINDS: &[Kind] = &[
     Kind::ClusterWorkloadLock,
     Kind::NodeWorkloadLock,
     Kind::ClusterUpdatePlan,
+    Kind::OpenstackDeploymentStatus,
 ];
 /// The kinds a machine row is joined from (`domain::join`).
 const ROW_KINDS: &[Kind] = &[

@@ -29,6 +29,7 @@ use crate::domain::objects::{
     StateMessage, VrouterDaemonSet, VrouterPod, WorkloadLock,
 };
 use crate::sanitize::sanitize;
+pub use openstack::OPENSTACK_NAMESPACE;
 pub use vocabulary::parse;
 
 /// Name prefix of the vRouter pods and DaemonSets (mosk-lcm-api §5.2).
@@ -84,6 +85,9 @@ pub fn convert(kind: Kind, obj: &DynamicObject) -> Object {
         }
         Kind::NodeDisableNotification => {
             node_notice(obj).map(|o| Object::NodeDisableNotification(Arc::new(o)))
+        }
+        Kind::OpenstackDeploymentStatus => {
+            openstack::osdpl_status(obj).map(|o| Object::OpenstackDeploymentStatus(Arc::new(o)))
         }
     };
     result.unwrap_or_else(|error| {
@@ -447,6 +451,7 @@ fn lock(obj: &DynamicObject, per_node: bool) -> Result<WorkloadLock, String> {
 
 mod builtin;
 mod kaas;
+mod openstack;
 mod vocabulary;
 
 #[cfg(test)]

@@ -13,12 +13,14 @@ use jiff::Timestamp;
 
 mod kaas;
 mod messages;
+mod openstack;
 mod removal;
 mod snapshot;
 mod vocabulary;
 
 pub use kaas::*;
 pub use messages::{DrainError, ErrorMessage, StateMessage};
+pub use openstack::{ComponentHealth, NOT_READY_KEPT, OpenstackDeploymentStatus};
 pub use removal::NodeNotice;
 pub use snapshot::{Snapshot, short_node};
 pub use vocabulary::*;
@@ -60,10 +62,11 @@ pub enum Kind {
     ProviderMachine,
     NodeDeletionRequest,
     NodeDisableNotification,
+    OpenstackDeploymentStatus,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 16] = [
+    pub const ALL: [Kind; 17] = [
         Kind::LcmCluster,
         Kind::LcmMachine,
         Kind::LcmClusterState,
@@ -80,6 +83,7 @@ impl Kind {
         Kind::ProviderMachine,
         Kind::NodeDeletionRequest,
         Kind::NodeDisableNotification,
+        Kind::OpenstackDeploymentStatus,
     ];
 
     pub fn cluster(self) -> ClusterId {
@@ -114,6 +118,7 @@ impl Kind {
             Kind::ProviderMachine => "Machine",
             Kind::NodeDeletionRequest => "NodeDeletionRequest",
             Kind::NodeDisableNotification => "NodeDisableNotification",
+            Kind::OpenstackDeploymentStatus => "OpenStackDeploymentStatus",
         }
     }
 
@@ -136,6 +141,8 @@ impl Kind {
             Kind::ProviderMachine => "machines",
             Kind::NodeDeletionRequest => "nodedeletionrequests",
             Kind::NodeDisableNotification => "nodedisablenotifications",
+            // Rockoon's CRD names its plural in the singular form.
+            Kind::OpenstackDeploymentStatus => "openstackdeploymentstatus",
         }
     }
 
@@ -452,6 +459,7 @@ pub enum Object {
     ProviderMachine(Arc<ProviderMachine>),
     NodeDeletionRequest(Arc<NodeNotice>),
     NodeDisableNotification(Arc<NodeNotice>),
+    OpenstackDeploymentStatus(Arc<OpenstackDeploymentStatus>),
     /// An object that could not be decoded: shown as an error row, never dropped silently.
     Malformed(Arc<MalformedObject>),
 }
@@ -504,6 +512,11 @@ impl Object {
             Object::NodeDisableNotification(o) => {
                 (Kind::NodeDisableNotification, "", o.name.as_str())
             }
+            Object::OpenstackDeploymentStatus(o) => (
+                Kind::OpenstackDeploymentStatus,
+                o.namespace.as_str(),
+                o.name.as_str(),
+            ),
             Object::Malformed(o) => (o.kind, o.namespace.as_str(), o.name.as_str()),
         };
         ObjectKey {

@@ -5,17 +5,19 @@
 //!
 //! A check reads only kinds the console has listed: a kind not served (a
 //! missing CRD), refused (401/403) or not listed yet makes the check
-//! [`Verdict::Unknown`], never ok ([`Seen`]). What the console does not
-//! watch at all (the OpenStackDeploymentStatus, Ceph's health, the
-//! management cluster's own release) is unknown too, and the check says
-//! where the operator reads it instead.
+//! [`Verdict::Unknown`], never ok ([`Seen`]); so does an object the check
+//! needs and does not find. What the console does not watch at all (Ceph's
+//! health, the management cluster's own release) is unknown too, and the
+//! check says where the operator reads it instead.
 
 use std::collections::BTreeMap;
 
 use jiff::SignedDuration;
 
 use super::migration::invalid_settings;
-use super::objects::{ClusterId, Kind, LockState, MigrationMode, NodeRole, Snapshot, WorkloadLock};
+use super::objects::{
+    ClusterId, Kind, LockState, MigrationMode, NodeRole, OsdplState, Snapshot, WorkloadLock,
+};
 use super::update_plan::active_plan;
 
 /// How a check came out.
@@ -103,7 +105,7 @@ impl CheckId {
                 "seed 000 Step 2 (live default, manual, skip; attempts default 3; instances on LVM ephemeral storage, encrypted volumes or CPU/NUMA pinning are known to fail live migration); rockoon maintenance.py NodeMaintenanceConfig._cast_to_type @1390883a"
             }
             CheckId::OpenstackDeployment => {
-                "rockoon osdplstatus.py OpenStackDeploymentStatus (status.osdpl.state, status.health), controllers/maintenance.py cluster_maintenance_request_change_handler (waits for APPLIED and healthy services) @1390883a; ref §3.2"
+                "rockoon osdplstatus.py OpenStackDeploymentStatus (status.osdpl.state, lcm_progress; status.health.<app>.<component>.status), health.py is_application_ready (every component Ready), controllers/maintenance.py cluster_maintenance_request_change_handler (the cluster lock is released only once APPLIED and every service healthy) @1390883a; ref §3.2"
             }
             CheckId::CephHealth => {
                 "ref §6 (Ceph updates after OpenStack, D-FLOW; the code tying Ceph to the lock API is not public)"
@@ -225,11 +227,7 @@ pub fn check(id: CheckId, i: &Inputs) -> Check {
         CheckId::Requests => requests(i),
         CheckId::Locks => locks(i),
         CheckId::MigrationSettings => migration_settings(i),
-        CheckId::OpenstackDeployment => Check::new(
-            id,
-            Verdict::Unknown,
-            "not watched by the console: `kubectl -n openstack get osdplst` shows it (STATE APPLIED, every service healthy)",
-        ),
+        CheckId::OpenstackDeployment => openstack_deployment(i),
         CheckId::CephHealth => Check::new(
             id,
             Verdict::Unknown,
@@ -243,6 +241,128 @@ pub fn check(id: CheckId, i: &Inputs) -> Check {
         ),
         CheckId::UpdatePlan => update_plan(i),
     }
+}
+
+/// Components named in the OpenStackDeployment check's summary; the rest
+/// are counted (the evidence lists more).
+const COMPONENTS_NAMED: usize = 3;
+
+fn openstack_deployment(i: &Inputs) -> Check {
+    let id = CheckId::OpenstackDeployment;
+    let kind = Kind::OpenstackDeploymentStatus;
+    if let Some(c) = i.unseen(id, &[kind]) {
+        return c;
+    }
+    let Some(st) = i.snapshot.openstack_deployment_statuses().next() else {
+        if let Some(bad) = i.snapshot.malformed().find(|m| m.kind == kind) {
+            return Check::new(
+                id,
+                Verdict::Unknown,
+                format!(
+                    "{} {} could not be read: {}",
+                    kind.api_kind(),
+                    bad.name,
+                    bad.error
+                ),
+            );
+        }
+        return Check::new(
+            id,
+            Verdict::Unknown,
+            format!("no {} in namespace openstack", kind.api_kind()),
+        );
+    };
+    let or_unset = |v: &Option<String>| v.clone().unwrap_or_else(|| "not set".to_string());
+    let state = match st.state.as_str() {
+        "" => "not set",
+        s => s,
+    };
+    let mut evidence = vec![
+        format!(
+            "{} {}: state {state}, LCM progress {}, health {}",
+            kind.api_kind(),
+            st.name,
+            or_unset(&st.lcm_progress),
+            or_unset(&st.health)
+        ),
+        format!(
+            "release {}, controller {}, OpenStack {}",
+            or_unset(&st.release),
+            or_unset(&st.controller_version),
+            or_unset(&st.openstack_version)
+        ),
+    ];
+    let component = |c: &crate::domain::objects::ComponentHealth| {
+        let status = if c.status.is_empty() {
+            "no status"
+        } else {
+            &c.status
+        };
+        format!("{}/{}: {status}", c.application, c.component)
+    };
+    evidence.extend(st.not_ready.iter().map(component));
+    let shown = st.not_ready.len();
+    if st.not_ready_count > shown {
+        evidence.push(format!(
+            "… and {} more not Ready",
+            st.not_ready_count - shown
+        ));
+    }
+    // The OpenStack controller releases its cluster lock only once the
+    // status is APPLIED and every service healthy
+    // (`cluster_maintenance_request_change_handler`, see `source`): either
+    // missing, the update would wait on it.
+    if st.state != OsdplState::Applied {
+        return Check::new(
+            id,
+            Verdict::Blocking,
+            format!(
+                "state {state}, not APPLIED: the OpenStack controller would hold its cluster lock"
+            ),
+        )
+        .with(bounded(evidence));
+    }
+    if st.not_ready_count > 0 {
+        let n = st.not_ready_count;
+        let mut named: Vec<String> = st
+            .not_ready
+            .iter()
+            .take(COMPONENTS_NAMED)
+            .map(|c| format!("{}/{}", c.application, c.component))
+            .collect();
+        if n > named.len() {
+            named.push(format!("{} more", n - named.len()));
+        }
+        return Check::new(
+            id,
+            Verdict::Blocking,
+            format!(
+                "APPLIED, {n} component{} not Ready ({}): the OpenStack controller would hold its cluster lock",
+                plural(n),
+                named.join(", ")
+            ),
+        )
+        .with(bounded(evidence));
+    }
+    if st.components == 0 {
+        // `is_application_ready` is false for an application absent from
+        // `status.health`: no health at all is not healthy.
+        return Check::new(
+            id,
+            Verdict::Unknown,
+            "APPLIED, but status.health lists no component: the services' health is not reported",
+        )
+        .with(bounded(evidence));
+    }
+    Check::new(
+        id,
+        Verdict::Ok,
+        format!(
+            "APPLIED, {} of {} components Ready",
+            st.components, st.components
+        ),
+    )
+    .with(bounded(evidence))
 }
 
 fn nodes(i: &Inputs) -> Check {

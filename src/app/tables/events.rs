@@ -65,6 +65,7 @@ pub fn kind_short(kind: Kind) -> &'static str {
         Kind::ProviderMachine => "machines.cluster.k8s.io",
         Kind::NodeDeletionRequest => "ndr",
         Kind::NodeDisableNotification => "ndn",
+        Kind::OpenstackDeploymentStatus => "osdplst",
     }
 }
 

@@ -354,6 +354,15 @@ impl Snapshot {
                 _ => None,
             })
     }
+    pub fn openstack_deployment_statuses(
+        &self,
+    ) -> impl Iterator<Item = &OpenstackDeploymentStatus> {
+        self.of_kind(Kind::OpenstackDeploymentStatus)
+            .filter_map(|o| match o {
+                Object::OpenstackDeploymentStatus(s) => Some(&**s),
+                _ => None,
+            })
+    }
 }
 
 #[cfg(test)]

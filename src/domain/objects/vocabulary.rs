@@ -266,3 +266,28 @@ vocabulary!(StepStatus {
     Completed => "Completed",
     Failed => "Failed",
 });
+
+/// OpenStackDeploymentStatus `status.osdpl.state`: the constants of
+/// github:Mirantis/rockoon `rockoon/osdplstatus.py` (commit 1390883a).
+/// `set_osdpl_status` writes APPLYING when the controller starts handling
+/// the OpenStackDeployment, APPLIED when every task is done, FAILED on a
+/// permanent error (`controllers/openstackdeployment.py` `handle`); WAITING
+/// and DELETING are written for services, listed for completeness.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum OsdplState {
+    Applying,
+    Applied,
+    Deleting,
+    Waiting,
+    Failed,
+    /// A value outside Rockoon's constants, kept verbatim (`""` when absent).
+    Other(String),
+}
+
+vocabulary!(OsdplState {
+    Applying => "APPLYING",
+    Applied => "APPLIED",
+    Deleting => "DELETING",
+    Waiting => "WAITING",
+    Failed => "FAILED",
+});

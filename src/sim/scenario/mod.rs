@@ -15,6 +15,7 @@
 //! - `engine`: shared facts and the step context; `run`: one running scenario;
 //! - `lcm`: cluster phases and the per-machine flow;
 //! - `openstack`: the OpenStack controller (locks, instance migration);
+//! - `osdpl_status`: the OpenStackDeploymentStatus it writes;
 //! - `storage_net`: the Ceph and TF controllers;
 //! - `vrouter`: the vRouter DaemonSet;
 //! - `plan_spec`, `plan`: the ClusterUpdatePlan, UpdateGroups and UpdateAutoPause (MCC 2.27+).
@@ -29,6 +30,7 @@ pub mod nova;
 pub mod objects;
 pub mod openstack;
 pub mod openstack_cli;
+pub mod osdpl_status;
 pub mod plan_controllers;
 pub mod plan_spec;
 pub mod run;

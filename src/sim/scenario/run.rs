@@ -14,6 +14,7 @@ use super::objects;
 use super::objects::{KEYSTONE_CLIENT, OPENSTACK_NS};
 use super::openstack::Openstack;
 use super::openstack_cli::{self, Cloud};
+use super::osdpl_status::{self, OSDPLST};
 use super::plan_controllers::Plan;
 use super::seed::seed;
 use super::spec::{Controller, Role, ScenarioSpec};
@@ -135,7 +136,8 @@ impl ScenarioRun {
             &[("lcmcluster", &key), ("release", &ctx.spec.release.from)],
         );
         self.vrouter = Some(Vrouter::seed(&mut ctx));
-        // Last, so every object seeded before keeps its resource version.
+        // Last, so every object seeded before keeps its resource version
+        // (the keystone-client pod, then the OpenStackDeploymentStatus).
         let node = self
             .machines
             .iter()
@@ -154,6 +156,13 @@ impl ScenarioRun {
                 ),
             ),
             "create keystone-client pod",
+        );
+        check(
+            mosk.create(
+                OSDPLST,
+                osdpl_status::object(&self.spec.release.controller_from, now),
+            ),
+            "create OpenStackDeploymentStatus",
         );
         self.mosk_rv = mosk.resource_version();
     }
