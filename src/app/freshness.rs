@@ -117,6 +117,7 @@ const READINESS_KINDS: &[Kind] = &[
     Kind::NodeWorkloadLock,
     Kind::ClusterUpdatePlan,
     Kind::OpenstackDeploymentStatus,
+    Kind::CephDeploymentHealth,
 ];
 /// The kinds a machine row is joined from (`domain::join`).
 const ROW_KINDS: &[Kind] = &[

@@ -167,6 +167,21 @@ pub fn fields(obj: &Object) -> Vec<(&'static str, String)> {
             ("status.osdpl.health", opt(&o.health)),
             ("status.health", not_ready_components(o)),
         ],
+        Object::CephDeploymentHealth(h) => vec![
+            (
+                "status.healthReport.rookCephObjects.cephCluster.ceph.health",
+                h.health.to_string(),
+            ),
+            (
+                "status.healthReport.rookCephObjects.cephCluster.ceph.details",
+                h.checks
+                    .iter()
+                    .map(|c| c.code.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ),
+            ("status.state", opt(&h.state)),
+        ],
         Object::Malformed(m) => vec![("error", m.error.clone())],
     }
 }

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use jiff::Timestamp;
 
+mod ceph;
 mod kaas;
 mod messages;
 mod openstack;
@@ -18,6 +19,7 @@ mod removal;
 mod snapshot;
 mod vocabulary;
 
+pub use ceph::{CEPH_CHECKS_KEPT, CephDeploymentHealth, CephHealthCheck};
 pub use kaas::*;
 pub use messages::{DrainError, ErrorMessage, StateMessage};
 pub use openstack::{ComponentHealth, NOT_READY_KEPT, OpenstackDeploymentStatus};
@@ -63,10 +65,11 @@ pub enum Kind {
     NodeDeletionRequest,
     NodeDisableNotification,
     OpenstackDeploymentStatus,
+    CephDeploymentHealth,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 17] = [
+    pub const ALL: [Kind; 18] = [
         Kind::LcmCluster,
         Kind::LcmMachine,
         Kind::LcmClusterState,
@@ -84,6 +87,7 @@ impl Kind {
         Kind::NodeDeletionRequest,
         Kind::NodeDisableNotification,
         Kind::OpenstackDeploymentStatus,
+        Kind::CephDeploymentHealth,
     ];
 
     pub fn cluster(self) -> ClusterId {
@@ -119,6 +123,7 @@ impl Kind {
             Kind::NodeDeletionRequest => "NodeDeletionRequest",
             Kind::NodeDisableNotification => "NodeDisableNotification",
             Kind::OpenstackDeploymentStatus => "OpenStackDeploymentStatus",
+            Kind::CephDeploymentHealth => "CephDeploymentHealth",
         }
     }
 
@@ -143,6 +148,7 @@ impl Kind {
             Kind::NodeDisableNotification => "nodedisablenotifications",
             // Rockoon's CRD names its plural in the singular form.
             Kind::OpenstackDeploymentStatus => "openstackdeploymentstatus",
+            Kind::CephDeploymentHealth => "cephdeploymenthealths",
         }
     }
 
@@ -460,6 +466,7 @@ pub enum Object {
     NodeDeletionRequest(Arc<NodeNotice>),
     NodeDisableNotification(Arc<NodeNotice>),
     OpenstackDeploymentStatus(Arc<OpenstackDeploymentStatus>),
+    CephDeploymentHealth(Arc<CephDeploymentHealth>),
     /// An object that could not be decoded: shown as an error row, never dropped silently.
     Malformed(Arc<MalformedObject>),
 }
@@ -514,6 +521,11 @@ impl Object {
             }
             Object::OpenstackDeploymentStatus(o) => (
                 Kind::OpenstackDeploymentStatus,
+                o.namespace.as_str(),
+                o.name.as_str(),
+            ),
+            Object::CephDeploymentHealth(o) => (
+                Kind::CephDeploymentHealth,
                 o.namespace.as_str(),
                 o.name.as_str(),
             ),

@@ -88,6 +88,7 @@ const NDR: &str = include_str!("../../assets/crds/lcm.mirantis.com_nodedeletionr
 const NDN: &str = include_str!("../../assets/crds/lcm.mirantis.com_nodedisablenotifications.yaml");
 const OSDPLST: &str =
     include_str!("../../assets/crds/derived-by-us_openstackdeploymentstatus.yaml");
+const CDH: &str = include_str!("../../assets/crds/derived-by-us_cephdeploymenthealths.yaml");
 const MACHINES: &str = include_str!("../../assets/crds/derived-by-us_machines.yaml");
 const PLANS: &str = include_str!("../../assets/crds/derived-by-us_clusterupdateplans.yaml");
 const AUTOPAUSES: &str = include_str!("../../assets/crds/derived-by-us_updateautopauses.yaml");
@@ -267,10 +268,10 @@ impl Registry {
         .expect("bundled management CRDs parse")
     }
 
-    /// The MOSK cluster: built-ins plus the six Rockoon maintenance CRDs and
-    /// the OpenStackDeploymentStatus.
+    /// The MOSK cluster: built-ins plus the six Rockoon maintenance CRDs,
+    /// the OpenStackDeploymentStatus and Pelagia's CephDeploymentHealth.
     pub fn mosk() -> Registry {
-        Registry::with_crds(&[CMR, NMR, CWL, NWL, NDR, NDN, OSDPLST])
+        Registry::with_crds(&[CMR, NMR, CWL, NWL, NDR, NDN, OSDPLST, CDH])
             .expect("bundled MOSK CRDs parse")
     }
 
@@ -368,7 +369,7 @@ mod tests {
     }
 
     #[test]
-    fn mosk_serves_the_six_rockoon_maintenance_kinds_cluster_scoped_and_the_deployment_status() {
+    fn mosk_serves_the_rockoon_maintenance_kinds_cluster_scoped_and_the_two_status_kinds() {
         let r = Registry::mosk();
         for p in [
             "clustermaintenancerequests",
@@ -416,5 +417,11 @@ mod tests {
                 "MOSK Release"
             ]
         );
+        let cdh = r
+            .by_plural("lcm.mirantis.com", "cephdeploymenthealths")
+            .unwrap();
+        assert_eq!(cdh.kind, "CephDeploymentHealth");
+        assert!(cdh.namespaced && cdh.has_status());
+        assert_eq!(cdh.short_names, ["cdh"]);
     }
 }

@@ -12,7 +12,8 @@ use mosk_console::app::update::update;
 use mosk_console::cluster::events::{WatchHealth, WatchProblem};
 use mosk_console::domain::history::History;
 use mosk_console::domain::objects::{
-    ComponentHealth, Controller, ErrorMessage, Kind, LockState, MigrationMode, Object,
+    CephHealthCheck, CephHealthStatus, ComponentHealth, Controller, ErrorMessage, Kind, LockState,
+    MigrationMode, Object,
 };
 use std::sync::Arc;
 
@@ -29,6 +30,9 @@ fn ready_model(view: View) -> Model {
         .apply(Object::UpdatePlan(Arc::new(up::update_plan())));
     m.snapshot.apply(Object::OpenstackDeploymentStatus(Arc::new(
         fixtures::osdpl_status(),
+    )));
+    m.snapshot.apply(Object::CephDeploymentHealth(Arc::new(
+        fixtures::ceph_health(),
     )));
     m.view = view;
     settled(&mut m);
@@ -47,7 +51,7 @@ fn snap_both(name: &str, model: &Model) {
 
 /// Every check failing at once: a node NotReady, a request left over, a
 /// lock not active, an unknown migration mode, a component of OpenStack not
-/// Ready, a plan step without estimate.
+/// Ready, Ceph in HEALTH_WARN, a plan step without estimate.
 fn failing(view: View) -> Model {
     let mut m = ready_model(view);
     let mut n = fixtures::node(NODE_W1, true);
@@ -80,6 +84,16 @@ fn failing(view: View) -> Model {
     st.not_ready_count = 1;
     m.snapshot
         .apply(Object::OpenstackDeploymentStatus(Arc::new(st)));
+    let mut h = fixtures::ceph_health();
+    h.health = CephHealthStatus::Warn;
+    h.state = Some("Failed".into());
+    h.checks = vec![CephHealthCheck {
+        code: "OSDMAP_FLAGS".into(),
+        severity: "HEALTH_WARN".into(),
+        message: "noout flag(s) set".into(),
+    }];
+    h.checks_count = 1;
+    m.snapshot.apply(Object::CephDeploymentHealth(Arc::new(h)));
     settled(&mut m);
     m
 }
@@ -94,6 +108,7 @@ fn every_check_the_console_can_make_is_ok_before_the_update() {
         "ok       Workload locks active, no error: 14 of 14 locks active, none with an error",
         "ok       Migration mode and attempts: 4 computes: live (unset) 4",
         "ok       OpenStackDeployment APPLIED, healthy: APPLIED, 20 of 20 components Ready",
+        "ok       Ceph health: HEALTH_OK",
         "ok       Target release:",
         "ok       Update plan: expected length:",
     ] {
@@ -113,6 +128,8 @@ fn each_check_failing_says_what_and_where_from() {
         "blocking Migration mode and attempts: 4 computes: live (unset) 3, livee 1",
         "blocking OpenStackDeployment APPLIED, healthy: APPLIED, 1 component not Ready (neutron/server)",
         "neutron/server: Unhealthy",
+        "warning  Ceph health: HEALTH_WARN: OSDMAP_FLAGS",
+        "OSDMAP_FLAGS (HEALTH_WARN): noout flag(s) set",
         "warning  Update plan: expected length:",
         "Timeout waiting for compute services up on the host.",
         "source: seed 000 Step 2",
@@ -161,7 +178,7 @@ fn a_kind_not_served_or_refused_is_unknown_never_ok() {
 fn the_overview_shows_readiness_while_no_update_runs() {
     let m = ready_model(View::Overview);
     let s = screen(&m, 80, 24);
-    assert!(s.contains("Readiness: 2 unknown (b: details)"), "{s}");
+    assert!(s.contains("Readiness: 1 unknown (b: details)"), "{s}");
     assert!(s.contains("b readiness"), "the footer hints at it: {s}");
     snap_both("overview_readiness_failing", &failing(View::Overview));
     // Mid-update: the machines in their turn, no readiness.

@@ -108,6 +108,23 @@ async fn get_locks_nodes_daemonsets_and_pods() {
         squeeze(st.lines().nth(1).unwrap()),
         "osh-dev caracal 17.4.0 APPLIED 15/15 12/12 17.4.0+25.1"
     );
+    // Pelagia's CephDeploymentHealth by its short name.
+    s.store
+        .create(
+            "cephdeploymenthealths",
+            mosk_console::sim::scenario::ceph_health::object(jiff::Timestamp::UNIX_EPOCH),
+        )
+        .unwrap();
+    let cdh = s.run(&["-n", "ceph-lcm-mirantis", "get", "cdh"]).await;
+    assert_eq!(
+        header(&cdh),
+        "NAME AGE STATE LAST CHECK LAST UPDATE",
+        "{cdh}"
+    );
+    assert!(
+        squeeze(cdh.lines().nth(1).unwrap()).starts_with("cephcluster "),
+        "{cdh}"
+    );
     let version = s.run(&["version", "-o", "json"]).await;
     let v: Value = serde_json::from_str(&version).unwrap();
     assert_eq!(v["serverVersion"]["minor"], "30");
@@ -187,6 +204,23 @@ async fn oldest_and_newest_dispatched_kubectl_accept_the_server() {
         assert_eq!(
             squeeze(st.lines().nth(1).unwrap()),
             "osh-dev caracal 17.4.0 APPLIED 15/15 12/12 17.4.0+25.1"
+        );
+        // Pelagia's CephDeploymentHealth by its short name.
+        s.store
+            .create(
+                "cephdeploymenthealths",
+                mosk_console::sim::scenario::ceph_health::object(jiff::Timestamp::UNIX_EPOCH),
+            )
+            .unwrap();
+        let cdh = s.run(&["-n", "ceph-lcm-mirantis", "get", "cdh"]).await;
+        assert_eq!(
+            header(&cdh),
+            "NAME AGE STATE LAST CHECK LAST UPDATE",
+            "{cdh}"
+        );
+        assert!(
+            squeeze(cdh.lines().nth(1).unwrap()).starts_with("cephcluster "),
+            "{cdh}"
         );
         let version = s.run(&["version", "-o", "json"]).await;
         let v: Value = serde_json::from_str(&version).unwrap();

@@ -424,3 +424,55 @@ fn a_migration_that_nova_aborts_is_listed_while_it_runs_and_started_again_next_r
     assert!(w.servers_on(&m.node).contains(&id));
     assert_eq!(str_at(&nwl(&w, &lock), "/status/state"), "active");
 }
+
+/// Ceph's health as its controller reports it: HEALTH_OK before the update,
+/// HEALTH_WARN with its health check while Ceph is updated (its cluster
+/// lock active, OpenStack's released), HEALTH_OK once its lock is released.
+#[test]
+fn the_ceph_deployment_health_warns_while_ceph_is_updated() {
+    let w = controllers();
+    let cluster = w.spec().cluster.clone();
+    let health = |w: &SimWorld| {
+        let h = get(
+            w,
+            true,
+            "cephdeploymenthealths",
+            Some("ceph-lcm-mirantis"),
+            "cephcluster",
+        )
+        .expect("the health is seeded");
+        (
+            str_at(
+                &h,
+                "/status/healthReport/rookCephObjects/cephCluster/ceph/health",
+            )
+            .to_string(),
+            str_at(&h, "/status/state").to_string(),
+        )
+    };
+    let lock = |w: &SimWorld, name: &str| {
+        let l = get(w, true, "clusterworkloadlocks", None, name).unwrap();
+        str_at(&l, "/status/state").to_string()
+    };
+    assert_eq!(health(&w), ("HEALTH_OK".to_string(), "Ok".to_string()));
+    let ceph_lock = format!("ceph-{cluster}");
+    let mut warned = false;
+    assert!(w.step_until(4 * HOUR, |w| {
+        let (h, state) = health(w);
+        if lock(w, &ceph_lock) == "inactive" {
+            assert_eq!((h.as_str(), state.as_str()), ("HEALTH_OK", "Ok"));
+            return true;
+        }
+        if h == "HEALTH_WARN" {
+            assert_eq!(
+                lock(w, "openstack-osh-dev"),
+                "inactive",
+                "Ceph updates after OpenStack"
+            );
+            assert_eq!(state, "Failed");
+            warned = true;
+        }
+        false
+    }));
+    assert!(warned, "HEALTH_WARN while Ceph was updated");
+}

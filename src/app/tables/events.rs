@@ -66,6 +66,7 @@ pub fn kind_short(kind: Kind) -> &'static str {
         Kind::NodeDeletionRequest => "ndr",
         Kind::NodeDisableNotification => "ndn",
         Kind::OpenstackDeploymentStatus => "osdplst",
+        Kind::CephDeploymentHealth => "cdh",
     }
 }
 

@@ -457,3 +457,73 @@ fn an_openstack_deployment_status_keeps_a_bounded_list_of_components_not_ready()
     assert_eq!(st.not_ready_count, 100);
     assert_eq!(st.not_ready.len(), crate::domain::objects::NOT_READY_KEPT);
 }
+
+/// Pelagia's documented example (docs/custom-resources/cephdeploymenthealth.md,
+/// shortened), and the same cluster in HEALTH_WARN with two health checks.
+#[test]
+fn a_ceph_deployment_health_reads_cephs_health_and_its_checks() {
+    let ok = dynobj(json!({
+        "apiVersion": "lcm.mirantis.com/v1alpha1", "kind": "CephDeploymentHealth",
+        "metadata": {"name": "pelagia-ceph", "namespace": "pelagia"},
+        "status": {
+            "healthReport": {
+                "cephDaemons": {"cephDaemons": {"mon": {"info": ["3 mons, quorum [a b c]"], "status": "ok"}}},
+                "rookCephObjects": {"cephCluster": {
+                    "ceph": {"capacity": {"bytesTotal": 161048690688u64},
+                             "fsid": "92d56f80", "health": "HEALTH_OK",
+                             "previousHealth": "HEALTH_WARN"},
+                    "phase": "Ready", "state": "Created"}},
+                "rookOperator": {"status": "ok"}
+            },
+            "lastHealthCheck": "2025-08-15T12:11:00Z",
+            "lastHealthUpdate": "2025-08-15T12:11:00Z",
+            "state": "Ok"
+        }
+    }));
+    let Object::CephDeploymentHealth(h) = convert(Kind::CephDeploymentHealth, &ok) else {
+        panic!(
+            "not a health: {:?}",
+            convert(Kind::CephDeploymentHealth, &ok)
+        );
+    };
+    assert_eq!(h.health, crate::domain::objects::CephHealthStatus::Ok);
+    assert_eq!(h.state.as_deref(), Some("Ok"));
+    assert_eq!(h.last_check.as_deref(), Some("2025-08-15T12:11:00Z"));
+    assert!(h.checks.is_empty() && h.issues.is_empty());
+
+    let warn = dynobj(json!({
+        "metadata": {"name": "cephcluster", "namespace": "ceph-lcm-mirantis"},
+        "status": {
+            "state": "Failed",
+            "issues": ["OSDMAP_FLAGS: noout flag(s) set", "PG_DEGRADED: \u{1b}[31mDegraded\u{1b}[0m data"],
+            "healthReport": {"rookCephObjects": {"cephCluster": {"ceph": {
+                "health": "HEALTH_WARN",
+                "details": {
+                    "PG_DEGRADED": {"severity": "HEALTH_WARN", "message": "Degraded data\r\nredundancy"},
+                    "OSDMAP_FLAGS": {"severity": "HEALTH_WARN", "message": "noout flag(s) set"}
+                }}}}}
+        }
+    }));
+    let Object::CephDeploymentHealth(h) = convert(Kind::CephDeploymentHealth, &warn) else {
+        panic!("not a health");
+    };
+    assert_eq!(h.health, crate::domain::objects::CephHealthStatus::Warn);
+    let codes: Vec<&str> = h.checks.iter().map(|c| c.code.as_str()).collect();
+    assert_eq!(codes, ["OSDMAP_FLAGS", "PG_DEGRADED"]);
+    assert_eq!(h.checks[1].message, sanitize("Degraded data\r\nredundancy"));
+    assert_eq!(h.issues[1], "PG_DEGRADED: Degraded data");
+    assert_eq!((h.checks_count, h.issues_count), (2, 2));
+
+    let bare =
+        dynobj(json!({"metadata": {"name": "cephcluster", "namespace": "ceph-lcm-mirantis"}}));
+    let Object::CephDeploymentHealth(h) = convert(Kind::CephDeploymentHealth, &bare) else {
+        panic!("a bare health is read");
+    };
+    assert!(h.health.as_str().is_empty());
+    let wrong = dynobj(json!({"metadata": {"name": "c", "namespace": "n"},
+        "status": {"healthReport": {"rookCephObjects": {"cephCluster": {"ceph": {"health": 3}}}}}}));
+    assert!(matches!(
+        convert(Kind::CephDeploymentHealth, &wrong),
+        Object::Malformed(_)
+    ));
+}

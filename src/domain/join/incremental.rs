@@ -57,7 +57,8 @@ pub fn reach(obj: &Object, out: &mut Vec<Reach>) {
         | Object::UpdateAutoPause(_)
         | Object::NodeDeletionRequest(_)
         | Object::NodeDisableNotification(_)
-        | Object::OpenstackDeploymentStatus(_) => Reach::Nothing,
+        | Object::OpenstackDeploymentStatus(_)
+        | Object::CephDeploymentHealth(_) => Reach::Nothing,
     };
     out.push(one);
 }

@@ -354,6 +354,13 @@ impl Snapshot {
                 _ => None,
             })
     }
+    pub fn ceph_deployment_healths(&self) -> impl Iterator<Item = &CephDeploymentHealth> {
+        self.of_kind(Kind::CephDeploymentHealth)
+            .filter_map(|o| match o {
+                Object::CephDeploymentHealth(h) => Some(&**h),
+                _ => None,
+            })
+    }
     pub fn openstack_deployment_statuses(
         &self,
     ) -> impl Iterator<Item = &OpenstackDeploymentStatus> {

@@ -291,3 +291,22 @@ vocabulary!(OsdplState {
     Waiting => "WAITING",
     Failed => "FAILED",
 });
+
+/// Ceph's health, as Rook copies it into its CephCluster's `status.ceph.health`
+/// and Pelagia into the CephDeploymentHealth (github:Mirantis/pelagia
+/// `pkg/controller/deployment/cluster.go` `healthCluster` compares with these
+/// three, commit d4713b61).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CephHealthStatus {
+    Ok,
+    Warn,
+    Err,
+    /// A value outside Ceph's three, kept verbatim (`""` when absent).
+    Other(String),
+}
+
+vocabulary!(CephHealthStatus {
+    Ok => "HEALTH_OK",
+    Warn => "HEALTH_WARN",
+    Err => "HEALTH_ERR",
+});

@@ -5,7 +5,8 @@ use std::sync::Arc;
 use super::*;
 use crate::domain::fixtures::{self, at, names::*};
 use crate::domain::objects::{
-    ComponentHealth, Controller, ErrorMessage, Object, OpenstackDeploymentStatus, OsdplState,
+    CephDeploymentHealth, CephHealthCheck, CephHealthStatus, ComponentHealth, Controller,
+    ErrorMessage, Object, OpenstackDeploymentStatus, OsdplState,
 };
 
 fn all_listed() -> BTreeMap<Kind, Seen> {
@@ -243,9 +244,105 @@ fn what_the_console_cannot_see_is_unknown_never_ok() {
         assert_eq!(c.summary, "Node: not listed yet");
     }
     // Not watched at all.
-    for id in [CheckId::CephHealth, CheckId::ManagementRelease] {
-        assert_eq!(run(&snap, &all_listed(), id).verdict, Verdict::Unknown);
+    assert_eq!(
+        run(&snap, &all_listed(), CheckId::ManagementRelease).verdict,
+        Verdict::Unknown
+    );
+}
+
+fn with_ceph(h: CephDeploymentHealth) -> Snapshot {
+    idle_with([Object::CephDeploymentHealth(Arc::new(h))])
+}
+
+#[test]
+fn ceph_health_ok_warns_on_health_warn_and_blocks_on_health_err() {
+    let c = run(
+        &with_ceph(fixtures::ceph_health()),
+        &all_listed(),
+        CheckId::CephHealth,
+    );
+    assert_eq!(c.verdict, Verdict::Ok, "{c:?}");
+    assert_eq!(c.summary, "HEALTH_OK");
+    assert_eq!(
+        c.evidence,
+        ["CephDeploymentHealth cephcluster: HEALTH_OK, state Ok, last check 2026-01-01T09:59:30Z"]
+    );
+
+    let mut h = fixtures::ceph_health();
+    h.health = CephHealthStatus::Warn;
+    h.state = Some("Failed".into());
+    h.checks = ["OSDMAP_FLAGS", "OSD_DOWN", "PG_DEGRADED", "POOL_FULL"]
+        .iter()
+        .map(|code| CephHealthCheck {
+            code: code.to_string(),
+            severity: "HEALTH_WARN".into(),
+            message: format!("{code} text"),
+        })
+        .collect();
+    h.checks_count = 5;
+    h.issues = vec!["OSDMAP_FLAGS: noout flag(s) set".into()];
+    h.issues_count = 1;
+    let c = run(&with_ceph(h.clone()), &all_listed(), CheckId::CephHealth);
+    assert_eq!(c.verdict, Verdict::Warning, "{c:?}");
+    assert_eq!(
+        c.summary,
+        "HEALTH_WARN: OSDMAP_FLAGS, OSD_DOWN, PG_DEGRADED, 2 more"
+    );
+    assert_eq!(
+        c.evidence[1],
+        "OSDMAP_FLAGS (HEALTH_WARN): OSDMAP_FLAGS text"
+    );
+    assert_eq!(c.evidence[5], "… and 1 more health checks");
+    assert_eq!(c.evidence[6], "issue: OSDMAP_FLAGS: noout flag(s) set");
+
+    h.health = CephHealthStatus::Err;
+    h.checks.truncate(1);
+    h.checks_count = 1;
+    let c = run(&with_ceph(h), &all_listed(), CheckId::CephHealth);
+    assert_eq!(c.verdict, Verdict::Blocking, "{c:?}");
+    assert_eq!(
+        c.summary,
+        "HEALTH_ERR: OSDMAP_FLAGS: the update would start from a Ceph cluster in error"
+    );
+}
+
+#[test]
+fn ceph_health_unknown_when_not_served_refused_absent_or_not_reported() {
+    let kind = Kind::CephDeploymentHealth;
+    let snap = with_ceph(fixtures::ceph_health());
+    for (seen, summary) in [
+        (
+            Seen::NotServed,
+            "CephDeploymentHealth: not served by the cluster (CRD missing)",
+        ),
+        (
+            Seen::Refused,
+            "CephDeploymentHealth: the API server refuses to list it",
+        ),
+    ] {
+        let mut s = all_listed();
+        s.insert(kind, seen);
+        let c = run(&snap, &s, CheckId::CephHealth);
+        assert_eq!(c.verdict, Verdict::Unknown, "{c:?}");
+        assert_eq!(c.summary, summary);
     }
+    let c = run(&fixtures::idle(), &all_listed(), CheckId::CephHealth);
+    assert_eq!(c.verdict, Verdict::Unknown);
+    assert!(
+        c.summary.starts_with("no CephDeploymentHealth in namespace ceph-lcm-mirantis (an older release's MiraCephHealth is not read)"),
+        "{c:?}"
+    );
+    let mut h = fixtures::ceph_health();
+    h.health = CephHealthStatus::Other(String::new());
+    let c = run(&with_ceph(h.clone()), &all_listed(), CheckId::CephHealth);
+    assert_eq!(c.verdict, Verdict::Unknown, "{c:?}");
+    h.health = CephHealthStatus::Other("HEALTH_UNKNOWN".into());
+    let c = run(&with_ceph(h), &all_listed(), CheckId::CephHealth);
+    assert_eq!(c.verdict, Verdict::Unknown, "{c:?}");
+    assert_eq!(
+        c.summary,
+        "Ceph health \"HEALTH_UNKNOWN\" is none of HEALTH_OK, HEALTH_WARN, HEALTH_ERR"
+    );
 }
 
 fn with_status(st: OpenstackDeploymentStatus) -> Snapshot {

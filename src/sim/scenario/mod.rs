@@ -16,10 +16,11 @@
 //! - `lcm`: cluster phases and the per-machine flow;
 //! - `openstack`: the OpenStack controller (locks, instance migration);
 //! - `osdpl_status`: the OpenStackDeploymentStatus it writes;
-//! - `storage_net`: the Ceph and TF controllers;
+//! - `storage_net`: the Ceph and TF controllers; `ceph_health`: the CephDeploymentHealth;
 //! - `vrouter`: the vRouter DaemonSet;
 //! - `plan_spec`, `plan`: the ClusterUpdatePlan, UpdateGroups and UpdateAutoPause (MCC 2.27+).
 
+pub mod ceph_health;
 pub mod engine;
 pub mod kaas_objects;
 pub mod kube_events;

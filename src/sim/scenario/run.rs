@@ -5,6 +5,7 @@ use jiff::{SignedDuration, Timestamp};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
+use super::ceph_health::{self, CDH};
 use super::engine::check;
 use super::engine::{Ctx, Facts, HardReboot, UpdatePhase};
 use super::lcm::{Lcm, MachineStep};
@@ -137,7 +138,8 @@ impl ScenarioRun {
         );
         self.vrouter = Some(Vrouter::seed(&mut ctx));
         // Last, so every object seeded before keeps its resource version
-        // (the keystone-client pod, then the OpenStackDeploymentStatus).
+        // (the keystone-client pod, the OpenStackDeploymentStatus, the
+        // CephDeploymentHealth).
         let node = self
             .machines
             .iter()
@@ -163,6 +165,10 @@ impl ScenarioRun {
                 osdpl_status::object(&self.spec.release.controller_from, now),
             ),
             "create OpenStackDeploymentStatus",
+        );
+        check(
+            mosk.create(CDH, ceph_health::object(now)),
+            "create CephDeploymentHealth",
         );
         self.mosk_rv = mosk.resource_version();
     }
