@@ -21,7 +21,7 @@ use mosk_console::app::model::{Model, SessionInfo};
 use mosk_console::app::msg::Msg;
 use mosk_console::app::update::update;
 use mosk_console::cluster::clock::ClockSync;
-use mosk_console::cluster::convert::{convert, is_wanted};
+use mosk_console::cluster::convert::{convert, is_wanted, mosk_namespace};
 use mosk_console::cluster::events::ClusterEvent;
 use mosk_console::cluster::{
     Clusters, LogOptions, WatchOptions, spawn_log_follower, spawn_watchers,
@@ -128,7 +128,7 @@ fn truth(world: &SimWorld, cluster_name: &str) -> Snapshot {
         };
         let ns = match kind.cluster() {
             ClusterId::Mgmt => world.spec().namespace,
-            ClusterId::Mosk => "tf".to_string(),
+            ClusterId::Mosk => mosk_namespace(kind).to_string(),
         };
         let info = store.info(kind.plural()).unwrap();
         let scope = info.namespaced.then_some(ns.as_str());

@@ -116,6 +116,8 @@ const READINESS_KINDS: &[Kind] = &[
     Kind::ClusterWorkloadLock,
     Kind::NodeWorkloadLock,
     Kind::ClusterUpdatePlan,
+    Kind::OpenstackDeploymentStatus,
+    Kind::CephDeploymentHealth,
 ];
 /// The kinds a machine row is joined from (`domain::join`).
 const ROW_KINDS: &[Kind] = &[

@@ -29,6 +29,8 @@ use crate::domain::objects::{
     StateMessage, VrouterDaemonSet, VrouterPod, WorkloadLock,
 };
 use crate::sanitize::sanitize;
+pub use ceph::CEPH_NAMESPACE;
+pub use openstack::OPENSTACK_NAMESPACE;
 pub use vocabulary::parse;
 
 /// Name prefix of the vRouter pods and DaemonSets (mosk-lcm-api §5.2).
@@ -85,6 +87,12 @@ pub fn convert(kind: Kind, obj: &DynamicObject) -> Object {
         Kind::NodeDisableNotification => {
             node_notice(obj).map(|o| Object::NodeDisableNotification(Arc::new(o)))
         }
+        Kind::OpenstackDeploymentStatus => {
+            openstack::osdpl_status(obj).map(|o| Object::OpenstackDeploymentStatus(Arc::new(o)))
+        }
+        Kind::CephDeploymentHealth => {
+            ceph::ceph_health(obj).map(|o| Object::CephDeploymentHealth(Arc::new(o)))
+        }
     };
     result.unwrap_or_else(|error| {
         let key = object_key(kind, obj);
@@ -109,6 +117,17 @@ pub fn object_key(kind: Kind, obj: &DynamicObject) -> ObjectKey {
         kind,
         namespace,
         name: s_opt(obj.metadata.name.as_deref()),
+    }
+}
+
+/// The namespace a namespaced kind of the MOSK cluster is read in: Rockoon's
+/// status in `openstack`, Ceph's health in `ceph-lcm-mirantis`, the vRouter
+/// pods and DaemonSets in `tf`.
+pub fn mosk_namespace(kind: Kind) -> &'static str {
+    match kind {
+        Kind::OpenstackDeploymentStatus => OPENSTACK_NAMESPACE,
+        Kind::CephDeploymentHealth => CEPH_NAMESPACE,
+        _ => VROUTER_NAMESPACE,
     }
 }
 
@@ -446,7 +465,9 @@ fn lock(obj: &DynamicObject, per_node: bool) -> Result<WorkloadLock, String> {
 }
 
 mod builtin;
+mod ceph;
 mod kaas;
+mod openstack;
 mod vocabulary;
 
 #[cfg(test)]

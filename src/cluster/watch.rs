@@ -16,7 +16,9 @@
 //!   Gone is not an error for the operator: kube re-lists and a `Resynced` follows.
 //! - The management kinds are read in the project namespace only (and, when a
 //!   cluster name is given, only that cluster's objects); vRouter pods and
-//!   DaemonSets are read in namespace `tf` and picked by name.
+//!   DaemonSets are read in namespace `tf` and picked by name; the
+//!   OpenStackDeploymentStatus in namespace `openstack`, the
+//!   CephDeploymentHealth in `ceph-lcm-mirantis`.
 //! - At most [`WatchOptions::max_objects`] objects of a kind are sent; what
 //!   is over is counted and reported as [`ClusterEvent::Capped`] ([`cap`]).
 //! - A watch reads on from its server only while the channel to the UI has
@@ -44,7 +46,7 @@ use crate::cluster::backoff::{BackoffPolicy, RetryBackoff, sleep_until};
 use crate::cluster::channel::EventSender;
 use crate::cluster::clock;
 use crate::cluster::connect::Clusters;
-use crate::cluster::convert::{VROUTER_NAMESPACE, convert, is_wanted, object_key};
+use crate::cluster::convert::{convert, is_wanted, mosk_namespace, object_key};
 use crate::cluster::events::ClusterEvent;
 use crate::domain::objects::{ClusterId, Kind, Object};
 
@@ -288,7 +290,7 @@ impl KindWatch {
     fn namespace(&self) -> &str {
         match self.kind.cluster() {
             ClusterId::Mgmt => &self.opts.namespace,
-            ClusterId::Mosk => VROUTER_NAMESPACE,
+            ClusterId::Mosk => mosk_namespace(self.kind),
         }
     }
 

@@ -156,8 +156,48 @@ pub fn fields(obj: &Object) -> Vec<(&'static str, String)> {
         Object::NodeDeletionRequest(n) | Object::NodeDisableNotification(n) => {
             vec![("spec.nodeName", n.node_name.clone())]
         }
+        Object::OpenstackDeploymentStatus(o) => vec![
+            ("status.osdpl.state", o.state.to_string()),
+            (
+                "status.osdpl.controller_version",
+                opt(&o.controller_version),
+            ),
+            ("status.osdpl.release", opt(&o.release)),
+            ("status.osdpl.lcm_progress", opt(&o.lcm_progress)),
+            ("status.osdpl.health", opt(&o.health)),
+            ("status.health", not_ready_components(o)),
+        ],
+        Object::CephDeploymentHealth(h) => vec![
+            (
+                "status.healthReport.rookCephObjects.cephCluster.ceph.health",
+                h.health.to_string(),
+            ),
+            (
+                "status.healthReport.rookCephObjects.cephCluster.ceph.details",
+                h.checks
+                    .iter()
+                    .map(|c| c.code.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ),
+            ("status.state", opt(&h.state)),
+        ],
         Object::Malformed(m) => vec![("error", m.error.clone())],
     }
+}
+
+/// The components not Ready, as `app/component: status`, for the Events view.
+fn not_ready_components(o: &crate::domain::objects::OpenstackDeploymentStatus) -> String {
+    let mut names: Vec<String> = o
+        .not_ready
+        .iter()
+        .map(|c| format!("{}/{}: {}", c.application, c.component, c.status))
+        .collect();
+    let more = o.not_ready_count.saturating_sub(o.not_ready.len());
+    if more > 0 {
+        names.push(format!("{more} more"));
+    }
+    names.join(", ")
 }
 
 fn status_str(s: &Option<crate::domain::objects::StepStatus>) -> String {

@@ -11,14 +11,18 @@ use std::sync::Arc;
 
 use jiff::Timestamp;
 
+mod ceph;
 mod kaas;
 mod messages;
+mod openstack;
 mod removal;
 mod snapshot;
 mod vocabulary;
 
+pub use ceph::{CEPH_CHECKS_KEPT, CephDeploymentHealth, CephHealthCheck};
 pub use kaas::*;
 pub use messages::{DrainError, ErrorMessage, StateMessage};
+pub use openstack::{ComponentHealth, NOT_READY_KEPT, OpenstackDeploymentStatus};
 pub use removal::NodeNotice;
 pub use snapshot::{Snapshot, short_node};
 pub use vocabulary::*;
@@ -60,10 +64,12 @@ pub enum Kind {
     ProviderMachine,
     NodeDeletionRequest,
     NodeDisableNotification,
+    OpenstackDeploymentStatus,
+    CephDeploymentHealth,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 16] = [
+    pub const ALL: [Kind; 18] = [
         Kind::LcmCluster,
         Kind::LcmMachine,
         Kind::LcmClusterState,
@@ -80,6 +86,8 @@ impl Kind {
         Kind::ProviderMachine,
         Kind::NodeDeletionRequest,
         Kind::NodeDisableNotification,
+        Kind::OpenstackDeploymentStatus,
+        Kind::CephDeploymentHealth,
     ];
 
     pub fn cluster(self) -> ClusterId {
@@ -114,6 +122,8 @@ impl Kind {
             Kind::ProviderMachine => "Machine",
             Kind::NodeDeletionRequest => "NodeDeletionRequest",
             Kind::NodeDisableNotification => "NodeDisableNotification",
+            Kind::OpenstackDeploymentStatus => "OpenStackDeploymentStatus",
+            Kind::CephDeploymentHealth => "CephDeploymentHealth",
         }
     }
 
@@ -136,6 +146,9 @@ impl Kind {
             Kind::ProviderMachine => "machines",
             Kind::NodeDeletionRequest => "nodedeletionrequests",
             Kind::NodeDisableNotification => "nodedisablenotifications",
+            // Rockoon's CRD names its plural in the singular form.
+            Kind::OpenstackDeploymentStatus => "openstackdeploymentstatus",
+            Kind::CephDeploymentHealth => "cephdeploymenthealths",
         }
     }
 
@@ -452,6 +465,8 @@ pub enum Object {
     ProviderMachine(Arc<ProviderMachine>),
     NodeDeletionRequest(Arc<NodeNotice>),
     NodeDisableNotification(Arc<NodeNotice>),
+    OpenstackDeploymentStatus(Arc<OpenstackDeploymentStatus>),
+    CephDeploymentHealth(Arc<CephDeploymentHealth>),
     /// An object that could not be decoded: shown as an error row, never dropped silently.
     Malformed(Arc<MalformedObject>),
 }
@@ -504,6 +519,16 @@ impl Object {
             Object::NodeDisableNotification(o) => {
                 (Kind::NodeDisableNotification, "", o.name.as_str())
             }
+            Object::OpenstackDeploymentStatus(o) => (
+                Kind::OpenstackDeploymentStatus,
+                o.namespace.as_str(),
+                o.name.as_str(),
+            ),
+            Object::CephDeploymentHealth(o) => (
+                Kind::CephDeploymentHealth,
+                o.namespace.as_str(),
+                o.name.as_str(),
+            ),
             Object::Malformed(o) => (o.kind, o.namespace.as_str(), o.name.as_str()),
         };
         ObjectKey {

@@ -5,8 +5,8 @@
 //!
 //! A check reads only kinds the console has listed: a kind not served (a
 //! missing CRD), refused (401/403) or not listed yet makes the check
-//! [`Verdict::Unknown`], never ok ([`Seen`]). What the console does not
-//! watch at all (the OpenStackDeploymentStatus, Ceph's health, the
+//! [`Verdict::Unknown`], never ok ([`Seen`]); so does an object the check
+//! needs and does not find. What the console does not watch at all (the
 //! management cluster's own release) is unknown too, and the check says
 //! where the operator reads it instead.
 
@@ -15,7 +15,10 @@ use std::collections::BTreeMap;
 use jiff::SignedDuration;
 
 use super::migration::invalid_settings;
-use super::objects::{ClusterId, Kind, LockState, MigrationMode, NodeRole, Snapshot, WorkloadLock};
+use super::objects::{
+    CephHealthStatus, ClusterId, Kind, LockState, MigrationMode, NodeRole, OsdplState, Snapshot,
+    WorkloadLock,
+};
 use super::update_plan::active_plan;
 
 /// How a check came out.
@@ -103,10 +106,10 @@ impl CheckId {
                 "seed 000 Step 2 (live default, manual, skip; attempts default 3; instances on LVM ephemeral storage, encrypted volumes or CPU/NUMA pinning are known to fail live migration); rockoon maintenance.py NodeMaintenanceConfig._cast_to_type @1390883a"
             }
             CheckId::OpenstackDeployment => {
-                "rockoon osdplstatus.py OpenStackDeploymentStatus (status.osdpl.state, status.health), controllers/maintenance.py cluster_maintenance_request_change_handler (waits for APPLIED and healthy services) @1390883a; ref §3.2"
+                "rockoon osdplstatus.py OpenStackDeploymentStatus (status.osdpl.state, lcm_progress; status.health.<app>.<component>.status), health.py is_application_ready (every component Ready), controllers/maintenance.py cluster_maintenance_request_change_handler (the cluster lock is released only once APPLIED and every service healthy) @1390883a; ref §3.2"
             }
             CheckId::CephHealth => {
-                "ref §6 (Ceph updates after OpenStack, D-FLOW; the code tying Ceph to the lock API is not public)"
+                "pelagia pkg/apis/ceph.pelagia.lcm/v1alpha1/health_types.go CephDeploymentHealth (status.healthReport.rookCephObjects.cephCluster.ceph.health, .details), pkg/controller/health/controller.go @d4713b61; ref §6 (Ceph updates after OpenStack, D-FLOW) [I: that HEALTH_ERR blocks: Pelagia's statusCluster updates Ceph whatever its health]"
             }
             CheckId::TargetRelease => {
                 "seed 000 \"Before you begin\" (release notes of the target); ref §7.3 (LCMCluster spec.release, status.release); plan ref §1.2 (spec.target)"
@@ -225,16 +228,8 @@ pub fn check(id: CheckId, i: &Inputs) -> Check {
         CheckId::Requests => requests(i),
         CheckId::Locks => locks(i),
         CheckId::MigrationSettings => migration_settings(i),
-        CheckId::OpenstackDeployment => Check::new(
-            id,
-            Verdict::Unknown,
-            "not watched by the console: `kubectl -n openstack get osdplst` shows it (STATE APPLIED, every service healthy)",
-        ),
-        CheckId::CephHealth => Check::new(
-            id,
-            Verdict::Unknown,
-            "no object the console watches reports it (the reference names no Ceph health object): read it where the Ceph cluster is checked",
-        ),
+        CheckId::OpenstackDeployment => openstack_deployment(i),
+        CheckId::CephHealth => ceph_health(i),
         CheckId::TargetRelease => target_release(i),
         CheckId::ManagementRelease => Check::new(
             id,
@@ -243,6 +238,232 @@ pub fn check(id: CheckId, i: &Inputs) -> Check {
         ),
         CheckId::UpdatePlan => update_plan(i),
     }
+}
+
+/// Ceph's health checks named in the Ceph check's summary.
+const CEPH_CHECKS_NAMED: usize = 3;
+
+fn ceph_health(i: &Inputs) -> Check {
+    let id = CheckId::CephHealth;
+    let kind = Kind::CephDeploymentHealth;
+    if let Some(c) = i.unseen(id, &[kind]) {
+        return c;
+    }
+    let Some(h) = i.snapshot.ceph_deployment_healths().next() else {
+        if let Some(bad) = i.snapshot.malformed().find(|m| m.kind == kind) {
+            return Check::new(
+                id,
+                Verdict::Unknown,
+                format!(
+                    "{} {} could not be read: {}",
+                    kind.api_kind(),
+                    bad.name,
+                    bad.error
+                ),
+            );
+        }
+        // Releases before Pelagia's CRD report Ceph's health elsewhere
+        // (MiraCephHealth [I]), which the console does not watch.
+        return Check::new(
+            id,
+            Verdict::Unknown,
+            format!(
+                "no {} in namespace ceph-lcm-mirantis (an older release's MiraCephHealth is not read): `ceph -s` in the Ceph tools pod shows it",
+                kind.api_kind()
+            ),
+        );
+    };
+    let mut evidence = vec![format!(
+        "{} {}: {}, state {}, last check {}",
+        kind.api_kind(),
+        h.name,
+        match h.health.as_str() {
+            "" => "no Ceph health",
+            s => s,
+        },
+        h.state.as_deref().unwrap_or("not set"),
+        h.last_check.as_deref().unwrap_or("not set"),
+    )];
+    evidence.extend(h.checks.iter().map(|c| {
+        let severity = if c.severity.is_empty() {
+            "?"
+        } else {
+            &c.severity
+        };
+        format!("{} ({severity}): {}", c.code, c.message)
+    }));
+    if h.checks_count > h.checks.len() {
+        evidence.push(format!(
+            "… and {} more health checks",
+            h.checks_count - h.checks.len()
+        ));
+    }
+    evidence.extend(h.issues.iter().map(|i| format!("issue: {i}")));
+    if h.issues_count > h.issues.len() {
+        evidence.push(format!(
+            "… and {} more issues",
+            h.issues_count - h.issues.len()
+        ));
+    }
+    let named = || {
+        let mut codes: Vec<String> = h
+            .checks
+            .iter()
+            .take(CEPH_CHECKS_NAMED)
+            .map(|c| c.code.clone())
+            .collect();
+        if h.checks_count > codes.len() {
+            codes.push(format!("{} more", h.checks_count - codes.len()));
+        }
+        if codes.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", codes.join(", "))
+        }
+    };
+    let (verdict, summary) = match &h.health {
+        CephHealthStatus::Ok => (Verdict::Ok, "HEALTH_OK".to_string()),
+        CephHealthStatus::Warn => (Verdict::Warning, format!("HEALTH_WARN{}", named())),
+        CephHealthStatus::Err => (
+            Verdict::Blocking,
+            format!(
+                "HEALTH_ERR{}: the update would start from a Ceph cluster in error",
+                named()
+            ),
+        ),
+        CephHealthStatus::Other(v) if v.is_empty() => (
+            Verdict::Unknown,
+            "the health report has no Ceph health (rookCephObjects.cephCluster.ceph.health)"
+                .to_string(),
+        ),
+        CephHealthStatus::Other(v) => (
+            Verdict::Unknown,
+            format!("Ceph health {v:?} is none of HEALTH_OK, HEALTH_WARN, HEALTH_ERR"),
+        ),
+    };
+    Check::new(id, verdict, summary).with(bounded(evidence))
+}
+
+/// Components named in the OpenStackDeployment check's summary; the rest
+/// are counted (the evidence lists more).
+const COMPONENTS_NAMED: usize = 3;
+
+fn openstack_deployment(i: &Inputs) -> Check {
+    let id = CheckId::OpenstackDeployment;
+    let kind = Kind::OpenstackDeploymentStatus;
+    if let Some(c) = i.unseen(id, &[kind]) {
+        return c;
+    }
+    let Some(st) = i.snapshot.openstack_deployment_statuses().next() else {
+        if let Some(bad) = i.snapshot.malformed().find(|m| m.kind == kind) {
+            return Check::new(
+                id,
+                Verdict::Unknown,
+                format!(
+                    "{} {} could not be read: {}",
+                    kind.api_kind(),
+                    bad.name,
+                    bad.error
+                ),
+            );
+        }
+        return Check::new(
+            id,
+            Verdict::Unknown,
+            format!("no {} in namespace openstack", kind.api_kind()),
+        );
+    };
+    let or_unset = |v: &Option<String>| v.clone().unwrap_or_else(|| "not set".to_string());
+    let state = match st.state.as_str() {
+        "" => "not set",
+        s => s,
+    };
+    let mut evidence = vec![
+        format!(
+            "{} {}: state {state}, LCM progress {}, health {}",
+            kind.api_kind(),
+            st.name,
+            or_unset(&st.lcm_progress),
+            or_unset(&st.health)
+        ),
+        format!(
+            "release {}, controller {}, OpenStack {}",
+            or_unset(&st.release),
+            or_unset(&st.controller_version),
+            or_unset(&st.openstack_version)
+        ),
+    ];
+    let component = |c: &crate::domain::objects::ComponentHealth| {
+        let status = if c.status.is_empty() {
+            "no status"
+        } else {
+            &c.status
+        };
+        format!("{}/{}: {status}", c.application, c.component)
+    };
+    evidence.extend(st.not_ready.iter().map(component));
+    let shown = st.not_ready.len();
+    if st.not_ready_count > shown {
+        evidence.push(format!(
+            "… and {} more not Ready",
+            st.not_ready_count - shown
+        ));
+    }
+    // The OpenStack controller releases its cluster lock only once the
+    // status is APPLIED and every service healthy
+    // (`cluster_maintenance_request_change_handler`, see `source`): either
+    // missing, the update would wait on it.
+    if st.state != OsdplState::Applied {
+        return Check::new(
+            id,
+            Verdict::Blocking,
+            format!(
+                "state {state}, not APPLIED: the OpenStack controller would hold its cluster lock"
+            ),
+        )
+        .with(bounded(evidence));
+    }
+    if st.not_ready_count > 0 {
+        let n = st.not_ready_count;
+        let mut named: Vec<String> = st
+            .not_ready
+            .iter()
+            .take(COMPONENTS_NAMED)
+            .map(|c| format!("{}/{}", c.application, c.component))
+            .collect();
+        if n > named.len() {
+            named.push(format!("{} more", n - named.len()));
+        }
+        return Check::new(
+            id,
+            Verdict::Blocking,
+            format!(
+                "APPLIED, {n} component{} not Ready ({}): the OpenStack controller would hold its cluster lock",
+                plural(n),
+                named.join(", ")
+            ),
+        )
+        .with(bounded(evidence));
+    }
+    if st.components == 0 {
+        // `is_application_ready` is false for an application absent from
+        // `status.health`: no health at all is not healthy.
+        return Check::new(
+            id,
+            Verdict::Unknown,
+            "APPLIED, but status.health lists no component: the services' health is not reported",
+        )
+        .with(bounded(evidence));
+    }
+    Check::new(
+        id,
+        Verdict::Ok,
+        format!(
+            "APPLIED, {} of {} components Ready",
+            st.components, st.components
+        ),
+    )
+    .with(bounded(evidence))
 }
 
 fn nodes(i: &Inputs) -> Check {

@@ -86,6 +86,9 @@ const CWL: &str = include_str!("../../assets/crds/lcm.mirantis.com_clusterworklo
 const NWL: &str = include_str!("../../assets/crds/lcm.mirantis.com_nodeworkloadlocks.yaml");
 const NDR: &str = include_str!("../../assets/crds/lcm.mirantis.com_nodedeletionrequests.yaml");
 const NDN: &str = include_str!("../../assets/crds/lcm.mirantis.com_nodedisablenotifications.yaml");
+const OSDPLST: &str =
+    include_str!("../../assets/crds/derived-by-us_openstackdeploymentstatus.yaml");
+const CDH: &str = include_str!("../../assets/crds/derived-by-us_cephdeploymenthealths.yaml");
 const MACHINES: &str = include_str!("../../assets/crds/derived-by-us_machines.yaml");
 const PLANS: &str = include_str!("../../assets/crds/derived-by-us_clusterupdateplans.yaml");
 const AUTOPAUSES: &str = include_str!("../../assets/crds/derived-by-us_updateautopauses.yaml");
@@ -265,9 +268,11 @@ impl Registry {
         .expect("bundled management CRDs parse")
     }
 
-    /// The MOSK cluster: built-ins plus the six Rockoon maintenance CRDs.
+    /// The MOSK cluster: built-ins plus the six Rockoon maintenance CRDs,
+    /// the OpenStackDeploymentStatus and Pelagia's CephDeploymentHealth.
     pub fn mosk() -> Registry {
-        Registry::with_crds(&[CMR, NMR, CWL, NWL, NDR, NDN]).expect("bundled MOSK CRDs parse")
+        Registry::with_crds(&[CMR, NMR, CWL, NWL, NDR, NDN, OSDPLST, CDH])
+            .expect("bundled MOSK CRDs parse")
     }
 
     /// The resource with this plural in this group (`""` = core).
@@ -364,7 +369,7 @@ mod tests {
     }
 
     #[test]
-    fn mosk_serves_the_six_rockoon_kinds_cluster_scoped() {
+    fn mosk_serves_the_rockoon_maintenance_kinds_cluster_scoped_and_the_two_status_kinds() {
         let r = Registry::mosk();
         for p in [
             "clustermaintenancerequests",
@@ -392,5 +397,31 @@ mod tests {
             r.by_plural("apps", "daemonsets").unwrap().short_names,
             ["ds"]
         );
+        // Rockoon's OpenStackDeploymentStatus: namespaced, plural in the
+        // singular form, no status subresource, its printer columns.
+        let st = r
+            .by_plural("lcm.mirantis.com", "openstackdeploymentstatus")
+            .unwrap();
+        assert_eq!(st.kind, "OpenStackDeploymentStatus");
+        assert!(st.namespaced && !st.has_status());
+        assert_eq!(st.short_names, ["osdplst"]);
+        let cols: Vec<_> = st.printer_columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            cols,
+            [
+                "OpenStack Version",
+                "Controller Version",
+                "State",
+                "LCM Progress",
+                "HEALTH",
+                "MOSK Release"
+            ]
+        );
+        let cdh = r
+            .by_plural("lcm.mirantis.com", "cephdeploymenthealths")
+            .unwrap();
+        assert_eq!(cdh.kind, "CephDeploymentHealth");
+        assert!(cdh.namespaced && cdh.has_status());
+        assert_eq!(cdh.short_names, ["cdh"]);
     }
 }

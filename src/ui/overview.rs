@@ -129,7 +129,7 @@ fn plan_line(model: &Model, stale: &str, width: usize, theme: &Theme) -> Option<
 /// `(stale)` after a claim whose pane's data is stale.
 const STALE: &str = " (stale)";
 
-/// `loading: 13 of 16 lists; waiting for nodes, lcmmachines`.
+/// `loading: 15 of 18 lists; waiting for nodes, lcmmachines`.
 fn loading_text(model: &Model, listed: usize, total: usize) -> String {
     let waiting: Vec<&str> = crate::domain::objects::Kind::ALL
         .iter()

@@ -11,7 +11,7 @@ use crate::ui::format;
 /// The mark a pane's border carries, if any:
 /// `STALE: mosk API unreachable for 45s, data as of 12:41:03, retrying in 8s`,
 /// `STALE: forbidden: viewer may not list lcmmachines in child-ns for 12s, …`
-/// when the server refused, or `loading: 13 of 16 lists`.
+/// when the server refused, or `loading: 15 of 18 lists`.
 pub(crate) fn mark(model: &Model, pane: Pane) -> Option<String> {
     let bad = freshness::unhealthy(model, pane.kinds());
     if bad.is_empty() {

@@ -26,7 +26,7 @@ const CONTEXT_MIN: usize = 11;
 /// The fewest characters a context name is ever shortened to.
 const CONTEXT_FLOOR: usize = 7;
 
-/// `watches 16/16 ok`, `1 degraded: nodes (connection refused, 12s)`,
+/// `watches 18/18 ok`, `1 degraded: nodes (connection refused, 12s)`,
 /// `watches 8/10 ok, 2 starting`, `…, 1 CRD missing`.
 #[cfg(test)]
 fn watch_summary(model: &Model) -> String {
@@ -329,7 +329,7 @@ mod tests {
     fn the_watch_summary_counts_ok_starting_degraded_and_missing() {
         let now = crate::domain::fixtures::mid_update_now();
         let mut m = Model::new(Default::default(), Keymap::default_keymap(), now);
-        assert_eq!(watch_summary(&m), "watches 0/16 ok, 16 starting");
+        assert_eq!(watch_summary(&m), "watches 0/18 ok, 18 starting");
         for k in Kind::ALL {
             m.health.insert(
                 k,
@@ -343,9 +343,9 @@ mod tests {
                 },
             );
         }
-        assert_eq!(watch_summary(&m), "watches 16/16 ok");
+        assert_eq!(watch_summary(&m), "watches 18/18 ok");
         m.missing_kinds.insert(Kind::LcmClusterState, "404".into());
-        assert_eq!(watch_summary(&m), "watches 15/15 ok, 1 CRD missing");
+        assert_eq!(watch_summary(&m), "watches 17/17 ok, 1 CRD missing");
         for (k, e) in [
             (Kind::Node, "connection refused"),
             (Kind::VrouterPod, "timeout"),

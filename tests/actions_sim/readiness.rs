@@ -86,7 +86,7 @@ async fn the_ready_scenario_has_a_lock_not_active_and_an_unknown_mode_to_find() 
     // The Overview shows the findings first.
     let overview = screen(&model, 120, 40);
     assert!(
-        overview.contains("Readiness: 2 blocking, 5 unknown (b: details)"),
+        overview.contains("Readiness: 2 blocking, 3 unknown (b: details)"),
         "{overview}"
     );
     update(
@@ -113,7 +113,15 @@ async fn the_ready_scenario_has_a_lock_not_active_and_an_unknown_mode_to_find() 
         modes.summary,
         "3 computes: live (unset) 1, livee 1, manual 1"
     );
-    for id in [CheckId::Nodes, CheckId::Requests] {
+    // The simulator's OpenStackDeploymentStatus and CephDeploymentHealth,
+    // read over HTTP in their namespaces: APPLIED and every component
+    // Ready; HEALTH_OK.
+    for id in [
+        CheckId::Nodes,
+        CheckId::Requests,
+        CheckId::OpenstackDeployment,
+        CheckId::CephHealth,
+    ] {
         assert_eq!(of(id).verdict, Verdict::Ok, "{:?}", of(id));
     }
     // quick and its derivatives have no update plan: MCC before 2.27 served

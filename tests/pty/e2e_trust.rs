@@ -174,7 +174,7 @@ fn killing_the_api_servers_marks_the_panes_stale_until_they_return() {
         dir.path(),
     );
     c.wait_for("the Overview, every watch listed", |s| {
-        s.contains("watches 16/16 ok") && s.contains("phase") && !s.contains("loading")
+        s.contains("watches 18/18 ok") && s.contains("phase") && !s.contains("loading")
     });
     assert!(!c.screen().contains("STALE"), "{}", c.screen());
 
@@ -194,7 +194,7 @@ fn killing_the_api_servers_marks_the_panes_stale_until_they_return() {
     let mut sim = serve(dir.path(), ports);
     let back = std::time::Instant::now();
     c.wait_for("the marks gone", |s| {
-        !s.contains("STALE") && !s.contains("(stale)") && s.contains("watches 16/16 ok")
+        !s.contains("STALE") && !s.contains("(stale)") && s.contains("watches 18/18 ok")
     });
     eprintln!(
         "marks gone {:?} after the servers came back",

@@ -174,7 +174,7 @@ fn the_overview_says_what_is_loading_until_every_watch_has_listed() {
     let snap = fixtures::idle();
     let mut m = Model::new(SessionInfo::default(), Keymap::default_keymap(), t0());
     let s = screen(&m, View::Overview, 160, 48);
-    assert!(s.contains("loading: 0 of 16 lists"), "{s}");
+    assert!(s.contains("loading: 0 of 18 lists"), "{s}");
     let kinds = Kind::ALL;
     for kind in &kinds[..7] {
         health(&mut m, *kind, true, None);
@@ -182,22 +182,22 @@ fn the_overview_says_what_is_loading_until_every_watch_has_listed() {
     }
     for size in [(80, 24), (160, 48)] {
         let s = screen(&m, View::Overview, size.0, size.1);
-        assert!(s.contains("loading: 7 of 16 lists"), "{s}");
+        assert!(s.contains("loading: 7 of 18 lists"), "{s}");
         for claim in ["idle", "machines done", "nothing waits for a human", "ETA"] {
             assert!(!s.contains(claim), "{claim:?} claimed while loading:\n{s}");
         }
     }
     // A table whose kinds have not all listed says so too.
     let vr = screen(&m, View::Vrouter, 160, 48);
-    assert!(vr.contains("loading: 7 of 16 lists"), "{vr}");
+    assert!(vr.contains("loading: 7 of 18 lists"), "{vr}");
     // A missing CRD settles its kind as much as a list does.
-    for kind in &kinds[7..15] {
+    for kind in &kinds[7..17] {
         list(&mut m, &snap, *kind);
     }
     update(
         &mut m,
         Msg::Cluster(ClusterEvent::KindMissing {
-            kind: kinds[15],
+            kind: kinds[17],
             message: "the server could not find the requested resource".into(),
         }),
     );

@@ -12,12 +12,14 @@ use mosk_console::app::update::update;
 use mosk_console::cluster::events::{WatchHealth, WatchProblem};
 use mosk_console::domain::history::History;
 use mosk_console::domain::objects::{
-    Controller, ErrorMessage, Kind, LockState, MigrationMode, Object,
+    CephHealthCheck, CephHealthStatus, ComponentHealth, Controller, ErrorMessage, Kind, LockState,
+    MigrationMode, Object,
 };
 use std::sync::Arc;
 
 /// The fixture cluster before its update, with its update plan not
-/// commenced: every check the console can make is ok.
+/// commenced and its OpenStack APPLIED and healthy: every check the console
+/// can make is ok.
 fn ready_model(view: View) -> Model {
     let mut m = base_model();
     m.snapshot = fixtures::idle();
@@ -26,6 +28,12 @@ fn ready_model(view: View) -> Model {
     m.derived = Default::default();
     m.snapshot
         .apply(Object::UpdatePlan(Arc::new(up::update_plan())));
+    m.snapshot.apply(Object::OpenstackDeploymentStatus(Arc::new(
+        fixtures::osdpl_status(),
+    )));
+    m.snapshot.apply(Object::CephDeploymentHealth(Arc::new(
+        fixtures::ceph_health(),
+    )));
     m.view = view;
     settled(&mut m);
     m
@@ -42,7 +50,8 @@ fn snap_both(name: &str, model: &Model) {
 }
 
 /// Every check failing at once: a node NotReady, a request left over, a
-/// lock not active, an unknown migration mode, a plan step without estimate.
+/// lock not active, an unknown migration mode, a component of OpenStack not
+/// Ready, Ceph in HEALTH_WARN, a plan step without estimate.
 fn failing(view: View) -> Model {
     let mut m = ready_model(view);
     let mut n = fixtures::node(NODE_W1, true);
@@ -65,6 +74,26 @@ fn failing(view: View) -> Model {
     let mut plan = up::update_plan();
     plan.steps[2].estimated = None;
     m.snapshot.apply(Object::UpdatePlan(Arc::new(plan)));
+    let mut st = fixtures::osdpl_status();
+    st.health = Some("11/12".into());
+    st.not_ready = vec![ComponentHealth {
+        application: "neutron".into(),
+        component: "server".into(),
+        status: "Unhealthy".into(),
+    }];
+    st.not_ready_count = 1;
+    m.snapshot
+        .apply(Object::OpenstackDeploymentStatus(Arc::new(st)));
+    let mut h = fixtures::ceph_health();
+    h.health = CephHealthStatus::Warn;
+    h.state = Some("Failed".into());
+    h.checks = vec![CephHealthCheck {
+        code: "OSDMAP_FLAGS".into(),
+        severity: "HEALTH_WARN".into(),
+        message: "noout flag(s) set".into(),
+    }];
+    h.checks_count = 1;
+    m.snapshot.apply(Object::CephDeploymentHealth(Arc::new(h)));
     settled(&mut m);
     m
 }
@@ -78,6 +107,8 @@ fn every_check_the_console_can_make_is_ok_before_the_update() {
         "ok       No maintenance request left: no ClusterMaintenanceRequest, no NodeMaintenanceRequest",
         "ok       Workload locks active, no error: 14 of 14 locks active, none with an error",
         "ok       Migration mode and attempts: 4 computes: live (unset) 4",
+        "ok       OpenStackDeployment APPLIED, healthy: APPLIED, 20 of 20 components Ready",
+        "ok       Ceph health: HEALTH_OK",
         "ok       Target release:",
         "ok       Update plan: expected length:",
     ] {
@@ -95,6 +126,10 @@ fn each_check_failing_says_what_and_where_from() {
         "blocking No maintenance request left: 1 maintenance request left",
         "blocking Workload locks active, no error: 1 not active, 0 active with an error, of 14 locks",
         "blocking Migration mode and attempts: 4 computes: live (unset) 3, livee 1",
+        "blocking OpenStackDeployment APPLIED, healthy: APPLIED, 1 component not Ready (neutron/server)",
+        "neutron/server: Unhealthy",
+        "warning  Ceph health: HEALTH_WARN: OSDMAP_FLAGS",
+        "OSDMAP_FLAGS (HEALTH_WARN): noout flag(s) set",
         "warning  Update plan: expected length:",
         "Timeout waiting for compute services up on the host.",
         "source: seed 000 Step 2",
@@ -110,6 +145,11 @@ fn a_kind_not_served_or_refused_is_unknown_never_ok() {
     m.missing_kinds.insert(
         Kind::ClusterUpdatePlan,
         "The ClusterUpdatePlan CRD is not installed".into(),
+    );
+    // A cluster without Rockoon's status CRD: its status is unknown, not ok.
+    m.missing_kinds.insert(
+        Kind::OpenstackDeploymentStatus,
+        "The OpenStackDeploymentStatus CRD is not installed".into(),
     );
     m.health.insert(
         Kind::NodeWorkloadLock,
@@ -127,7 +167,7 @@ fn a_kind_not_served_or_refused_is_unknown_never_ok() {
     for line in [
         "unknown  Workload locks active, no error: NodeWorkloadLock: the API server refuses to list it",
         "unknown  Update plan: expected length: ClusterUpdatePlan: not served by the cluster (CRD missing)",
-        "unknown  OpenStackDeployment APPLIED, healthy: not watched by the console",
+        "unknown  OpenStackDeployment APPLIED, healthy: OpenStackDeploymentStatus: not served by the cluster (CRD missing)",
     ] {
         assert!(s.contains(line), "{line}\n{s}");
     }
@@ -138,7 +178,7 @@ fn a_kind_not_served_or_refused_is_unknown_never_ok() {
 fn the_overview_shows_readiness_while_no_update_runs() {
     let m = ready_model(View::Overview);
     let s = screen(&m, 80, 24);
-    assert!(s.contains("Readiness: 3 unknown (b: details)"), "{s}");
+    assert!(s.contains("Readiness: 1 unknown (b: details)"), "{s}");
     assert!(s.contains("b readiness"), "the footer hints at it: {s}");
     snap_both("overview_readiness_failing", &failing(View::Overview));
     // Mid-update: the machines in their turn, no readiness.

@@ -237,6 +237,97 @@ fn the_cluster_lock_says_why_it_waits_before_the_health_check() {
     );
 }
 
+/// What the OpenStackDeploymentStatus says at one moment: state,
+/// controller version, release, health, the components not Ready.
+fn osdpl_status(w: &SimWorld) -> (String, String, String, String, Vec<String>) {
+    let o = get(
+        w,
+        true,
+        "openstackdeploymentstatus",
+        Some("openstack"),
+        "osh-dev",
+    )
+    .expect("the status is seeded");
+    let mut not_ready = Vec::new();
+    for (app, components) in o["status"]["health"].as_object().unwrap() {
+        for (component, h) in components.as_object().unwrap() {
+            if h["status"] != "Ready" {
+                not_ready.push(format!("{app}/{component}"));
+            }
+        }
+    }
+    let osdpl = |f: &str| str_at(&o, &format!("/status/osdpl/{f}")).to_string();
+    (
+        osdpl("state"),
+        osdpl("controller_version"),
+        osdpl("release"),
+        osdpl("health"),
+        not_ready,
+    )
+}
+
+/// The status moves as the cluster lock's messages say it does: the
+/// controller's handler reads it (rockoon `cluster_maintenance_request_change_handler`).
+#[test]
+fn the_openstack_deployment_status_goes_applying_then_applied_in_step_with_the_cluster_lock() {
+    let w = controllers();
+    let before = osdpl_status(&w);
+    assert_eq!(
+        before,
+        (
+            "APPLIED".to_string(),
+            "17.3.4".to_string(),
+            "17.3.4+24.3.4".to_string(),
+            "12/12".to_string(),
+            vec![]
+        )
+    );
+    let lock =
+        |w: &SimWorld| get(w, true, "clusterworkloadlocks", None, "openstack-osh-dev").unwrap();
+    let mut seen: Vec<String> = Vec::new();
+    assert!(w.step_until(2 * HOUR, |w| {
+        let l = lock(w);
+        let (state, version, release, health, not_ready) = osdpl_status(w);
+        if str_at(&l, "/status/state") == "inactive" {
+            // Released: APPLIED by the new controller, every service healthy.
+            assert_eq!(
+                (
+                    state.as_str(),
+                    version.as_str(),
+                    release.as_str(),
+                    health.as_str()
+                ),
+                ("APPLIED", "17.4.0", "17.4.0+25.1", "12/12")
+            );
+            assert!(not_ready.is_empty(), "{not_ready:?}");
+            return true;
+        }
+        let m = match str_at(&l, "/status/errorMessage") {
+            "" => String::new(),
+            m => strip_ts(m),
+        };
+        if m.starts_with("Current maintenancerequest") {
+            assert_eq!((state.as_str(), version.as_str()), ("APPLIED", "17.3.4"));
+        } else if m == "OpenStackDeploymentStatus controller version is not updated yet." {
+            assert_eq!(version, "17.3.4", "the old controller's version");
+        } else if m == "Waiting osdpl status APPLIED, current state is APPLYING" {
+            assert_eq!((state.as_str(), version.as_str()), ("APPLYING", "17.4.0"));
+            assert_eq!(not_ready, ["neutron/server"]);
+        } else if m == "Waiting for all OpenStack services are healthy." {
+            assert_eq!(
+                (state.as_str(), release.as_str(), health.as_str()),
+                ("APPLIED", "17.4.0+25.1", "11/12")
+            );
+            assert_eq!(not_ready, ["neutron/server"]);
+        }
+        if !m.is_empty() && seen.last() != Some(&m) {
+            seen.push(m);
+        }
+        false
+    }));
+    assert_eq!(seen.len(), 4, "every wait was seen: {seen:?}");
+}
+
 #[test]
 fn legacy_plays_the_manual_migration_with_the_22x_text() {
     let w = SimWorld::new(load_scenario("legacy").unwrap(), 5);
@@ -332,4 +423,56 @@ fn a_migration_that_nova_aborts_is_listed_while_it_runs_and_started_again_next_r
     }
     assert!(w.servers_on(&m.node).contains(&id));
     assert_eq!(str_at(&nwl(&w, &lock), "/status/state"), "active");
+}
+
+/// Ceph's health as its controller reports it: HEALTH_OK before the update,
+/// HEALTH_WARN with its health check while Ceph is updated (its cluster
+/// lock active, OpenStack's released), HEALTH_OK once its lock is released.
+#[test]
+fn the_ceph_deployment_health_warns_while_ceph_is_updated() {
+    let w = controllers();
+    let cluster = w.spec().cluster.clone();
+    let health = |w: &SimWorld| {
+        let h = get(
+            w,
+            true,
+            "cephdeploymenthealths",
+            Some("ceph-lcm-mirantis"),
+            "cephcluster",
+        )
+        .expect("the health is seeded");
+        (
+            str_at(
+                &h,
+                "/status/healthReport/rookCephObjects/cephCluster/ceph/health",
+            )
+            .to_string(),
+            str_at(&h, "/status/state").to_string(),
+        )
+    };
+    let lock = |w: &SimWorld, name: &str| {
+        let l = get(w, true, "clusterworkloadlocks", None, name).unwrap();
+        str_at(&l, "/status/state").to_string()
+    };
+    assert_eq!(health(&w), ("HEALTH_OK".to_string(), "Ok".to_string()));
+    let ceph_lock = format!("ceph-{cluster}");
+    let mut warned = false;
+    assert!(w.step_until(4 * HOUR, |w| {
+        let (h, state) = health(w);
+        if lock(w, &ceph_lock) == "inactive" {
+            assert_eq!((h.as_str(), state.as_str()), ("HEALTH_OK", "Ok"));
+            return true;
+        }
+        if h == "HEALTH_WARN" {
+            assert_eq!(
+                lock(w, "openstack-osh-dev"),
+                "inactive",
+                "Ceph updates after OpenStack"
+            );
+            assert_eq!(state, "Failed");
+            warned = true;
+        }
+        false
+    }));
+    assert!(warned, "HEALTH_WARN while Ceph was updated");
 }

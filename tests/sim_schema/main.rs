@@ -365,6 +365,8 @@ async fn plan_serves_only_objects_strict_clients_accept() {
         "Mgmt/updategroups",
         "Mgmt/updateautopauses",
         "Mosk/nodedisablenotifications",
+        "Mosk/openstackdeploymentstatus",
+        "Mosk/cephdeploymenthealths",
     ] {
         assert!(c.seen.contains_key(kind), "never served {kind}");
     }

@@ -65,6 +65,8 @@ pub fn kind_short(kind: Kind) -> &'static str {
         Kind::ProviderMachine => "machines.cluster.k8s.io",
         Kind::NodeDeletionRequest => "ndr",
         Kind::NodeDisableNotification => "ndn",
+        Kind::OpenstackDeploymentStatus => "osdplst",
+        Kind::CephDeploymentHealth => "cdh",
     }
 }
 

@@ -326,3 +326,204 @@ fn provider_machine_reads_group_label_disable_and_kaas_objects_filter_by_cluster
         Object::Malformed(_)
     ));
 }
+
+/// The documentation's example (rockoon
+/// `docs/architecture/custom-resources/openstackdeploymentstatus.md`,
+/// shortened) with the fields 25.x adds (`release`, `lcm_progress`,
+/// `health`) and one component not Ready.
+#[test]
+fn an_openstack_deployment_status_reads_state_versions_and_the_components_not_ready() {
+    let o = dynobj(json!({
+        "apiVersion": "lcm.mirantis.com/v1alpha1", "kind": "OpenStackDeploymentStatus",
+        "metadata": {"name": "osh-dev", "namespace": "openstack"},
+        "spec": {},
+        "status": {
+            "handle": {"lastStatus": "update"},
+            "health": {
+                "barbican": {"api": {"generation": 2, "status": "Ready"}},
+                "cinder": {"api": {"generation": 2, "status": "Ready"},
+                           "backup": {"generation": 1, "status": "Unhealthy"},
+                           "volume": {"generation": 1}},
+                "nova": {"compute": null}
+            },
+            "osdpl": {
+                "cause": "update",
+                "changes": "((''add'', (''status'',), None, {}),)",
+                "controller_version": "0.5.3.dev12",
+                "fingerprint": "a112a4a7d00c0b5b",
+                "openstack_version": "ussuri",
+                "state": "APPLIED",
+                "timestamp": "2021-09-08 17:01:45.633143",
+                "release": "MOSK 24.1.3",
+                "lcm_progress": "20/20",
+                "health": "1/2"
+            },
+            "services": {"baremetal": {"state": "APPLIED", "controller_version": "0.5.3.dev12"}}
+        }
+    }));
+    let Object::OpenstackDeploymentStatus(st) = convert(Kind::OpenstackDeploymentStatus, &o) else {
+        panic!(
+            "not a status: {:?}",
+            convert(Kind::OpenstackDeploymentStatus, &o)
+        );
+    };
+    assert_eq!(
+        (st.name.as_str(), st.namespace.as_str()),
+        ("osh-dev", "openstack")
+    );
+    assert_eq!(st.state, crate::domain::objects::OsdplState::Applied);
+    assert_eq!(st.controller_version.as_deref(), Some("0.5.3.dev12"));
+    assert_eq!(st.openstack_version.as_deref(), Some("ussuri"));
+    assert_eq!(st.release.as_deref(), Some("MOSK 24.1.3"));
+    assert_eq!(st.lcm_progress.as_deref(), Some("20/20"));
+    assert_eq!(st.health.as_deref(), Some("1/2"));
+    // The null component was removed by a merge patch: not counted.
+    assert_eq!(st.components, 4);
+    assert_eq!(st.not_ready_count, 2);
+    let named: Vec<String> = st
+        .not_ready
+        .iter()
+        .map(|c| format!("{}/{}={}", c.application, c.component, c.status))
+        .collect();
+    assert_eq!(named, ["cinder/backup=Unhealthy", "cinder/volume="]);
+}
+
+#[test]
+fn an_openstack_deployment_status_without_status_and_with_hostile_strings() {
+    let bare = dynobj(json!({"metadata": {"name": "osh-dev", "namespace": "openstack"}}));
+    let Object::OpenstackDeploymentStatus(st) = convert(Kind::OpenstackDeploymentStatus, &bare)
+    else {
+        panic!("a bare status is read");
+    };
+    assert!(st.state.as_str().is_empty());
+    assert_eq!(st.controller_version, None);
+    assert_eq!((st.components, st.not_ready_count), (0, 0));
+
+    let hostile = dynobj(json!({
+        "metadata": {"name": "osh-dev", "namespace": "openstack"},
+        "status": {
+            "osdpl": {"state": " APPLIED", "release": "25.1\u{1b}[2J\r\nfake",
+                      "controller_version": "1.0\u{202e}x"},
+            "health": {"nova\u{1b}]0;title\u{7}": {"api\u{0}": {"status": "Ready "}}}
+        }
+    }));
+    let Object::OpenstackDeploymentStatus(st) = convert(Kind::OpenstackDeploymentStatus, &hostile)
+    else {
+        panic!("a hostile status is read");
+    };
+    // Matched exactly, as the controller compares: " APPLIED" is not APPLIED.
+    assert_eq!(st.state.as_str(), " APPLIED");
+    assert_ne!(st.state, crate::domain::objects::OsdplState::Applied);
+    assert_eq!(
+        st.release.as_deref(),
+        Some(sanitize("25.1\u{1b}[2J\r\nfake").as_str())
+    );
+    assert_eq!(st.controller_version.as_deref(), Some("1.0x"));
+    assert_eq!(st.not_ready_count, 1, "\"Ready \" is not Ready");
+    let c = &st.not_ready[0];
+    for s in [&c.application, &c.component, &c.status] {
+        assert!(!s.chars().any(|ch| ch.is_control()), "{s:?}");
+    }
+    assert_eq!(c.application, "nova");
+
+    let wrong = dynobj(json!({
+        "metadata": {"name": "osh-dev", "namespace": "openstack"},
+        "status": {"health": {"nova": {"api": "Ready"}}}
+    }));
+    assert!(matches!(
+        convert(Kind::OpenstackDeploymentStatus, &wrong),
+        Object::Malformed(_)
+    ));
+    assert!(!is_cluster_scoped(Kind::OpenstackDeploymentStatus));
+}
+
+#[test]
+fn an_openstack_deployment_status_keeps_a_bounded_list_of_components_not_ready() {
+    let health: serde_json::Map<String, serde_json::Value> = (0..100)
+        .map(|i| {
+            (
+                format!("app{i:03}"),
+                json!({"api": {"status": "Unhealthy"}}),
+            )
+        })
+        .collect();
+    let o = dynobj(json!({
+        "metadata": {"name": "osh-dev", "namespace": "openstack"},
+        "status": {"health": health}
+    }));
+    let Object::OpenstackDeploymentStatus(st) = convert(Kind::OpenstackDeploymentStatus, &o) else {
+        panic!("not a status");
+    };
+    assert_eq!(st.not_ready_count, 100);
+    assert_eq!(st.not_ready.len(), crate::domain::objects::NOT_READY_KEPT);
+}
+
+/// Pelagia's documented example (docs/custom-resources/cephdeploymenthealth.md,
+/// shortened), and the same cluster in HEALTH_WARN with two health checks.
+#[test]
+fn a_ceph_deployment_health_reads_cephs_health_and_its_checks() {
+    let ok = dynobj(json!({
+        "apiVersion": "lcm.mirantis.com/v1alpha1", "kind": "CephDeploymentHealth",
+        "metadata": {"name": "pelagia-ceph", "namespace": "pelagia"},
+        "status": {
+            "healthReport": {
+                "cephDaemons": {"cephDaemons": {"mon": {"info": ["3 mons, quorum [a b c]"], "status": "ok"}}},
+                "rookCephObjects": {"cephCluster": {
+                    "ceph": {"capacity": {"bytesTotal": 161048690688u64},
+                             "fsid": "92d56f80", "health": "HEALTH_OK",
+                             "previousHealth": "HEALTH_WARN"},
+                    "phase": "Ready", "state": "Created"}},
+                "rookOperator": {"status": "ok"}
+            },
+            "lastHealthCheck": "2025-08-15T12:11:00Z",
+            "lastHealthUpdate": "2025-08-15T12:11:00Z",
+            "state": "Ok"
+        }
+    }));
+    let Object::CephDeploymentHealth(h) = convert(Kind::CephDeploymentHealth, &ok) else {
+        panic!(
+            "not a health: {:?}",
+            convert(Kind::CephDeploymentHealth, &ok)
+        );
+    };
+    assert_eq!(h.health, crate::domain::objects::CephHealthStatus::Ok);
+    assert_eq!(h.state.as_deref(), Some("Ok"));
+    assert_eq!(h.last_check.as_deref(), Some("2025-08-15T12:11:00Z"));
+    assert!(h.checks.is_empty() && h.issues.is_empty());
+
+    let warn = dynobj(json!({
+        "metadata": {"name": "cephcluster", "namespace": "ceph-lcm-mirantis"},
+        "status": {
+            "state": "Failed",
+            "issues": ["OSDMAP_FLAGS: noout flag(s) set", "PG_DEGRADED: \u{1b}[31mDegraded\u{1b}[0m data"],
+            "healthReport": {"rookCephObjects": {"cephCluster": {"ceph": {
+                "health": "HEALTH_WARN",
+                "details": {
+                    "PG_DEGRADED": {"severity": "HEALTH_WARN", "message": "Degraded data\r\nredundancy"},
+                    "OSDMAP_FLAGS": {"severity": "HEALTH_WARN", "message": "noout flag(s) set"}
+                }}}}}
+        }
+    }));
+    let Object::CephDeploymentHealth(h) = convert(Kind::CephDeploymentHealth, &warn) else {
+        panic!("not a health");
+    };
+    assert_eq!(h.health, crate::domain::objects::CephHealthStatus::Warn);
+    let codes: Vec<&str> = h.checks.iter().map(|c| c.code.as_str()).collect();
+    assert_eq!(codes, ["OSDMAP_FLAGS", "PG_DEGRADED"]);
+    assert_eq!(h.checks[1].message, sanitize("Degraded data\r\nredundancy"));
+    assert_eq!(h.issues[1], "PG_DEGRADED: Degraded data");
+    assert_eq!((h.checks_count, h.issues_count), (2, 2));
+
+    let bare =
+        dynobj(json!({"metadata": {"name": "cephcluster", "namespace": "ceph-lcm-mirantis"}}));
+    let Object::CephDeploymentHealth(h) = convert(Kind::CephDeploymentHealth, &bare) else {
+        panic!("a bare health is read");
+    };
+    assert!(h.health.as_str().is_empty());
+    let wrong = dynobj(json!({"metadata": {"name": "c", "namespace": "n"},
+        "status": {"healthReport": {"rookCephObjects": {"cephCluster": {"ceph": {"health": 3}}}}}}));
+    assert!(matches!(
+        convert(Kind::CephDeploymentHealth, &wrong),
+        Object::Malformed(_)
+    ));
+}

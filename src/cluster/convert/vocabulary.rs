@@ -23,7 +23,8 @@ pub fn parse<V: Vocabulary>(text: Option<&str>) -> V {
 mod tests {
     use super::*;
     use crate::domain::objects::{
-        ClusterStateType, Controller, Impact, LockState, MachineState, MachineType, StepStatus,
+        CephHealthStatus, ClusterStateType, Controller, Impact, LockState, MachineState,
+        MachineType, OsdplState, StepStatus,
     };
 
     /// Every known value parses to its variant and draws as the same text.
@@ -59,6 +60,8 @@ mod tests {
         round_trips::<MachineType>(&["control", "worker", "bastion", "unassigned"]);
         round_trips::<Controller>(&["openstack", "ceph", "tungstenfabric"]);
         round_trips::<LockState>(&["active", "inactive", "failed"]);
+        round_trips::<OsdplState>(&["APPLYING", "APPLIED", "DELETING", "WAITING", "FAILED"]);
+        round_trips::<CephHealthStatus>(&["HEALTH_OK", "HEALTH_WARN", "HEALTH_ERR"]);
         round_trips::<ClusterStateType>(&[
             "cordon-drain",
             "swarm-drain",

@@ -2,7 +2,7 @@
 //!
 //! A list arrives as pages of JSON (500 objects each), parsed into
 //! `DynamicObject`s and converted: several megabytes per page for a few
-//! milliseconds, for each of the 16 watched kinds at once at start-up and at
+//! milliseconds, for every watched kind at once at start-up and at
 //! every periodic re-list. glibc's malloc keeps such freed memory inside its
 //! heaps (between the objects the model keeps, and in one arena per worker
 //! thread), so the console's resident memory stayed at the high-water mark

@@ -56,7 +56,9 @@ pub fn reach(obj: &Object, out: &mut Vec<Reach>) {
         | Object::UpdatePlan(_)
         | Object::UpdateAutoPause(_)
         | Object::NodeDeletionRequest(_)
-        | Object::NodeDisableNotification(_) => Reach::Nothing,
+        | Object::NodeDisableNotification(_)
+        | Object::OpenstackDeploymentStatus(_)
+        | Object::CephDeploymentHealth(_) => Reach::Nothing,
     };
     out.push(one);
 }

@@ -354,6 +354,22 @@ impl Snapshot {
                 _ => None,
             })
     }
+    pub fn ceph_deployment_healths(&self) -> impl Iterator<Item = &CephDeploymentHealth> {
+        self.of_kind(Kind::CephDeploymentHealth)
+            .filter_map(|o| match o {
+                Object::CephDeploymentHealth(h) => Some(&**h),
+                _ => None,
+            })
+    }
+    pub fn openstack_deployment_statuses(
+        &self,
+    ) -> impl Iterator<Item = &OpenstackDeploymentStatus> {
+        self.of_kind(Kind::OpenstackDeploymentStatus)
+            .filter_map(|o| match o {
+                Object::OpenstackDeploymentStatus(s) => Some(&**s),
+                _ => None,
+            })
+    }
 }
 
 #[cfg(test)]

@@ -266,3 +266,47 @@ vocabulary!(StepStatus {
     Completed => "Completed",
     Failed => "Failed",
 });
+
+/// OpenStackDeploymentStatus `status.osdpl.state`: the constants of
+/// github:Mirantis/rockoon `rockoon/osdplstatus.py` (commit 1390883a).
+/// `set_osdpl_status` writes APPLYING when the controller starts handling
+/// the OpenStackDeployment, APPLIED when every task is done, FAILED on a
+/// permanent error (`controllers/openstackdeployment.py` `handle`); WAITING
+/// and DELETING are written for services, listed for completeness.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum OsdplState {
+    Applying,
+    Applied,
+    Deleting,
+    Waiting,
+    Failed,
+    /// A value outside Rockoon's constants, kept verbatim (`""` when absent).
+    Other(String),
+}
+
+vocabulary!(OsdplState {
+    Applying => "APPLYING",
+    Applied => "APPLIED",
+    Deleting => "DELETING",
+    Waiting => "WAITING",
+    Failed => "FAILED",
+});
+
+/// Ceph's health, as Rook copies it into its CephCluster's `status.ceph.health`
+/// and Pelagia into the CephDeploymentHealth (github:Mirantis/pelagia
+/// `pkg/controller/deployment/cluster.go` `healthCluster` compares with these
+/// three, commit d4713b61).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CephHealthStatus {
+    Ok,
+    Warn,
+    Err,
+    /// A value outside Ceph's three, kept verbatim (`""` when absent).
+    Other(String),
+}
+
+vocabulary!(CephHealthStatus {
+    Ok => "HEALTH_OK",
+    Warn => "HEALTH_WARN",
+    Err => "HEALTH_ERR",
+});

@@ -4,7 +4,10 @@ use std::sync::Arc;
 
 use super::*;
 use crate::domain::fixtures::{self, at, names::*};
-use crate::domain::objects::{Controller, ErrorMessage, Object};
+use crate::domain::objects::{
+    CephDeploymentHealth, CephHealthCheck, CephHealthStatus, ComponentHealth, Controller,
+    ErrorMessage, Object, OpenstackDeploymentStatus, OsdplState,
+};
 
 fn all_listed() -> BTreeMap<Kind, Seen> {
     Kind::ALL.iter().map(|k| (*k, Seen::Listed)).collect()
@@ -241,13 +244,266 @@ fn what_the_console_cannot_see_is_unknown_never_ok() {
         assert_eq!(c.summary, "Node: not listed yet");
     }
     // Not watched at all.
-    for id in [
-        CheckId::OpenstackDeployment,
+    assert_eq!(
+        run(&snap, &all_listed(), CheckId::ManagementRelease).verdict,
+        Verdict::Unknown
+    );
+}
+
+fn with_ceph(h: CephDeploymentHealth) -> Snapshot {
+    idle_with([Object::CephDeploymentHealth(Arc::new(h))])
+}
+
+#[test]
+fn ceph_health_ok_warns_on_health_warn_and_blocks_on_health_err() {
+    let c = run(
+        &with_ceph(fixtures::ceph_health()),
+        &all_listed(),
         CheckId::CephHealth,
-        CheckId::ManagementRelease,
+    );
+    assert_eq!(c.verdict, Verdict::Ok, "{c:?}");
+    assert_eq!(c.summary, "HEALTH_OK");
+    assert_eq!(
+        c.evidence,
+        ["CephDeploymentHealth cephcluster: HEALTH_OK, state Ok, last check 2026-01-01T09:59:30Z"]
+    );
+
+    let mut h = fixtures::ceph_health();
+    h.health = CephHealthStatus::Warn;
+    h.state = Some("Failed".into());
+    h.checks = ["OSDMAP_FLAGS", "OSD_DOWN", "PG_DEGRADED", "POOL_FULL"]
+        .iter()
+        .map(|code| CephHealthCheck {
+            code: code.to_string(),
+            severity: "HEALTH_WARN".into(),
+            message: format!("{code} text"),
+        })
+        .collect();
+    h.checks_count = 5;
+    h.issues = vec!["OSDMAP_FLAGS: noout flag(s) set".into()];
+    h.issues_count = 1;
+    let c = run(&with_ceph(h.clone()), &all_listed(), CheckId::CephHealth);
+    assert_eq!(c.verdict, Verdict::Warning, "{c:?}");
+    assert_eq!(
+        c.summary,
+        "HEALTH_WARN: OSDMAP_FLAGS, OSD_DOWN, PG_DEGRADED, 2 more"
+    );
+    assert_eq!(
+        c.evidence[1],
+        "OSDMAP_FLAGS (HEALTH_WARN): OSDMAP_FLAGS text"
+    );
+    assert_eq!(c.evidence[5], "… and 1 more health checks");
+    assert_eq!(c.evidence[6], "issue: OSDMAP_FLAGS: noout flag(s) set");
+
+    h.health = CephHealthStatus::Err;
+    h.checks.truncate(1);
+    h.checks_count = 1;
+    let c = run(&with_ceph(h), &all_listed(), CheckId::CephHealth);
+    assert_eq!(c.verdict, Verdict::Blocking, "{c:?}");
+    assert_eq!(
+        c.summary,
+        "HEALTH_ERR: OSDMAP_FLAGS: the update would start from a Ceph cluster in error"
+    );
+}
+
+#[test]
+fn ceph_health_unknown_when_not_served_refused_absent_or_not_reported() {
+    let kind = Kind::CephDeploymentHealth;
+    let snap = with_ceph(fixtures::ceph_health());
+    for (seen, summary) in [
+        (
+            Seen::NotServed,
+            "CephDeploymentHealth: not served by the cluster (CRD missing)",
+        ),
+        (
+            Seen::Refused,
+            "CephDeploymentHealth: the API server refuses to list it",
+        ),
     ] {
-        assert_eq!(run(&snap, &all_listed(), id).verdict, Verdict::Unknown);
+        let mut s = all_listed();
+        s.insert(kind, seen);
+        let c = run(&snap, &s, CheckId::CephHealth);
+        assert_eq!(c.verdict, Verdict::Unknown, "{c:?}");
+        assert_eq!(c.summary, summary);
     }
+    let c = run(&fixtures::idle(), &all_listed(), CheckId::CephHealth);
+    assert_eq!(c.verdict, Verdict::Unknown);
+    assert!(
+        c.summary.starts_with("no CephDeploymentHealth in namespace ceph-lcm-mirantis (an older release's MiraCephHealth is not read)"),
+        "{c:?}"
+    );
+    let mut h = fixtures::ceph_health();
+    h.health = CephHealthStatus::Other(String::new());
+    let c = run(&with_ceph(h.clone()), &all_listed(), CheckId::CephHealth);
+    assert_eq!(c.verdict, Verdict::Unknown, "{c:?}");
+    h.health = CephHealthStatus::Other("HEALTH_UNKNOWN".into());
+    let c = run(&with_ceph(h), &all_listed(), CheckId::CephHealth);
+    assert_eq!(c.verdict, Verdict::Unknown, "{c:?}");
+    assert_eq!(
+        c.summary,
+        "Ceph health \"HEALTH_UNKNOWN\" is none of HEALTH_OK, HEALTH_WARN, HEALTH_ERR"
+    );
+}
+
+fn with_status(st: OpenstackDeploymentStatus) -> Snapshot {
+    idle_with([Object::OpenstackDeploymentStatus(Arc::new(st))])
+}
+
+#[test]
+fn openstack_deployment_ok_when_applied_and_every_component_ready() {
+    let c = run(
+        &with_status(fixtures::osdpl_status()),
+        &all_listed(),
+        CheckId::OpenstackDeployment,
+    );
+    assert_eq!(c.verdict, Verdict::Ok, "{c:?}");
+    assert_eq!(c.summary, "APPLIED, 20 of 20 components Ready");
+    assert_eq!(
+        c.evidence,
+        [
+            "OpenStackDeploymentStatus osh-dev: state APPLIED, LCM progress 15/15, health 12/12",
+            "release 17.4.0+25.1, controller 17.4.0, OpenStack caracal",
+        ]
+    );
+}
+
+#[test]
+fn openstack_deployment_not_applied_blocks_and_names_the_state() {
+    let mut st = fixtures::osdpl_status();
+    st.state = OsdplState::Applying;
+    st.lcm_progress = Some("3/15".into());
+    let c = run(
+        &with_status(st),
+        &all_listed(),
+        CheckId::OpenstackDeployment,
+    );
+    assert_eq!(c.verdict, Verdict::Blocking, "{c:?}");
+    assert_eq!(
+        c.summary,
+        "state APPLYING, not APPLIED: the OpenStack controller would hold its cluster lock"
+    );
+    assert!(c.evidence[0].contains("LCM progress 3/15"), "{c:?}");
+
+    let mut st = fixtures::osdpl_status();
+    st.state = OsdplState::Other(String::new());
+    let c = run(
+        &with_status(st),
+        &all_listed(),
+        CheckId::OpenstackDeployment,
+    );
+    assert_eq!(c.verdict, Verdict::Blocking);
+    assert!(c.summary.starts_with("state not set, not APPLIED"), "{c:?}");
+}
+
+#[test]
+fn openstack_deployment_with_components_not_ready_blocks_and_lists_them() {
+    let mut st = fixtures::osdpl_status();
+    st.health = Some("10/12".into());
+    st.not_ready = [
+        ("cinder", "volume", "Unhealthy"),
+        ("neutron", "server", ""),
+        ("nova", "api_osapi", "Unhealthy"),
+        ("nova", "compute", "Unhealthy"),
+    ]
+    .iter()
+    .map(|(a, c, s)| ComponentHealth {
+        application: a.to_string(),
+        component: c.to_string(),
+        status: s.to_string(),
+    })
+    .collect();
+    st.not_ready_count = 5;
+    let c = run(
+        &with_status(st),
+        &all_listed(),
+        CheckId::OpenstackDeployment,
+    );
+    assert_eq!(c.verdict, Verdict::Blocking, "{c:?}");
+    assert_eq!(
+        c.summary,
+        "APPLIED, 5 components not Ready (cinder/volume, neutron/server, nova/api_osapi, 2 more): the OpenStack controller would hold its cluster lock"
+    );
+    assert_eq!(
+        c.evidence[2..],
+        [
+            "cinder/volume: Unhealthy",
+            "neutron/server: no status",
+            "nova/api_osapi: Unhealthy",
+            "nova/compute: Unhealthy",
+            "… and 1 more not Ready",
+        ]
+    );
+}
+
+#[test]
+fn openstack_deployment_unknown_when_not_served_refused_absent_or_silent() {
+    let kind = Kind::OpenstackDeploymentStatus;
+    let snap = with_status(fixtures::osdpl_status());
+    for (seen, summary) in [
+        (
+            Seen::NotServed,
+            "OpenStackDeploymentStatus: not served by the cluster (CRD missing)",
+        ),
+        (
+            Seen::Refused,
+            "OpenStackDeploymentStatus: the API server refuses to list it",
+        ),
+        (Seen::NotYet, "OpenStackDeploymentStatus: not listed yet"),
+    ] {
+        let mut s = all_listed();
+        s.insert(kind, seen);
+        let c = run(&snap, &s, CheckId::OpenstackDeployment);
+        assert_eq!(c.verdict, Verdict::Unknown, "{c:?}");
+        assert_eq!(c.summary, summary);
+    }
+    let c = run(
+        &fixtures::idle(),
+        &all_listed(),
+        CheckId::OpenstackDeployment,
+    );
+    assert_eq!(c.verdict, Verdict::Unknown);
+    assert_eq!(
+        c.summary,
+        "no OpenStackDeploymentStatus in namespace openstack"
+    );
+
+    let mut st = fixtures::osdpl_status();
+    st.components = 0;
+    let c = run(
+        &with_status(st),
+        &all_listed(),
+        CheckId::OpenstackDeployment,
+    );
+    assert_eq!(c.verdict, Verdict::Unknown, "no health reported: {c:?}");
+
+    let bad = Object::Malformed(Arc::new(crate::domain::objects::MalformedObject {
+        kind,
+        namespace: "openstack".into(),
+        name: "osh-dev".into(),
+        error: "invalid type: string \"Ready\", expected struct Component".into(),
+    }));
+    let c = run(
+        &idle_with([bad]),
+        &all_listed(),
+        CheckId::OpenstackDeployment,
+    );
+    assert_eq!(c.verdict, Verdict::Unknown);
+    assert!(
+        c.summary
+            .starts_with("OpenStackDeploymentStatus osh-dev could not be read: "),
+        "{c:?}"
+    );
+
+    let inputs = Inputs {
+        snapshot: &snap,
+        seen: &all_listed(),
+        cluster: CLUSTER,
+        other_mosk_cluster: true,
+    };
+    assert_eq!(
+        check(CheckId::OpenstackDeployment, &inputs).verdict,
+        Verdict::Unknown
+    );
 }
 
 #[test]

@@ -15,10 +15,12 @@
 //! - `engine`: shared facts and the step context; `run`: one running scenario;
 //! - `lcm`: cluster phases and the per-machine flow;
 //! - `openstack`: the OpenStack controller (locks, instance migration);
-//! - `storage_net`: the Ceph and TF controllers;
+//! - `osdpl_status`: the OpenStackDeploymentStatus it writes;
+//! - `storage_net`: the Ceph and TF controllers; `ceph_health`: the CephDeploymentHealth;
 //! - `vrouter`: the vRouter DaemonSet;
 //! - `plan_spec`, `plan`: the ClusterUpdatePlan, UpdateGroups and UpdateAutoPause (MCC 2.27+).
 
+pub mod ceph_health;
 pub mod engine;
 pub mod kaas_objects;
 pub mod kube_events;
@@ -29,6 +31,7 @@ pub mod nova;
 pub mod objects;
 pub mod openstack;
 pub mod openstack_cli;
+pub mod osdpl_status;
 pub mod plan_controllers;
 pub mod plan_spec;
 pub mod run;

@@ -8,7 +8,8 @@
 //! `can_handle_nmr`, rockoon/maintenance.py), the node's maintenance
 //! options (`NodeMaintenanceConfig`, same file) and Nova's part
 //! (`Nova._migrate_servers`, `prepare_node_after_reboot`,
-//! rockoon/services/__init__.py). Messages before MOSK 25.1 follow the
+//! rockoon/services/__init__.py) and what it writes to the
+//! OpenStackDeploymentStatus on the way (`osdpl_status`). Messages before MOSK 25.1 follow the
 //! first public commit, 777a3a19 (the controller before 25.1 is not public;
 //! that commit still has the old texts and the `skip` early return).
 //!
@@ -27,6 +28,7 @@ use super::engine::{
 };
 use super::nova::{MAINTENANCE_ACTION_TAG, MaintenanceAction};
 use super::objects::{CWL_OPENSTACK, nwl_name};
+use super::osdpl_status;
 use super::plan_spec::Stage;
 use super::spec::{Controller, MessageFormat, Role};
 use super::text::{
@@ -117,6 +119,8 @@ struct NodeState {
 #[derive(Debug)]
 pub struct Openstack {
     cwl: ClusterLock,
+    /// The new controller has written APPLYING to the OpenStackDeploymentStatus.
+    status_applying: bool,
     nodes: Vec<NodeState>,
     finalized: Vec<bool>,
 }
@@ -125,6 +129,7 @@ impl Openstack {
     pub fn new(machines: usize) -> Openstack {
         Openstack {
             cwl: ClusterLock::Active,
+            status_applying: false,
             nodes: vec![
                 NodeState {
                     handler: Handler::Idle,
@@ -250,8 +255,19 @@ impl Openstack {
                     let text = if ctx.now < new_controller_at {
                         release_mismatch(&release.controller_to, &release.controller_from)
                     } else if ctx.now < version_at {
+                        // The new controller runs; the status still has the
+                        // old one's version (and its APPLIED): the version
+                        // is checked first.
                         CWL_CONTROLLER_NOT_UPDATED.to_string()
                     } else {
+                        // The new controller's `handle` has written
+                        // `set_osdpl_status(APPLYING, …)` by this run [I:
+                        // the order of the two handlers is ours]: the
+                        // handler reads what it says.
+                        if !self.status_applying {
+                            osdpl_status::applying(ctx.mosk, &release.controller_to, ctx.now);
+                            self.status_applying = true;
+                        }
                         cwl_not_applied("APPLYING")
                     };
                     let msg = ctx.rockoon_msg(&text);
@@ -274,6 +290,9 @@ impl Openstack {
                 }
             }
             (ClusterLock::Checking { until }, RequestState::Present) if ctx.now >= until => {
+                // `health.wait_services_healthy` returns once every
+                // component is Ready again.
+                osdpl_status::component(ctx.mosk, osdpl_status::RESTARTING, true);
                 // The updated controller resets its locks to its new release (reference §3.2).
                 self.reset_releases(ctx);
                 update_lock(ctx.mosk, CWL, CWL_OPENSTACK, |o| {
@@ -336,7 +355,12 @@ impl Openstack {
         });
     }
 
+    /// The status is APPLIED (the handler checked it) and the services are
+    /// waited for: a component restarted by the update is not Ready yet.
     fn health_check(&mut self, ctx: &mut Ctx) {
+        osdpl_status::applied(ctx.mosk, &ctx.spec.release.controller_to, ctx.now);
+        osdpl_status::component(ctx.mosk, osdpl_status::RESTARTING, false);
+        self.status_applying = false;
         let msg = ctx.rockoon_msg(E_HEALTH);
         set_lock_message(ctx.mosk, CWL, CWL_OPENSTACK, Some(&msg));
         ctx.note("openstack: updating, waiting for services to be healthy");

@@ -5,6 +5,7 @@ use jiff::{SignedDuration, Timestamp};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
+use super::ceph_health::{self, CDH};
 use super::engine::check;
 use super::engine::{Ctx, Facts, HardReboot, UpdatePhase};
 use super::lcm::{Lcm, MachineStep};
@@ -14,6 +15,7 @@ use super::objects;
 use super::objects::{KEYSTONE_CLIENT, OPENSTACK_NS};
 use super::openstack::Openstack;
 use super::openstack_cli::{self, Cloud};
+use super::osdpl_status::{self, OSDPLST};
 use super::plan_controllers::Plan;
 use super::seed::seed;
 use super::spec::{Controller, Role, ScenarioSpec};
@@ -135,7 +137,9 @@ impl ScenarioRun {
             &[("lcmcluster", &key), ("release", &ctx.spec.release.from)],
         );
         self.vrouter = Some(Vrouter::seed(&mut ctx));
-        // Last, so every object seeded before keeps its resource version.
+        // Last, so every object seeded before keeps its resource version
+        // (the keystone-client pod, the OpenStackDeploymentStatus, the
+        // CephDeploymentHealth).
         let node = self
             .machines
             .iter()
@@ -154,6 +158,17 @@ impl ScenarioRun {
                 ),
             ),
             "create keystone-client pod",
+        );
+        check(
+            mosk.create(
+                OSDPLST,
+                osdpl_status::object(&self.spec.release.controller_from, now),
+            ),
+            "create OpenStackDeploymentStatus",
+        );
+        check(
+            mosk.create(CDH, ceph_health::object(now)),
+            "create CephDeploymentHealth",
         );
         self.mosk_rv = mosk.resource_version();
     }

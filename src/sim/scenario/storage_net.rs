@@ -3,7 +3,9 @@
 //! Ceph (reference §6): waits for the OpenStack cluster lock to be inactive,
 //! updates Ceph, then releases its cluster lock; node locks are released
 //! after a short preparation (OSDs paused). The Ceph controller's code is not
-//! public: the timings and the absence of messages are inferred.
+//! public: the timings and the absence of messages are inferred. Its
+//! CephDeploymentHealth says HEALTH_WARN while Ceph is updated
+//! (`ceph_health`).
 //!
 //! TF (reference §5.1): the cluster lock goes inactive once the TF cluster
 //! is ready, with `inactivationProgress`; a node lock goes inactive only
@@ -14,6 +16,7 @@
 use jiff::Timestamp;
 use serde_json::json;
 
+use super::ceph_health;
 use super::engine::{
     CWL, Ctx, NWL, RequestState, lock_state, set_lock, set_status_str, update_lock,
 };
@@ -108,6 +111,7 @@ impl AppController {
                     && lock_state(ctx.mosk, CWL, CWL_OPENSTACK).as_deref() == Some("inactive") =>
             {
                 ctx.note("ceph: updating the Ceph cluster");
+                ceph_health::updating(ctx.mosk, true, ctx.now);
                 ctx.facts.begin(Stage::Ceph, ctx.now);
                 self.cwl = ClusterLock::Updating {
                     until: ctx.after(ctx.spec.durations.ceph_update),
@@ -138,6 +142,7 @@ impl AppController {
                     which.controller_name()
                 ));
                 if which == Controller::Ceph {
+                    ceph_health::updating(ctx.mosk, false, ctx.now);
                     ctx.facts.end(Stage::Ceph, ctx.now);
                 }
                 self.cwl = ClusterLock::Inactive;

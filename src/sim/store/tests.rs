@@ -58,15 +58,17 @@ fn create_fills_metadata_and_refuses_duplicates() {
 fn crds_are_served_as_objects() {
     let s = store();
     let crds = s.list("customresourcedefinitions", None);
-    assert_eq!(crds.len(), 6);
-    assert!(
-        s.get(
-            "customresourcedefinitions",
-            None,
-            "nodeworkloadlocks.lcm.mirantis.com"
-        )
-        .is_some()
-    );
+    assert_eq!(crds.len(), 8);
+    for name in [
+        "nodeworkloadlocks.lcm.mirantis.com",
+        "openstackdeploymentstatus.lcm.mirantis.com",
+        "cephdeploymenthealths.lcm.mirantis.com",
+    ] {
+        assert!(
+            s.get("customresourcedefinitions", None, name).is_some(),
+            "{name}"
+        );
+    }
 }
 
 #[test]
