@@ -468,23 +468,31 @@ pub struct InvalidSettings {
 /// The nodes whose migration mode or attempts the controller cannot use
 /// (`NodeMaintenanceConfig`, `NODE_MAINTENANCE_TO_INSTANCE_MAINTENANCE`).
 pub fn invalid_settings(node: &Node) -> Option<InvalidSettings> {
-    let mut problems = Vec::new();
-    if let Some(MigrationMode::Other(v)) = &node.migration_mode {
-        problems.push(format!(
-            "instance_migration_mode {v:?} is none of live, manual, skip"
-        ));
-    }
-    if let Some(a) = &node.migration_attempts
-        && parse_python_int(a).is_none()
-    {
-        problems.push(format!(
-            "instance_migration_attempts {a:?} is not an integer"
-        ));
-    }
+    let problems: Vec<String> = [
+        MigrationMode::ANNOTATION,
+        MigrationMode::ATTEMPTS_ANNOTATION,
+    ]
+    .into_iter()
+    .filter_map(|key| setting_problem(key, setting(node, key).flatten().as_deref()?))
+    .collect();
     (!problems.is_empty()).then(|| InvalidSettings {
         node: node.name.clone(),
         problems,
     })
+}
+
+/// Why the OpenStack controller cannot read `value` as the node setting
+/// `key` (a mode none of live, manual, skip; attempts that Python's `int()`
+/// refuses), or `None` when it can.
+pub fn setting_problem(key: &str, value: &str) -> Option<String> {
+    match key {
+        MigrationMode::ANNOTATION => matches!(MigrationMode::parse(value), MigrationMode::Other(_))
+            .then(|| format!("instance_migration_mode {value:?} is none of live, manual, skip")),
+        MigrationMode::ATTEMPTS_ANNOTATION => parse_python_int(value)
+            .is_none()
+            .then(|| format!("instance_migration_attempts {value:?} is not an integer")),
+        _ => None,
+    }
 }
 
 /// Python's `int(str)` on the attempts annotation: surrounding white space,

@@ -12,6 +12,7 @@
 
 use jiff::Timestamp;
 
+use crate::domain::migration::setting_problem;
 use crate::domain::objects::{MigrationMode, Snapshot};
 
 /// The node annotations a migration setting is: the mode and the attempts
@@ -119,6 +120,12 @@ pub enum RestoreOffer {
     NodeGone,
     /// The value before is the value now.
     Unchanged,
+    /// The value before is one the OpenStack controller cannot read (the
+    /// console does not write it back; readiness flags it on a node).
+    Unreadable {
+        previous: String,
+        why: String,
+    },
 }
 
 impl RestoreOffer {
@@ -138,6 +145,11 @@ impl RestoreOffer {
             ),
             RestoreOffer::NodeGone => "the node is not seen: nothing to restore".into(),
             RestoreOffer::Unchanged => "already the value before".into(),
+            RestoreOffer::Unreadable { why, .. } => {
+                format!(
+                    "not offered: the value before is unreadable ({why}); keep it or set one by hand (m)"
+                )
+            }
         }
     }
 }
@@ -169,6 +181,12 @@ pub fn restore_offer(snap: &Snapshot, change: &SettingChange) -> RestoreOffer {
     match &change.previous {
         Previous::NotRecorded => RestoreOffer::NotRecorded,
         Previous::Recorded(p) if *p == now => RestoreOffer::Unchanged,
+        Previous::Recorded(Some(p)) if let Some(why) = setting_problem(&change.key, p) => {
+            RestoreOffer::Unreadable {
+                previous: p.clone(),
+                why,
+            }
+        }
         Previous::Recorded(p) => RestoreOffer::Offered {
             previous: p.clone(),
         },
@@ -303,5 +321,52 @@ mod tests {
         assert_eq!(c[1].key, MigrationMode::ATTEMPTS_ANNOTATION);
         assert_eq!(c[1].previous, rec(None));
         assert_eq!(c[1].set_to.as_deref(), Some("9"));
+    }
+
+    /// The value before is written back only when the OpenStack controller
+    /// can read it: a mode none of live/manual/skip or attempts `int()`
+    /// refuses would fail its handler silently in the next maintenance.
+    #[test]
+    fn a_value_before_the_controller_cannot_read_is_not_offered_back() {
+        use crate::domain::fixtures::{self, names::NODE_W2};
+        use crate::domain::objects::Object;
+        use std::sync::Arc;
+
+        let mut n = fixtures::node(NODE_W2, true);
+        n.migration_mode = Some(MigrationMode::Manual);
+        n.migration_attempts = Some("7".into());
+        let mut snap = fixtures::idle();
+        snap.apply(Object::Node(Arc::new(n)));
+        let change = |key: &str, before: &str, set_to: &str| SettingChange {
+            key: key.into(),
+            ..setting_changes(&[w(1, NODE_W2, rec(Some(before)), Some(set_to), false)]).remove(0)
+        };
+
+        let mode = restore_offer(&snap, &change(MigrationMode::ANNOTATION, "livee", "manual"));
+        assert!(
+            matches!(&mode, RestoreOffer::Unreadable { previous, .. } if previous == "livee"),
+            "{mode:?}"
+        );
+        assert!(
+            mode.describe().contains("none of live, manual, skip"),
+            "{}",
+            mode.describe()
+        );
+        let attempts = restore_offer(
+            &snap,
+            &change(MigrationMode::ATTEMPTS_ANNOTATION, "abc", "7"),
+        );
+        assert!(
+            matches!(attempts, RestoreOffer::Unreadable { .. }),
+            "{attempts:?}"
+        );
+        // A readable value before is offered as ever.
+        let ok = restore_offer(&snap, &change(MigrationMode::ANNOTATION, "live", "manual"));
+        assert_eq!(
+            ok,
+            RestoreOffer::Offered {
+                previous: Some("live".into())
+            }
+        );
     }
 }
