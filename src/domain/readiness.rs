@@ -322,6 +322,20 @@ fn ceph_health(i: &Inputs) -> Check {
         }
     };
     let (verdict, summary) = match &h.health {
+        // Pelagia's own verdict can fail beside a HEALTH_OK (the Rook
+        // operator or a daemon missing: `updateCephDeploymentHealthStatus`
+        // sets Failed with the issues its verification found).
+        CephHealthStatus::Ok if h.state.as_deref() == Some("Failed") || h.issues_count > 0 => (
+            Verdict::Warning,
+            format!(
+                "HEALTH_OK, but the Ceph controller reports {}{}",
+                h.state.as_deref().unwrap_or("issues"),
+                h.issues
+                    .first()
+                    .map(|i| format!(": {i}"))
+                    .unwrap_or_default()
+            ),
+        ),
         CephHealthStatus::Ok => (Verdict::Ok, "HEALTH_OK".to_string()),
         CephHealthStatus::Warn => (Verdict::Warning, format!("HEALTH_WARN{}", named())),
         CephHealthStatus::Err => (
@@ -418,7 +432,7 @@ fn openstack_deployment(i: &Inputs) -> Check {
             id,
             Verdict::Blocking,
             format!(
-                "state {state}, not APPLIED: the OpenStack controller would hold its cluster lock"
+                "state {state}, not APPLIED: the OpenStack controller holds its cluster lock until it is"
             ),
         )
         .with(bounded(evidence));
@@ -438,7 +452,7 @@ fn openstack_deployment(i: &Inputs) -> Check {
             id,
             Verdict::Blocking,
             format!(
-                "APPLIED, {n} component{} not Ready ({}): the OpenStack controller would hold its cluster lock",
+                "APPLIED, {n} component{} not Ready ({}): the OpenStack controller holds its cluster lock while an enabled service's is [I]",
                 plural(n),
                 named.join(", ")
             ),
@@ -455,11 +469,19 @@ fn openstack_deployment(i: &Inputs) -> Check {
         )
         .with(bounded(evidence));
     }
+    // The controller waits for each enabled service's applications
+    // (`health.wait_services_healthy` → `is_application_ready`, false for an
+    // application `status.health` does not list); which services are
+    // enabled is in the OpenStackDeployment, which the console does not read.
+    evidence.push(
+        "[I] not checked: that status.health lists every enabled service (the OpenStackDeployment is not read)"
+            .to_string(),
+    );
     Check::new(
         id,
         Verdict::Ok,
         format!(
-            "APPLIED, {} of {} components Ready",
+            "APPLIED, {} of {} components listed Ready",
             st.components, st.components
         ),
     )

@@ -107,7 +107,7 @@ fn every_check_the_console_can_make_is_ok_before_the_update() {
         "ok       No maintenance request left: no ClusterMaintenanceRequest, no NodeMaintenanceRequest",
         "ok       Workload locks active, no error: 14 of 14 locks active, none with an error",
         "ok       Migration mode and attempts: 4 computes: live (unset) 4",
-        "ok       OpenStackDeployment APPLIED, healthy: APPLIED, 20 of 20 components Ready",
+        "ok       OpenStackDeployment APPLIED, healthy: APPLIED, 20 of 20 components listed Ready",
         "ok       Ceph health: HEALTH_OK",
         "ok       Target release:",
         "ok       Update plan: expected length:",

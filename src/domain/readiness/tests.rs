@@ -268,6 +268,18 @@ fn ceph_health_ok_warns_on_health_warn_and_blocks_on_health_err() {
         ["CephDeploymentHealth cephcluster: HEALTH_OK, state Ok, last check 2026-01-01T09:59:30Z"]
     );
 
+    // Pelagia's verdict fails beside Ceph's HEALTH_OK: not ok.
+    let mut h = fixtures::ceph_health();
+    h.state = Some("Failed".into());
+    h.issues = vec!["rook-ceph-operator deployment is not found".into()];
+    h.issues_count = 1;
+    let c = run(&with_ceph(h), &all_listed(), CheckId::CephHealth);
+    assert_eq!(c.verdict, Verdict::Warning, "{c:?}");
+    assert_eq!(
+        c.summary,
+        "HEALTH_OK, but the Ceph controller reports Failed: rook-ceph-operator deployment is not found"
+    );
+
     let mut h = fixtures::ceph_health();
     h.health = CephHealthStatus::Warn;
     h.state = Some("Failed".into());
@@ -357,12 +369,13 @@ fn openstack_deployment_ok_when_applied_and_every_component_ready() {
         CheckId::OpenstackDeployment,
     );
     assert_eq!(c.verdict, Verdict::Ok, "{c:?}");
-    assert_eq!(c.summary, "APPLIED, 20 of 20 components Ready");
+    assert_eq!(c.summary, "APPLIED, 20 of 20 components listed Ready");
     assert_eq!(
         c.evidence,
         [
             "OpenStackDeploymentStatus osh-dev: state APPLIED, LCM progress 15/15, health 12/12",
             "release 17.4.0+25.1, controller 17.4.0, OpenStack caracal",
+            "[I] not checked: that status.health lists every enabled service (the OpenStackDeployment is not read)",
         ]
     );
 }
@@ -380,7 +393,7 @@ fn openstack_deployment_not_applied_blocks_and_names_the_state() {
     assert_eq!(c.verdict, Verdict::Blocking, "{c:?}");
     assert_eq!(
         c.summary,
-        "state APPLYING, not APPLIED: the OpenStack controller would hold its cluster lock"
+        "state APPLYING, not APPLIED: the OpenStack controller holds its cluster lock until it is"
     );
     assert!(c.evidence[0].contains("LCM progress 3/15"), "{c:?}");
 
@@ -421,7 +434,7 @@ fn openstack_deployment_with_components_not_ready_blocks_and_lists_them() {
     assert_eq!(c.verdict, Verdict::Blocking, "{c:?}");
     assert_eq!(
         c.summary,
-        "APPLIED, 5 components not Ready (cinder/volume, neutron/server, nova/api_osapi, 2 more): the OpenStack controller would hold its cluster lock"
+        "APPLIED, 5 components not Ready (cinder/volume, neutron/server, nova/api_osapi, 2 more): the OpenStack controller holds its cluster lock while an enabled service's is [I]"
     );
     assert_eq!(
         c.evidence[2..],
