@@ -160,17 +160,18 @@ impl Server {
 
     /// What the controller will do with it under `mode`, in words.
     pub fn controller_will(&self, mode: Option<&MigrationMode>) -> String {
+        // The completion check's rule ([`Server::holds_node`]), said with its
+        // reason; it filters by state before it reads the mode or the tags,
+        // so a server not running is answered even when those are unknown.
+        if self.not_running() {
+            return "nothing: not running, it does not hold the node".into();
+        }
         let action = match self.action(mode) {
             Ok(a) => a,
             Err(e) => return format!("cannot tell: {e}"),
         };
-        // The completion check's rule, said with its reason.
         if !self.holds_node(mode) {
-            return if action == MaintenanceAction::Poweroff {
-                "nothing: it goes down with the node's reboot (poweroff)".into()
-            } else {
-                "nothing: not running, it does not hold the node".into()
-            };
+            return "nothing: it goes down with the node's reboot (poweroff)".into();
         }
         match action {
             MaintenanceAction::LiveMigrate => {
@@ -316,6 +317,7 @@ mod tests {
             Some(MigrationMode::Live),
             Some(MigrationMode::Manual),
             Some(MigrationMode::Skip),
+            Some(MigrationMode::Other("livee".into())),
         ];
         let mut checked = 0;
         for (status, power, vm) in [
@@ -327,19 +329,22 @@ mod tests {
             ("MIGRATING", 1, "active"),
         ] {
             for tags in [&[][..], &["live_migrate"], &["notify"], &["poweroff"]] {
-                for mode in &modes {
-                    let s = server(status, power, vm, tags);
+                for (mode, tags_read) in modes.iter().flat_map(|m| [(m, true), (m, false)]) {
+                    let mut s = server(status, power, vm, tags);
+                    if !tags_read {
+                        s.tags = None;
+                    }
                     let said = s.controller_will(mode.as_ref());
                     assert_eq!(
                         said.starts_with("nothing"),
                         !s.holds_node(mode.as_ref()),
-                        "{status} {tags:?} {mode:?}: {said}"
+                        "{status} {tags:?} (read: {tags_read}) {mode:?}: {said}"
                     );
                     checked += 1;
                 }
             }
         }
-        assert_eq!(checked, 96);
+        assert_eq!(checked, 240);
     }
 
     #[test]
