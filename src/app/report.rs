@@ -23,7 +23,7 @@ use crate::app::actions::audit_rows;
 use crate::app::model::Model;
 use crate::audit::{AuditOutcome, AuditPhase};
 use crate::domain::action::ActionId;
-use crate::domain::session_log::{Ended, EndedBy, LoggedItem};
+use crate::domain::session_log::{Ended, EndedBy, LoggedItem, RaisedKnown};
 use crate::sanitize::sanitize;
 
 /// Whether quitting writes a report: an action was taken or an attention
@@ -307,15 +307,23 @@ fn attention(model: &Model, out: &mut String) {
             Some(n) if *n != i.subject => format!("{} ({})", md(&i.subject), md(n)),
             _ => md(&i.subject),
         };
+        // The screen's marks for an age not read exactly: `≥` a lower
+        // bound, `~` inferred (and how, after the sentence).
+        let (mark, how) = match i.raised_known {
+            RaisedKnown::Exact => ("", String::new()),
+            RaisedKnown::AtLeast => ("≥ ", String::new()),
+            RaisedKnown::Inferred(how) => ("~", format!(" [I] raised {how}")),
+        };
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} |",
+            "| {mark}{} | {} | {mark}{} | {} | {} | {}{} |",
             time(i.raised),
             ended(i.ended),
             duration(to.duration_since(i.raised)),
             md(&i.kind),
             subject,
-            md(&i.why)
+            md(&i.why),
+            md(&how)
         );
     }
     out.push('\n');

@@ -73,12 +73,25 @@ pub struct LoggedItem {
     /// The item's `since` when first raised (the history's first sight of
     /// the condition, or its message's time).
     pub raised: Timestamp,
+    /// How `raised` is known, as the item said when first raised: a lower
+    /// bound (`≥`), inferred (`~`, with how), or exact.
+    pub raised_known: RaisedKnown,
     /// When the console first showed it.
     pub shown: Timestamp,
     /// The reminder it is, if it is one: only dismissal ends it as such.
     pub reminder: Option<Reminder>,
     /// When and how it left the queue; `None` while it is still open.
     pub ended: Option<Ended>,
+}
+
+/// How an item's raised time is known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RaisedKnown {
+    Exact,
+    /// The condition began before the console could see it.
+    AtLeast,
+    /// Inferred, not read from an object nor seen: how.
+    Inferred(&'static str),
 }
 
 /// Servers a node still held when its migration mode became `skip`.
@@ -202,6 +215,11 @@ impl SessionLog {
                     node: item.node.clone(),
                     why: item.why.clone(),
                     raised: item.since.min(now),
+                    raised_known: match (item.since_inferred, item.at_least) {
+                        (Some(how), _) => RaisedKnown::Inferred(how),
+                        (None, true) => RaisedKnown::AtLeast,
+                        (None, false) => RaisedKnown::Exact,
+                    },
                     shown: now,
                     reminder: match item.kind {
                         AttentionKind::Reminder(r) => Some(r),

@@ -288,3 +288,70 @@ fn the_locks_taken_back_at_the_end_are_no_phase_2_in_the_timeline() {
         "{text}"
     );
 }
+
+/// The report marks an item's raised time and age as the screen does: `~`
+/// and how when inferred, `≥` when a lower bound; exact ones unmarked.
+#[test]
+fn an_inferred_or_lower_bound_raised_time_is_marked_in_the_report() {
+    use crate::domain::attention::{AttentionItem, AttentionKind};
+    use crate::domain::objects::{Kind, ObjectKey};
+    let mut model = Model::new(
+        SessionInfo::default(),
+        Keymap::default_keymap(),
+        mid_update_now(),
+    );
+    let item =
+        |subject: &str, at_least: bool, since_inferred: Option<&'static str>| AttentionItem {
+            kind: AttentionKind::DrainError,
+            subject: subject.into(),
+            node: None,
+            why: "the drain failed".into(),
+            since: fixtures::at("10:00"),
+            at_least,
+            since_inferred,
+            action: None,
+            key: ObjectKey::new(Kind::LcmMachine, "ns", subject),
+            symptoms: Vec::new(),
+            unraised_since: None,
+        };
+    let items = [
+        item("m-exact", false, None),
+        item("m-lower", true, None),
+        item(
+            "m-inferred",
+            false,
+            Some("from the cordon time + the drain timeout"),
+        ),
+    ];
+    let snap = model.snapshot.clone();
+    model
+        .session_log
+        .observe(None, &items, &snap, mid_update_now());
+    let text = render(&model);
+    let row = |subject: &str| {
+        let section = text.split("## Attention items").nth(1).unwrap();
+        section
+            .lines()
+            .find(|l| l.contains(&format!("| {subject} |")))
+            .unwrap_or_else(|| panic!("no {subject} row in:\n{section}"))
+            .to_string()
+    };
+    assert!(
+        row("m-exact").starts_with("| 2025-03-04 10:00:00 |"),
+        "{text}"
+    );
+    assert!(
+        row("m-lower").starts_with("| ≥ 2025-03-04 10:00:00 |"),
+        "{text}"
+    );
+    let inferred = row("m-inferred");
+    assert!(
+        inferred.starts_with("| ~2025-03-04 10:00:00 |"),
+        "{inferred}"
+    );
+    assert!(
+        inferred
+            .ends_with(r"the drain failed \[I\] raised from the cordon time + the drain timeout |"),
+        "{inferred}"
+    );
+}
