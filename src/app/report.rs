@@ -383,7 +383,7 @@ fn actions(model: &Model, out: &mut String) {
 }
 
 /// The wrap-up: the checklist as the operator ticked it, the migration
-/// modes this console changed and where each stands.
+/// settings this console changed and where each stands.
 fn wrapup(model: &Model, out: &mut String) {
     use crate::domain::wrapup::{Previous, Step, restore_offer, setting_name, shown};
     let _ = writeln!(out, "## Wrap-up\n");

@@ -24,7 +24,8 @@ use crate::app::model::{Model, NoticeLevel, View};
 use crate::app::msg::Command;
 use crate::app::views::overview;
 use crate::audit::{AuditPhase, AuditRecord, PermissionCheck};
-use crate::domain::objects::Snapshot;
+use crate::domain::migration::setting;
+use crate::domain::objects::{MigrationMode, Snapshot};
 
 use crate::cluster::writes::WriteEvent;
 use crate::domain::action::ActionId;
@@ -61,7 +62,7 @@ pub struct ActionsState {
     /// Why the read-back is not complete (lines skipped, a file that would
     /// not read); the wrap-up says it.
     pub read_back_note: Option<String>,
-    /// The migration modes this console changed on the MOSK context, from
+    /// The migration settings (mode, attempts) this console changed on the MOSK context, from
     /// `earlier` and `audit` (kept up to date as records arrive).
     pub setting_changes: Vec<crate::domain::wrapup::SettingChange>,
 }
@@ -413,10 +414,9 @@ fn start_on(model: &mut Model, action: ActionId, chosen: Option<Vec<String>>) ->
                     let node = model.snapshot.nodes().find(|x| &x.name == n);
                     NodeModes {
                         node: n.clone(),
-                        mode: node.and_then(|x| {
-                            x.migration_mode.as_ref().map(|m| m.as_str().to_string())
-                        }),
-                        attempts: node.and_then(|x| x.migration_attempts.clone()),
+                        mode: node.and_then(|x| setting(x, MigrationMode::ANNOTATION).flatten()),
+                        attempts: node
+                            .and_then(|x| setting(x, MigrationMode::ATTEMPTS_ANNOTATION).flatten()),
                     }
                 })
                 .collect();

@@ -63,8 +63,8 @@ fn node_ref(
             name: node.name.clone(),
             uid: node.uid.clone(),
         },
-        node.migration_mode.as_ref().map(|m| m.as_str().to_string()),
-        node.migration_attempts.clone(),
+        migration::setting(node, MigrationMode::ANNOTATION).flatten(),
+        migration::setting(node, MigrationMode::ATTEMPTS_ANNOTATION).flatten(),
     ))
 }
 

@@ -91,7 +91,7 @@ pub struct ViewCtx<'a> {
     pub page_rows: usize,
     /// Node names selected with `space`.
     pub selected_nodes: &'a BTreeSet<String>,
-    /// The migration modes this console changed (the audit log's).
+    /// The migration settings this console changed (the audit log's).
     pub setting_changes: &'a [crate::domain::wrapup::SettingChange],
 }
 
