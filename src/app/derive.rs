@@ -175,6 +175,8 @@ pub struct ReadinessSummary {
     pub checks: Vec<Check>,
     generation: u64,
     seen: BTreeMap<Kind, Seen>,
+    /// When the checks were made: a report's age moves with the clock.
+    at: Timestamp,
 }
 
 /// What the vRouter view's summary shows, with the snapshot generation it

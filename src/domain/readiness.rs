@@ -196,6 +196,8 @@ pub struct Inputs<'a> {
     /// ([`crate::domain::which_cluster::check_mosk_context`]): what it
     /// serves says nothing about this cluster.
     pub other_mosk_cluster: bool,
+    /// The console's clock: how old a report is.
+    pub now: jiff::Timestamp,
 }
 
 impl Inputs<'_> {
@@ -355,8 +357,32 @@ fn ceph_health(i: &Inputs) -> Check {
             format!("Ceph health {v:?} is none of HEALTH_OK, HEALTH_WARN, HEALTH_ERR"),
         ),
     };
+    // Pelagia checks every 30 s and stamps `lastHealthCheck` each time: a
+    // report much older says its controller stopped, and what it says of
+    // Ceph may no longer be true.
+    let age = h
+        .last_check
+        .as_deref()
+        .and_then(|t| t.trim().parse::<jiff::Timestamp>().ok())
+        .map(|t| i.now.duration_since(t));
+    if let Some(age) = age.filter(|a| *a > CEPH_REPORT_STALE) {
+        return Check::new(
+            id,
+            Verdict::Unknown,
+            format!(
+                "{summary} as last checked {} ago: the Ceph controller checks every 30 s, so this report is stale",
+                crate::domain::progress::human_duration(age)
+            ),
+        )
+        .with(bounded(evidence));
+    }
     Check::new(id, verdict, summary).with(bounded(evidence))
 }
+
+/// How old a CephDeploymentHealth's last check may be before the report is
+/// not believed: ten of Pelagia's 30 s checks (`requeueAfterInterval`), which
+/// also absorbs a clock a few minutes apart from the cluster's.
+const CEPH_REPORT_STALE: SignedDuration = SignedDuration::from_secs(300);
 
 /// Components named in the OpenStackDeployment check's summary; the rest
 /// are counted (the evidence lists more).

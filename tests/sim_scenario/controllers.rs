@@ -476,3 +476,34 @@ fn the_ceph_deployment_health_warns_while_ceph_is_updated() {
     }));
     assert!(warned, "HEALTH_WARN while Ceph was updated");
 }
+
+/// The Ceph controller stamps its report at every 30 s check, changed or
+/// not (pelagia `requeueAfterInterval`, `updateCephDeploymentHealthStatus`):
+/// a console judging the report's age sees it move.
+#[test]
+fn the_ceph_deployment_health_is_stamped_at_every_check() {
+    let w = controllers();
+    let checked = |w: &SimWorld| {
+        let h = get(
+            w,
+            true,
+            "cephdeploymenthealths",
+            Some("ceph-lcm-mirantis"),
+            "cephcluster",
+        )
+        .expect("the health is seeded");
+        str_at(&h, "/status/lastHealthCheck")
+            .parse::<jiff::Timestamp>()
+            .expect("RFC 3339")
+    };
+    let first = checked(&w);
+    for _ in 0..6 {
+        w.step(jiff::SignedDuration::from_secs(10));
+    }
+    let later = checked(&w);
+    assert!(
+        later.duration_since(first) >= jiff::SignedDuration::from_secs(30),
+        "{first} -> {later}"
+    );
+    assert!(w.now().duration_since(later) < jiff::SignedDuration::from_secs(30));
+}

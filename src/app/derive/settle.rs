@@ -60,6 +60,8 @@ pub fn settle(model: &mut Model) {
     crate::app::tables::settle(model);
 }
 
+const READINESS_AGES_EVERY: jiff::SignedDuration = jiff::SignedDuration::from_secs(30);
+
 /// The readiness checks, while a screen shows them, computed again when
 /// the snapshot or what the console can see of each kind moved.
 fn settle_readiness(model: &mut Model, generation: u64) {
@@ -69,10 +71,13 @@ fn settle_readiness(model: &mut Model, generation: u64) {
         return;
     }
     let seen = crate::app::freshness::seen_kinds(model);
-    if d.readiness
-        .as_ref()
-        .is_some_and(|r| r.generation == generation && r.seen == seen)
-    {
+    // Made again when what they read moved, and every 30 s for the checks
+    // that judge a report's age.
+    if d.readiness.as_ref().is_some_and(|r| {
+        r.generation == generation
+            && r.seen == seen
+            && model.now.duration_since(r.at) < READINESS_AGES_EVERY
+    }) {
         return;
     }
     let checks = readiness::checks(&readiness::Inputs {
@@ -80,10 +85,12 @@ fn settle_readiness(model: &mut Model, generation: u64) {
         seen: &seen,
         cluster: &model.session.cluster_name,
         other_mosk_cluster: d.mosk_context.is_mismatch(),
+        now: model.now,
     });
     model.derived.readiness = Some(ReadinessSummary {
         checks,
         generation,
         seen,
+        at: model.now,
     });
 }

@@ -9,6 +9,9 @@ use crate::domain::objects::{
     ErrorMessage, Object, OpenstackDeploymentStatus, OsdplState,
 };
 
+/// Half a minute after the Ceph fixture's last health check.
+const NOW: &str = "2026-01-01T10:00:00Z";
+
 fn all_listed() -> BTreeMap<Kind, Seen> {
     Kind::ALL.iter().map(|k| (*k, Seen::Listed)).collect()
 }
@@ -21,6 +24,7 @@ fn run(snap: &Snapshot, seen: &BTreeMap<Kind, Seen>, id: CheckId) -> Check {
             seen,
             cluster: CLUSTER,
             other_mosk_cluster: false,
+            now: NOW.parse().unwrap(),
         },
     )
 }
@@ -512,6 +516,7 @@ fn openstack_deployment_unknown_when_not_served_refused_absent_or_silent() {
         seen: &all_listed(),
         cluster: CLUSTER,
         other_mosk_cluster: true,
+        now: NOW.parse().unwrap(),
     };
     assert_eq!(
         check(CheckId::OpenstackDeployment, &inputs).verdict,
@@ -536,6 +541,7 @@ fn a_mosk_context_of_another_cluster_makes_its_checks_unknown() {
         seen: &seen,
         cluster: CLUSTER,
         other_mosk_cluster: true,
+        now: NOW.parse().unwrap(),
     };
     for id in [
         CheckId::Nodes,
@@ -562,4 +568,23 @@ fn a_mosk_context_of_another_cluster_makes_its_checks_unknown() {
         .verdict,
         Verdict::Ok
     );
+}
+
+/// Pelagia stamps its report every 30 s: one ten minutes old is a stopped
+/// controller's, and its HEALTH_OK is not believed.
+#[test]
+fn ceph_health_from_a_report_not_checked_for_minutes_is_unknown() {
+    let mut h = fixtures::ceph_health();
+    h.last_check = Some("2026-01-01T09:50:00Z".into());
+    let c = run(&with_ceph(h), &all_listed(), CheckId::CephHealth);
+    assert_eq!(c.verdict, Verdict::Unknown, "{c:?}");
+    assert_eq!(
+        c.summary,
+        "HEALTH_OK as last checked 10m ago: the Ceph controller checks every 30 s, so this report is stale"
+    );
+    // Four minutes is within the margin (a clock apart, a slow check).
+    let mut h = fixtures::ceph_health();
+    h.last_check = Some("2026-01-01T09:56:00Z".into());
+    let c = run(&with_ceph(h), &all_listed(), CheckId::CephHealth);
+    assert_eq!(c.verdict, Verdict::Ok, "{c:?}");
 }

@@ -8,7 +8,7 @@
 //! The health report is cut to Ceph's health; the warning during the Ceph
 //! update (`OSDMAP_FLAGS`, the `noout` flag) is ours [I].
 
-use jiff::Timestamp;
+use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 
 use super::engine::check;
@@ -25,6 +25,22 @@ pub const CDH_NAME: &str = "cephcluster";
 
 /// The warning the Ceph update raises while it runs [I].
 const UPDATE_CHECK: (&str, &str) = ("OSDMAP_FLAGS", "noout flag(s) set");
+
+/// The health controller checks again this long after each check and
+/// writes `lastHealthCheck` every time, changed or not (pelagia
+/// `pkg/controller/health/controller.go`: `requeueAfterInterval`,
+/// `updateCephDeploymentHealthStatus`, d4713b61).
+pub const CHECK_INTERVAL: SignedDuration = SignedDuration::from_secs(30);
+
+/// A check that found nothing new: only `lastHealthCheck` moves.
+pub fn checked(store: &Store, now: Timestamp) {
+    check(
+        store.update(CDH, Some(CEPH_NS), CDH_NAME, |o| {
+            o["status"]["lastHealthCheck"] = k8s_time(now).into();
+        }),
+        "check CephDeploymentHealth",
+    );
+}
 
 /// Ceph HEALTH_OK, nothing found.
 pub fn object(now: Timestamp) -> Value {

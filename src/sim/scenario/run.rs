@@ -47,6 +47,8 @@ pub struct ScenarioRun {
     plan: Option<Plan>,
     /// The MOSK store's resource version after our last step.
     mosk_rv: u64,
+    /// When the Ceph controller last checked Ceph's health.
+    ceph_checked: Timestamp,
 }
 
 macro_rules! ctx {
@@ -105,6 +107,7 @@ impl ScenarioRun {
             tf: AppController::new(Controller::Tf, n),
             vrouter: None,
             mosk_rv: 0,
+            ceph_checked: start,
             lcm_pod,
             keystone_client_pod,
             keystone_client_hash,
@@ -226,6 +229,10 @@ impl ScenarioRun {
         }
         if let Some(p) = self.plan.as_mut() {
             p.step(&mut ctx);
+        }
+        if now.duration_since(self.ceph_checked) >= ceph_health::CHECK_INTERVAL {
+            ceph_health::checked(mosk, now);
+            self.ceph_checked = now;
         }
         let names: Vec<&str> = ctx
             .machines
