@@ -201,6 +201,22 @@ pub struct Inputs<'a> {
 }
 
 impl Inputs<'_> {
+    /// An object of `kind` that came but could not be read, said as an
+    /// unknown check (for the kinds a check reads one object of).
+    fn unreadable(&self, id: CheckId, kind: Kind) -> Option<Check> {
+        let bad = self.snapshot.malformed().find(|m| m.kind == kind)?;
+        Some(Check::new(
+            id,
+            Verdict::Unknown,
+            format!(
+                "{} {} could not be read: {}",
+                kind.api_kind(),
+                bad.name,
+                bad.error
+            ),
+        ))
+    }
+
     /// The first of `kinds` the console cannot read, said as an unknown check.
     fn unseen(&self, id: CheckId, kinds: &[Kind]) -> Option<Check> {
         if self.other_mosk_cluster && kinds.iter().any(|k| k.cluster() == ClusterId::Mosk) {
@@ -252,17 +268,8 @@ fn ceph_health(i: &Inputs) -> Check {
         return c;
     }
     let Some(h) = i.snapshot.ceph_deployment_healths().next() else {
-        if let Some(bad) = i.snapshot.malformed().find(|m| m.kind == kind) {
-            return Check::new(
-                id,
-                Verdict::Unknown,
-                format!(
-                    "{} {} could not be read: {}",
-                    kind.api_kind(),
-                    bad.name,
-                    bad.error
-                ),
-            );
+        if let Some(c) = i.unreadable(id, kind) {
+            return c;
         }
         // Releases before Pelagia's CRD report Ceph's health elsewhere
         // (MiraCephHealth [I]), which the console does not watch.
@@ -395,17 +402,8 @@ fn openstack_deployment(i: &Inputs) -> Check {
         return c;
     }
     let Some(st) = i.snapshot.openstack_deployment_statuses().next() else {
-        if let Some(bad) = i.snapshot.malformed().find(|m| m.kind == kind) {
-            return Check::new(
-                id,
-                Verdict::Unknown,
-                format!(
-                    "{} {} could not be read: {}",
-                    kind.api_kind(),
-                    bad.name,
-                    bad.error
-                ),
-            );
+        if let Some(c) = i.unreadable(id, kind) {
+            return c;
         }
         return Check::new(
             id,

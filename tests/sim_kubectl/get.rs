@@ -87,44 +87,7 @@ async fn get_locks_nodes_daemonsets_and_pods() {
         squeeze(pods.lines().nth(1).unwrap()),
         "tf-vrouter-agent-x7k2p 1/1 Running 0 0s 10.0.0.21 kaas-node-1 <none> <none>"
     );
-    // Rockoon's OpenStackDeploymentStatus by its short name, with the
-    // chart's printer columns (and no AGE: the CRD names its columns).
-    s.store
-        .create(
-            "openstackdeploymentstatus",
-            mosk_console::sim::scenario::osdpl_status::object(
-                "17.4.0+25.1",
-                jiff::Timestamp::UNIX_EPOCH,
-            ),
-        )
-        .unwrap();
-    let st = s.run(&["-n", "openstack", "get", "osdplst"]).await;
-    assert_eq!(
-        header(&st),
-        "NAME OPENSTACK VERSION CONTROLLER VERSION STATE LCM PROGRESS HEALTH MOSK RELEASE",
-        "{st}"
-    );
-    assert_eq!(
-        squeeze(st.lines().nth(1).unwrap()),
-        "osh-dev caracal 17.4.0 APPLIED 15/15 12/12 17.4.0+25.1"
-    );
-    // Pelagia's CephDeploymentHealth by its short name.
-    s.store
-        .create(
-            "cephdeploymenthealths",
-            mosk_console::sim::scenario::ceph_health::object(jiff::Timestamp::UNIX_EPOCH),
-        )
-        .unwrap();
-    let cdh = s.run(&["-n", "ceph-lcm-mirantis", "get", "cdh"]).await;
-    assert_eq!(
-        header(&cdh),
-        "NAME AGE STATE LAST CHECK LAST UPDATE",
-        "{cdh}"
-    );
-    assert!(
-        squeeze(cdh.lines().nth(1).unwrap()).starts_with("cephcluster "),
-        "{cdh}"
-    );
+    status_kinds_print_their_columns(&s).await;
     let version = s.run(&["version", "-o", "json"]).await;
     let v: Value = serde_json::from_str(&version).unwrap();
     assert_eq!(v["serverVersion"]["minor"], "30");
@@ -184,44 +147,7 @@ async fn oldest_and_newest_dispatched_kubectl_accept_the_server() {
                     "spec": {"controllerName": "ceph", "nodeName": "kaas-node-1"}}),
             )
             .unwrap();
-        // Rockoon's OpenStackDeploymentStatus by its short name, with the
-        // chart's printer columns (and no AGE: the CRD names its columns).
-        s.store
-            .create(
-                "openstackdeploymentstatus",
-                mosk_console::sim::scenario::osdpl_status::object(
-                    "17.4.0+25.1",
-                    jiff::Timestamp::UNIX_EPOCH,
-                ),
-            )
-            .unwrap();
-        let st = s.run(&["-n", "openstack", "get", "osdplst"]).await;
-        assert_eq!(
-            header(&st),
-            "NAME OPENSTACK VERSION CONTROLLER VERSION STATE LCM PROGRESS HEALTH MOSK RELEASE",
-            "{st}"
-        );
-        assert_eq!(
-            squeeze(st.lines().nth(1).unwrap()),
-            "osh-dev caracal 17.4.0 APPLIED 15/15 12/12 17.4.0+25.1"
-        );
-        // Pelagia's CephDeploymentHealth by its short name.
-        s.store
-            .create(
-                "cephdeploymenthealths",
-                mosk_console::sim::scenario::ceph_health::object(jiff::Timestamp::UNIX_EPOCH),
-            )
-            .unwrap();
-        let cdh = s.run(&["-n", "ceph-lcm-mirantis", "get", "cdh"]).await;
-        assert_eq!(
-            header(&cdh),
-            "NAME AGE STATE LAST CHECK LAST UPDATE",
-            "{cdh}"
-        );
-        assert!(
-            squeeze(cdh.lines().nth(1).unwrap()).starts_with("cephcluster "),
-            "{cdh}"
-        );
+        status_kinds_print_their_columns(&s).await;
         let version = s.run(&["version", "-o", "json"]).await;
         let v: Value = serde_json::from_str(&version).unwrap();
         assert_eq!(v["serverVersion"]["minor"], minor.to_string());
@@ -313,4 +239,47 @@ async fn get_ds_after_a_spec_edit_outside_the_template() {
         ])
         .await;
     assert_eq!(g.trim(), "3 2 3");
+}
+
+/// Rockoon's OpenStackDeploymentStatus and Pelagia's CephDeploymentHealth,
+/// each by its short name with its CRD's printer columns.
+async fn status_kinds_print_their_columns(s: &Served) {
+    // Rockoon's OpenStackDeploymentStatus by its short name, with the
+    // chart's printer columns (and no AGE: the CRD names its columns).
+    s.store
+        .create(
+            "openstackdeploymentstatus",
+            mosk_console::sim::scenario::osdpl_status::object(
+                "17.4.0+25.1",
+                jiff::Timestamp::UNIX_EPOCH,
+            ),
+        )
+        .unwrap();
+    let st = s.run(&["-n", "openstack", "get", "osdplst"]).await;
+    assert_eq!(
+        header(&st),
+        "NAME OPENSTACK VERSION CONTROLLER VERSION STATE LCM PROGRESS HEALTH MOSK RELEASE",
+        "{st}"
+    );
+    assert_eq!(
+        squeeze(st.lines().nth(1).unwrap()),
+        "osh-dev caracal 17.4.0 APPLIED 15/15 12/12 17.4.0+25.1"
+    );
+    // Pelagia's CephDeploymentHealth by its short name.
+    s.store
+        .create(
+            "cephdeploymenthealths",
+            mosk_console::sim::scenario::ceph_health::object(jiff::Timestamp::UNIX_EPOCH),
+        )
+        .unwrap();
+    let cdh = s.run(&["-n", "ceph-lcm-mirantis", "get", "cdh"]).await;
+    assert_eq!(
+        header(&cdh),
+        "NAME AGE STATE LAST CHECK LAST UPDATE",
+        "{cdh}"
+    );
+    assert!(
+        squeeze(cdh.lines().nth(1).unwrap()).starts_with("cephcluster "),
+        "{cdh}"
+    );
 }

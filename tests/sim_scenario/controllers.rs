@@ -433,14 +433,7 @@ fn the_ceph_deployment_health_warns_while_ceph_is_updated() {
     let w = controllers();
     let cluster = w.spec().cluster.clone();
     let health = |w: &SimWorld| {
-        let h = get(
-            w,
-            true,
-            "cephdeploymenthealths",
-            Some("ceph-lcm-mirantis"),
-            "cephcluster",
-        )
-        .expect("the health is seeded");
+        let h = ceph_deployment_health(w);
         (
             str_at(
                 &h,
@@ -484,15 +477,7 @@ fn the_ceph_deployment_health_warns_while_ceph_is_updated() {
 fn the_ceph_deployment_health_is_stamped_at_every_check() {
     let w = controllers();
     let checked = |w: &SimWorld| {
-        let h = get(
-            w,
-            true,
-            "cephdeploymenthealths",
-            Some("ceph-lcm-mirantis"),
-            "cephcluster",
-        )
-        .expect("the health is seeded");
-        str_at(&h, "/status/lastHealthCheck")
+        str_at(&ceph_deployment_health(w), "/status/lastHealthCheck")
             .parse::<jiff::Timestamp>()
             .expect("RFC 3339")
     };
@@ -506,4 +491,16 @@ fn the_ceph_deployment_health_is_stamped_at_every_check() {
         "{first} -> {later}"
     );
     assert!(w.now().duration_since(later) < jiff::SignedDuration::from_secs(30));
+}
+
+/// The Ceph controller's CephDeploymentHealth, as the simulator serves it.
+fn ceph_deployment_health(w: &SimWorld) -> Value {
+    get(
+        w,
+        true,
+        "cephdeploymenthealths",
+        Some("ceph-lcm-mirantis"),
+        "cephcluster",
+    )
+    .expect("the health is seeded")
 }
