@@ -307,16 +307,17 @@ fn attention(model: &Model, out: &mut String) {
             Some(n) if *n != i.subject => format!("{} ({})", md(&i.subject), md(n)),
             _ => md(&i.subject),
         };
-        // The screen's marks for an age not read exactly: `≥` a lower
-        // bound, `~` inferred (and how, after the sentence).
-        let (mark, how) = match i.raised_known {
-            RaisedKnown::Exact => ("", String::new()),
-            RaisedKnown::AtLeast => ("≥ ", String::new()),
-            RaisedKnown::Inferred(how) => ("~", format!(" [I] raised {how}")),
+        // The screen's marks for an age not read exactly: a lower bound
+        // (`≥` the age, so raised `≤` that time), inferred (`~`, and how
+        // after the sentence).
+        let (raised_mark, age_mark, how) = match i.raised_known {
+            RaisedKnown::Exact => ("", "", String::new()),
+            RaisedKnown::AtLeast => ("≤ ", "≥ ", String::new()),
+            RaisedKnown::Inferred(how) => ("~", "~", format!(" [I] raised {how}")),
         };
         let _ = writeln!(
             out,
-            "| {mark}{} | {} | {mark}{} | {} | {} | {}{} |",
+            "| {raised_mark}{} | {} | {age_mark}{} | {} | {} | {}{} |",
             time(i.raised),
             ended(i.ended),
             duration(to.duration_since(i.raised)),
