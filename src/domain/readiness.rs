@@ -196,7 +196,8 @@ pub struct Inputs<'a> {
     /// ([`crate::domain::which_cluster::check_mosk_context`]): what it
     /// serves says nothing about this cluster.
     pub other_mosk_cluster: bool,
-    /// The console's clock: how old a report is.
+    /// Now on the MOSK API server's clock (the console's, moved by the
+    /// offset it measured): how old a report stamped in that cluster is.
     pub now: jiff::Timestamp,
 }
 

@@ -205,3 +205,33 @@ fn b_opens_the_readiness_view_and_j_scrolls_it() {
     assert_eq!(m.views.ready.scroll, 1);
     assert_ne!(screen(&m, 80, 24), top);
 }
+
+/// The Ceph controller stamps its report on the MOSK cluster's clock, so the
+/// report's age is read on that clock: a console whose own clock runs ten
+/// minutes ahead of that cluster's does not call a fresh report stale.
+#[test]
+fn a_ceph_reports_age_is_read_on_the_mosk_clusters_clock() {
+    use mosk_console::domain::objects::ClusterId;
+    let mut m = ready_model(View::Ready);
+    // Ten minutes after the report's last check, on this machine's clock.
+    m.now = "2026-01-01T10:09:30Z".parse().unwrap();
+    let ceph = |m: &mut Model| {
+        m.derived = Default::default();
+        settled(m);
+        screen(m, 160, 60)
+            .lines()
+            .find(|l| l.contains("Ceph health:"))
+            .expect("the Ceph check is drawn")
+            .to_string()
+    };
+    let line = ceph(&mut m);
+    assert!(
+        line.contains("unknown  Ceph health: HEALTH_OK as last checked 10m ago"),
+        "{line}"
+    );
+    // The MOSK API server's clock runs ten minutes behind this machine's.
+    m.clock_offsets
+        .insert(ClusterId::Mosk, jiff::SignedDuration::from_mins(-10));
+    let line = ceph(&mut m);
+    assert!(line.contains("ok       Ceph health: HEALTH_OK"), "{line}");
+}

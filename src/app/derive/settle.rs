@@ -85,7 +85,7 @@ fn settle_readiness(model: &mut Model, generation: u64) {
         seen: &seen,
         cluster: &model.session.cluster_name,
         other_mosk_cluster: d.mosk_context.is_mismatch(),
-        now: model.now,
+        now: model.now_on(crate::domain::objects::ClusterId::Mosk),
     });
     model.derived.readiness = Some(ReadinessSummary {
         checks,
