@@ -468,12 +468,20 @@ pub struct InvalidSettings {
 /// The nodes whose migration mode or attempts the controller cannot use
 /// (`NodeMaintenanceConfig`, `NODE_MAINTENANCE_TO_INSTANCE_MAINTENANCE`).
 pub fn invalid_settings(node: &Node) -> Option<InvalidSettings> {
+    // Borrowed, not through `setting` (which copies): this runs for every
+    // node at each settling.
     let problems: Vec<String> = [
-        MigrationMode::ANNOTATION,
-        MigrationMode::ATTEMPTS_ANNOTATION,
+        (
+            MigrationMode::ANNOTATION,
+            node.migration_mode.as_ref().map(MigrationMode::as_str),
+        ),
+        (
+            MigrationMode::ATTEMPTS_ANNOTATION,
+            node.migration_attempts.as_deref(),
+        ),
     ]
     .into_iter()
-    .filter_map(|key| setting_problem(key, setting(node, key).flatten().as_deref()?))
+    .filter_map(|(key, value)| setting_problem(key, value?))
     .collect();
     (!problems.is_empty()).then(|| InvalidSettings {
         node: node.name.clone(),
