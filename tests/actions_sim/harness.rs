@@ -179,6 +179,21 @@ pub fn deny(verb: &str, resource: &str, namespace: Option<&str>) -> RbacRule {
 /// Short phase durations so scenarios finish in few steps.
 pub const SHORT_DURATIONS: &str = include_str!("../data/short_durations.toml");
 
+/// Feeds a console's cluster events to `model` until every list is in (on
+/// paused time: the timeout is a safety net, never waited for).
+pub async fn until_listed(
+    model: &mut Model,
+    events: &mut mosk_console::cluster::channel::EventReceiver,
+) {
+    while mosk_console::app::freshness::loading(model).is_some() {
+        let ev = tokio::time::timeout(Duration::from_secs(3600), events.recv())
+            .await
+            .expect("the watches list within the safety timeout")
+            .expect("the cluster layer runs");
+        update(model, Msg::Cluster(ev));
+    }
+}
+
 /// The screen `model` draws at `w` x `h` in the default theme, one line
 /// of cell symbols per row.
 pub fn screen_of(model: &Model, w: u16, h: u16) -> String {
@@ -705,6 +720,19 @@ impl Harness {
         self.close();
         self.model.selected_nodes_mut().clear();
         outcome
+    }
+
+    /// Sets `node` from live to manual with `attempts` (one digit) through
+    /// the mode dialog's keys, confirms, and runs the write to its end.
+    pub async fn set_manual_with_attempts(&mut self, node: &str, attempts: char) -> RunOutcome {
+        self.select(&[node]);
+        self.press('m');
+        self.press('j'); // live -> manual
+        self.key(KeyCode::Tab, KeyModifiers::NONE);
+        self.press(attempts);
+        self.key(KeyCode::Enter, KeyModifiers::NONE);
+        self.press('y');
+        self.run_to_end(false).await
     }
 
     pub fn select(&mut self, nodes: &[&str]) {

@@ -14,15 +14,8 @@ async fn set_mode_and_attempts_on_one_node() {
     let node = h.computes()[0].clone();
     let uid = str_at(&h.node(&node), "/metadata/uid").to_string();
     assert_eq!(h.annotation(&node, MODE), None);
-    h.select(&[&node]);
-    h.press('m');
-    h.press('j'); // live -> manual
-    h.key(KeyCode::Tab, KeyModifiers::NONE);
-    h.press('5');
-    h.key(KeyCode::Enter, KeyModifiers::NONE);
-    h.press('y');
     assert_eq!(
-        h.run_to_end(false).await,
+        h.set_manual_with_attempts(&node, '5').await,
         RunOutcome::Completed { dry_run: false }
     );
 

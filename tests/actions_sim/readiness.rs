@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use mosk_console::app::freshness;
 use mosk_console::app::model::{Model, SessionInfo, View};
 use mosk_console::app::msg::Msg;
 use mosk_console::app::update::update;
@@ -49,13 +48,7 @@ async fn console_on(world: &SimWorld) -> Model {
     let (mut layer, mut events) = ClusterLayer::start(&clusters, &opts, cancel.clone());
     layer.follow(&ClusterRef::new("child-ns", "child-cl"));
     let mut model = initial_model(&opts);
-    while freshness::loading(&model).is_some() {
-        let ev = tokio::time::timeout(Duration::from_secs(3600), events.recv())
-            .await
-            .expect("the watches list within the safety timeout")
-            .expect("the cluster layer runs");
-        update(&mut model, Msg::Cluster(ev));
-    }
+    super::harness::until_listed(&mut model, &mut events).await;
     cancel.cancel();
     model
 }

@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use kube::Client;
-use mosk_console::app::freshness;
 use mosk_console::app::model::{Model, SessionInfo};
 use mosk_console::app::msg::Msg;
 use mosk_console::app::update::update;
@@ -163,13 +162,7 @@ async fn several_clusters_open_the_picker_and_the_console_follows_the_one_chosen
     }
     assert!(model.modals.cluster_picker().is_none());
     // The watches of the chosen cluster, until every list is in.
-    while freshness::loading(&model).is_some() {
-        let ev = tokio::time::timeout(Duration::from_secs(3600), events.recv())
-            .await
-            .expect("the watches list within the safety timeout")
-            .expect("the cluster layer runs");
-        update(&mut model, Msg::Cluster(ev));
-    }
+    until_listed(&mut model, &mut events).await;
     cancel.cancel();
 
     assert_eq!(

@@ -2,7 +2,6 @@
 //! console on the same audit log reads back the modes the earlier one set
 //! and offers to put each back, through the one action path.
 
-use crossterm::event::{KeyCode, KeyModifiers};
 use jiff::SignedDuration;
 use k8s_openapi::api::core::v1::Node;
 use kube::Api;
@@ -190,15 +189,8 @@ async fn a_fresh_console_restores_the_attempts_it_set() {
     let node = h.computes()[0].clone();
     let mode_before = h.annotation(&node, MODE);
     assert_eq!(h.annotation(&node, ATTEMPTS), None);
-    h.select(&[&node]);
-    h.press('m');
-    h.press('j'); // live -> manual
-    h.key(KeyCode::Tab, KeyModifiers::NONE);
-    h.press('7');
-    h.key(KeyCode::Enter, KeyModifiers::NONE);
-    h.press('y');
     assert_eq!(
-        h.run_to_end(false).await,
+        h.set_manual_with_attempts(&node, '7').await,
         RunOutcome::Completed { dry_run: false }
     );
     h.close();
