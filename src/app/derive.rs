@@ -21,7 +21,7 @@ use jiff::{SignedDuration, Timestamp};
 
 use crate::app::tables::cache::ViewTable;
 use crate::app::views::view::View;
-use crate::domain::attention::{AttentionItem, Waits, queue};
+use crate::domain::attention::{AttentionItem, Waits, queue_in_phase};
 use crate::domain::expected::Expected;
 use crate::domain::history::History;
 use crate::domain::join::incremental::{Reach, rejoin};
@@ -139,7 +139,10 @@ impl Derived {
             since >= ATTENTION_EVERY || since.is_negative()
         });
         if due || self.generation != self.attention_of || *dismissed != self.dismissed {
-            let fresh = queue(snapshot, history, now, dismissed, expected);
+            // The phase was computed from this snapshot and history by the
+            // join (the history changes only with the snapshot).
+            let phase = self.phase.as_ref().map(|p| p.phase);
+            let fresh = queue_in_phase(snapshot, history, now, dismissed, expected, phase);
             self.attention = self.waits.carry(fresh, snapshot, now);
             self.attention_at = Some(now);
             self.attention_of = self.generation;

@@ -8,6 +8,7 @@ use super::history::History;
 use super::join::{self, same_node};
 use super::lockmsg;
 use super::objects::{Kind, LockState, MigrationMode, Object, ObjectKey, Snapshot, WorkloadLock};
+use super::phase::Phase;
 use super::progress::human_duration;
 use super::reminders::Reminder;
 
@@ -264,8 +265,21 @@ pub fn queue(
     dismissed: &BTreeSet<Reminder>,
     expected: &Expected,
 ) -> Vec<AttentionItem> {
+    queue_in_phase(snap, history, now, dismissed, expected, None)
+}
+
+/// [`queue`], given the phase of the same snapshot and history when the
+/// caller computed it already (the settling does, once per change).
+pub fn queue_in_phase(
+    snap: &Snapshot,
+    history: &History,
+    now: Timestamp,
+    dismissed: &BTreeSet<Reminder>,
+    expected: &Expected,
+    phase: Option<Phase>,
+) -> Vec<AttentionItem> {
     let mut items = attention_with(snap, history, now, expected);
-    reminders::reminders(snap, history, now, &mut items);
+    reminders::reminders(snap, history, now, phase, &mut items);
     items.retain(|i| !matches!(i.kind, AttentionKind::Reminder(r) if dismissed.contains(&r)));
     sort(&mut items);
     items

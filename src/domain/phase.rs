@@ -24,6 +24,7 @@
 use super::history::History;
 use super::objects::{
     ClusterStateType, Controller, LockState, Machine, MachineType, Snapshot, WorkloadLock,
+    short_node,
 };
 
 /// The update phase.
@@ -170,15 +171,15 @@ fn from_objects(snap: &Snapshot, history: &History) -> PhaseInfo {
     // The nodes under a NodeMaintenanceRequest, by short name (what
     // `same_node` compares), looked up once per machine: walking every
     // request for every machine cost 12 ms a frame at 2,000 machines.
-    let short = |n: &'_ str| n.split('.').next().unwrap_or(n).to_string();
-    let requested: std::collections::HashSet<String> = snap
+    // Borrowed names: this runs at every change to the clusters.
+    let requested: foldhash::HashSet<&str> = snap
         .node_requests()
-        .flat_map(|r| [short(&r.node_name), short(&r.name)])
+        .flat_map(|r| [short_node(&r.node_name), short_node(&r.name)])
         .collect();
     let under_request = |m: &Machine| {
         m.hostname
             .as_deref()
-            .is_some_and(|h| requested.contains(&short(h)))
+            .is_some_and(|h| requested.contains(short_node(h)))
     };
     // LCM draining a master (a pending cordon-drain or swarm-drain state for
     // it) is its turn too: a master without workload roles has no workload

@@ -135,6 +135,17 @@ pub fn stage(snap: &Snapshot, history: &History) -> UpdateStage {
 
 /// The queue's reminders due now, with since when.
 pub fn due(snap: &Snapshot, history: &History, now: Timestamp) -> Vec<(Reminder, Timestamp)> {
+    due_in_phase(snap, history, now, None)
+}
+
+/// [`due`], given the phase of the same snapshot and history when the
+/// caller has it (it walks every machine: the settling computes it once).
+pub fn due_in_phase(
+    snap: &Snapshot,
+    history: &History,
+    now: Timestamp,
+    known: Option<Phase>,
+) -> Vec<(Reminder, Timestamp)> {
     match stage(snap, history) {
         UpdateStage::None => Vec::new(),
         UpdateStage::AboutToStart => vec![(Reminder::SilenceAlerts, now)],
@@ -142,7 +153,8 @@ pub fn due(snap: &Snapshot, history: &History, now: Timestamp) -> Vec<(Reminder,
             let start = since.unwrap_or(now);
             let mut v = vec![(Reminder::WriteFreeze, start)];
             // "At the start": until the machines' turn comes.
-            if phase::phase(snap, history).phase <= Phase::ClusterLocks {
+            let phase = known.unwrap_or_else(|| phase::phase(snap, history).phase);
+            if phase <= Phase::ClusterLocks {
                 v.push((Reminder::SilenceAlerts, start));
             }
             if let Some(s) = since

@@ -17,7 +17,7 @@ use jiff::Timestamp;
 
 use super::attention::{AttentionItem, AttentionKind};
 use super::lockmsg::MessageKind;
-use super::objects::{Controller, MigrationMode, Snapshot};
+use super::objects::{Controller, Kind, KindsSeen, MigrationMode, Snapshot};
 use super::phase::PhaseInfo;
 use super::reminders::Reminder;
 
@@ -138,6 +138,12 @@ pub struct SessionLog {
     pods: BTreeMap<String, (String, String)>,
     /// The snapshot generation the object part was last read at.
     generation: Option<u64>,
+    /// The kinds each part of the object part reads, as last read: a part
+    /// whose kinds did not move is not read again (it walks every node,
+    /// lock or pod).
+    steps_read: KindsSeen,
+    skip_read: KindsSeen,
+    pods_read: KindsSeen,
 }
 
 fn push_bounded<T>(list: &mut VecDeque<T>, value: T, max: usize, dropped: &mut u64) -> bool {
@@ -169,9 +175,18 @@ impl SessionLog {
         self.observe_items(attention, now);
         if self.generation != Some(snapshot.generation()) {
             self.generation = Some(snapshot.generation());
-            self.observe_steps(snapshot, now);
-            self.observe_skip(snapshot, now);
-            self.observe_pods(snapshot, now);
+            if self.steps_read.moved(snapshot, &[Kind::ClusterUpdatePlan]) {
+                self.observe_steps(snapshot, now);
+            }
+            if self
+                .skip_read
+                .moved(snapshot, &[Kind::NodeWorkloadLock, Kind::Node])
+            {
+                self.observe_skip(snapshot, now);
+            }
+            if self.pods_read.moved(snapshot, &[Kind::VrouterPod]) {
+                self.observe_pods(snapshot, now);
+            }
         }
     }
 

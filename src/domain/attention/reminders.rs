@@ -7,17 +7,19 @@ use jiff::Timestamp;
 use super::{AttentionItem, AttentionKind};
 use crate::domain::history::History;
 use crate::domain::objects::{Kind, ObjectKey, Snapshot};
+use crate::domain::phase::Phase;
 use crate::domain::progress::human_duration;
 use crate::domain::reminders::{self, Reminder};
 
-/// The reminder items due now.
+/// The reminder items due now (`phase`: the snapshot's, when known).
 pub(super) fn reminders(
     snap: &Snapshot,
     history: &History,
     now: Timestamp,
+    phase: Option<Phase>,
     out: &mut Vec<AttentionItem>,
 ) {
-    for (r, since) in reminders::due(snap, history, now) {
+    for (r, since) in reminders::due_in_phase(snap, history, now, phase) {
         let why = match r {
             Reminder::HalfUpdated => format!(
                 "the update started {} ago; {}",

@@ -1,8 +1,8 @@
 //! The store of everything the console knows: the latest version of each
 //! watched object, with typed accessors per kind.
 
+use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
-use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -19,18 +19,26 @@ use super::*;
 ///
 /// It keeps two indexes beside the objects, so that what is computed for
 /// one node or one machine reads that node's objects, not every object of
-/// each kind ([`Snapshot::on_node`], [`Snapshot::of_machine`]).
+/// each kind ([`Snapshot::on_node`], [`Snapshot::of_machine`]). The indexes
+/// hold the objects themselves (each an `Arc`): reading a node's objects
+/// through keys meant one search of the whole map per object, comparing
+/// namespaces and names at every level, which was most of re-joining a
+/// machine on `large`.
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
     objects: BTreeMap<ObjectKey, Object>,
     generation: u64,
+    /// The generation each kind last changed at (0: never), by
+    /// `Kind as usize`: what reads only some kinds reads again only when
+    /// one of them moved.
+    kind_generations: [u64; Kind::ALL.len()],
     /// By [`short_node`] name: the Node, its workload locks, vRouter pods
     /// and maintenance requests (by node and by their own name, as the
     /// join finds them), the LCMMachines whose hostname it is.
-    by_node: HashMap<String, BTreeSet<ObjectKey>>,
+    by_node: HashMap<String, BTreeMap<ObjectKey, Object>>,
     /// By machine name: the LCMMachines and provider Machines of that
     /// name, the LCMClusterStates whose `arg` it is.
-    by_machine: HashMap<String, BTreeSet<ObjectKey>>,
+    by_machine: HashMap<String, BTreeMap<ObjectKey, Object>>,
 }
 
 /// A node name without its domain (before the first `.`): the form every
@@ -41,13 +49,16 @@ pub fn short_node(name: &str) -> &str {
 }
 
 fn index_one(
-    map: &mut HashMap<String, BTreeSet<ObjectKey>>,
+    map: &mut HashMap<String, BTreeMap<ObjectKey, Object>>,
     name: &str,
     key: &ObjectKey,
+    obj: &Object,
     add: bool,
 ) {
     if add {
-        map.entry(name.to_string()).or_default().insert(key.clone());
+        map.entry(name.to_string())
+            .or_default()
+            .insert(key.clone(), obj.clone());
     } else if let Some(keys) = map.get_mut(name) {
         keys.remove(key);
         if keys.is_empty() {
@@ -59,18 +70,18 @@ fn index_one(
 /// Adds `key` to (or, when `!add`, takes it from) the indexes under the
 /// names `obj` has.
 fn index(
-    by_node: &mut HashMap<String, BTreeSet<ObjectKey>>,
-    by_machine: &mut HashMap<String, BTreeSet<ObjectKey>>,
+    by_node: &mut HashMap<String, BTreeMap<ObjectKey, Object>>,
+    by_machine: &mut HashMap<String, BTreeMap<ObjectKey, Object>>,
     key: &ObjectKey,
     obj: &Object,
     add: bool,
 ) {
     let (nodes, machine) = index_names(obj);
     for n in nodes {
-        index_one(by_node, n, key, add);
+        index_one(by_node, n, key, obj, add);
     }
     if let Some(m) = machine {
-        index_one(by_machine, m, key, add);
+        index_one(by_machine, m, key, obj, add);
     }
 }
 
@@ -106,6 +117,24 @@ fn index_names(obj: &Object) -> (Vec<&str>, Option<&str>) {
     }
 }
 
+/// The generations of some kinds as a reader last saw them: whether any of
+/// them moved since (a reader of a few kinds skips the changes to others).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct KindsSeen(Vec<u64>);
+
+impl KindsSeen {
+    /// Whether an object of `kinds` changed since the last call (always
+    /// on the first); remembers their generations now.
+    pub fn moved(&mut self, snap: &Snapshot, kinds: &[Kind]) -> bool {
+        let now = kinds.iter().map(|k| snap.kind_generation(*k));
+        if self.0.iter().copied().eq(now.clone()) {
+            return false;
+        }
+        self.0 = now.collect();
+        true
+    }
+}
+
 /// Generations are unique across every snapshot of the process, so a
 /// snapshot replaced by another (a test's fixture) never reads as unchanged.
 static NEXT_GENERATION: AtomicU64 = AtomicU64::new(1);
@@ -123,8 +152,14 @@ impl Snapshot {
     pub fn generation(&self) -> u64 {
         self.generation
     }
-    fn changed(&mut self) {
+    /// The generation at which an object of `kind` last changed (0: never):
+    /// the same before and after changes to other kinds only.
+    pub fn kind_generation(&self, kind: Kind) -> u64 {
+        self.kind_generations[kind as usize]
+    }
+    fn changed(&mut self, kind: Kind) {
         self.generation = NEXT_GENERATION.fetch_add(1, Ordering::Relaxed);
+        self.kind_generations[kind as usize] = self.generation;
     }
     pub fn apply(&mut self, obj: Object) -> Option<Object> {
         self.apply_get(obj).0
@@ -132,8 +167,8 @@ impl Snapshot {
     /// [`Snapshot::apply`], also giving the object as now stored: one
     /// search of the map for both (a re-list applies thousands).
     pub fn apply_get(&mut self, obj: Object) -> (Option<Object>, &Object) {
-        self.changed();
         let key = obj.key();
+        self.changed(key.kind);
         let (by_node, by_machine) = (&mut self.by_node, &mut self.by_machine);
         match self.objects.entry(key) {
             Entry::Vacant(e) => {
@@ -150,7 +185,7 @@ impl Snapshot {
         }
     }
     pub fn remove(&mut self, key: &ObjectKey) -> Option<Object> {
-        self.changed();
+        self.changed(key.kind);
         let old = self.objects.remove(key);
         if let Some(old) = &old {
             index(&mut self.by_node, &mut self.by_machine, key, old, false);
@@ -159,7 +194,7 @@ impl Snapshot {
     }
     /// Replaces every object of `kind` with `objects` (a re-list).
     pub fn replace_kind(&mut self, kind: Kind, objects: Vec<Object>) {
-        self.changed();
+        self.changed(kind);
         let gone: Vec<ObjectKey> = self.of_kind(kind).map(Object::key).collect();
         for key in &gone {
             self.remove(key);
@@ -190,11 +225,9 @@ impl Snapshot {
     }
     fn indexed<'a>(
         &'a self,
-        keys: Option<&'a BTreeSet<ObjectKey>>,
+        objects: Option<&'a BTreeMap<ObjectKey, Object>>,
     ) -> impl Iterator<Item = &'a Object> {
-        keys.into_iter()
-            .flatten()
-            .filter_map(|k| self.objects.get(k))
+        objects.into_iter().flat_map(BTreeMap::values)
     }
     /// The objects of one kind. Keys sort by kind first, so this reads only
     /// that kind's range of the map.
@@ -374,12 +407,18 @@ impl Snapshot {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::*;
     use crate::domain::fixtures;
 
     /// What [`Snapshot::on_node`] and [`Snapshot::of_machine`] must give:
-    /// found by reading every object.
-    fn scanned(snap: &Snapshot, node: Option<&str>, machine: Option<&str>) -> BTreeSet<ObjectKey> {
+    /// found by reading every object, each in its stored version.
+    fn scanned(
+        snap: &Snapshot,
+        node: Option<&str>,
+        machine: Option<&str>,
+    ) -> BTreeMap<ObjectKey, Object> {
         snap.objects
             .iter()
             .filter(|(_, o)| {
@@ -387,7 +426,7 @@ mod tests {
                 node.is_some_and(|n| nodes.contains(&short_node(n)))
                     || (machine.is_some() && m == machine)
             })
-            .map(|(k, _)| k.clone())
+            .map(|(k, o)| (k.clone(), o.clone()))
             .collect()
     }
 
@@ -401,16 +440,47 @@ mod tests {
         }
         nodes.insert("gone.example.net".into());
         for n in &nodes {
-            let got: BTreeSet<ObjectKey> = snap.on_node(n).map(Object::key).collect();
+            let got: BTreeMap<ObjectKey, Object> =
+                snap.on_node(n).map(|o| (o.key(), o.clone())).collect();
             assert_eq!(got, scanned(snap, Some(n), None), "on node {n}");
         }
         for m in &machines {
-            let got: BTreeSet<ObjectKey> = snap.of_machine(m).map(Object::key).collect();
+            let got: BTreeMap<ObjectKey, Object> =
+                snap.of_machine(m).map(|o| (o.key(), o.clone())).collect();
             assert_eq!(got, scanned(snap, None, Some(m)), "of machine {m}");
         }
         // Nothing indexed under a name no object has any more.
         assert!(snap.by_node.values().all(|k| !k.is_empty()));
         assert!(snap.by_machine.values().all(|k| !k.is_empty()));
+    }
+
+    #[test]
+    fn a_kinds_generation_moves_with_its_own_objects_only() {
+        let mut snap = Snapshot::default();
+        for o in fixtures::mid_update().objects.values() {
+            snap.apply(o.clone());
+        }
+        let mut seen = KindsSeen::default();
+        assert!(
+            seen.moved(&snap, &[Kind::Node, Kind::VrouterPod]),
+            "first read"
+        );
+        assert!(!seen.moved(&snap, &[Kind::Node, Kind::VrouterPod]));
+        let (nodes, locks) = (
+            snap.kind_generation(Kind::Node),
+            snap.kind_generation(Kind::NodeWorkloadLock),
+        );
+        let lock = snap.node_locks().next().expect("a lock").clone();
+        snap.apply(Object::NodeWorkloadLock(Arc::new(lock)));
+        assert_eq!(snap.kind_generation(Kind::Node), nodes);
+        assert!(snap.kind_generation(Kind::NodeWorkloadLock) > locks);
+        assert!(!seen.moved(&snap, &[Kind::Node, Kind::VrouterPod]));
+        let node = snap.nodes().next().expect("a node").name.clone();
+        snap.remove(&ObjectKey::new(Kind::Node, "", &node));
+        assert!(seen.moved(&snap, &[Kind::Node, Kind::VrouterPod]));
+        snap.replace_kind(Kind::VrouterPod, Vec::new());
+        assert!(seen.moved(&snap, &[Kind::Node, Kind::VrouterPod]));
+        assert_eq!(snap.kind_generation(Kind::VrouterPod), snap.generation());
     }
 
     #[test]
@@ -426,6 +496,11 @@ mod tests {
         let mut moved = snap.machines().nth(1).expect("a machine").clone();
         moved.hostname = Some("elsewhere.example.net".into());
         snap.apply(Object::Machine(Arc::new(moved)));
+        check(&snap);
+        // A change that keeps the names: the indexes give the new version.
+        let mut same = snap.machines().nth(2).expect("a machine").clone();
+        same.agent_version = Some("changed in place".into());
+        snap.apply(Object::Machine(Arc::new(same)));
         check(&snap);
         let mut lock = snap.node_locks().next().expect("a lock").clone();
         lock.node_name = Some("elsewhere".into());
