@@ -115,6 +115,7 @@ impl Derived {
 
     fn join(&mut self, snapshot: &Snapshot, history: &History, reaches: &[Reach]) {
         if reaches.is_empty() || !rejoin(&mut self.rows, snapshot, reaches) {
+            tracing::debug!(reaches = reaches.len(), "whole join");
             self.rows = machine_rows(snapshot);
         }
         self.mosk_context = check_mosk_context(snapshot);

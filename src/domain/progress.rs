@@ -223,16 +223,27 @@ pub fn progress(
     } else {
         Vec::new()
     };
-    let left: Vec<Left> = machines
-        .iter()
-        .zip(&done_flags)
-        .filter(|(_, done)| !**done)
-        .map(|(r, _)| Left {
-            row: r,
-            turn: history.turn_started(&r.machine.name),
-            on_hold: on_hold.contains(&r.machine.name.as_str()),
-        })
-        .collect();
+    // The machines left and their turns are read only for the ETA and the
+    // overdue count, which need a machine finished this update to measure
+    // by: until one is (the start of an update, when the most objects
+    // change), no lookup per machine is made. Hundreds of machines can wait
+    // for a human then (their nodes' locks): looked up by hash, not by a
+    // walk per machine.
+    let left: Vec<Left> = if finished.is_empty() {
+        Vec::new()
+    } else {
+        let on_hold: foldhash::HashSet<&str> = on_hold.iter().copied().collect();
+        machines
+            .iter()
+            .zip(&done_flags)
+            .filter(|(_, done)| !**done)
+            .map(|(r, _)| Left {
+                row: r,
+                turn: history.turn_started(&r.machine.name),
+                on_hold: on_hold.contains(r.machine.name.as_str()),
+            })
+            .collect()
+    };
     let overdue = if finished.is_empty() {
         0
     } else {
