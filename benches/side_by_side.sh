@@ -29,6 +29,10 @@
 #   VAR=value words for the console's environment (e.g. MALLOC_ARENA_MAX=2),
 #   SIM_ARGS: extra words for `sim serve` (e.g. `--log-rate 2000`: a busy
 #   lcm-controller log, which fills the console's 20,000-line buffer).
+#   KDASH: a kdash binary (`cargo install kdash --locked`) to run beside
+#   them, in a pty of the same size on the MOSK context (its default
+#   screen: nodes and pods, polled every 5 s). Without it, kdash is left out
+#   and the output says so.
 set -euo pipefail
 
 secs=${1:-60}
@@ -100,14 +104,31 @@ console_pid=$(cat "$dir/console.pid" 2>/dev/null || true)
 names=(console "kubectl get -w lcmmachines" "kubectl get -w nodeworkloadlocks" simulator)
 watched=("$console_pid" "$kl_pid" "$kw_pid" "$sim_pid")
 outs=("$dir/console.out" "$dir/kubectl-lcmmachines.out" "$dir/kubectl-nodeworkloadlocks.out" "")
+shown=(0 1 2)
+if [[ -n ${KDASH:-} ]]; then
+    [[ -x $KDASH ]] || { echo "side_by_side.sh: KDASH=$KDASH is not an executable file" >&2; exit 1; }
+    # kdash reads the kubeconfig's current context unless told; it writes
+    # its own files (none by default) in its working directory.
+    (cd "$dir" && exec python3 "$OLDPWD/benches/lib/pty_run.py" "$cols" "$rows" "$dir/kdash.out" "$dir/kdash.pid" -- \
+        env "KUBECONFIG=$kc" "$KDASH" --context sim-mosk) &
+    kd_pty=$!
+    pids+=("$kd_pty")
+    for _ in $(seq 100); do [[ -s $dir/kdash.pid ]] && break; sleep 0.1; done
+    kdash_pid=$(cat "$dir/kdash.pid" 2>/dev/null || true)
+    [[ -n $kdash_pid ]] || { echo "side_by_side.sh: kdash did not start" >&2; exit 1; }
+    names+=("kdash (MOSK context, default screen)")
+    watched+=("$kdash_pid")
+    outs+=("$dir/kdash.out")
+    shown+=(4)
+fi
 
 sleep "$warmup"
 for i in "${!watched[@]}"; do
     kill -0 "${watched[$i]}" 2>/dev/null || {
-        if [[ $i == 0 ]]; then
+        if [[ $i == 0 || $i == 4 ]]; then
             # Not this shell's child (pty_run.py's): its last words are on its terminal.
-            echo "side_by_side.sh: the console stopped during the warm-up; its screen ended with:" >&2
-            tail -c 600 "$dir/console.out" | tr -c '[:print:]\n' ' ' >&2
+            echo "side_by_side.sh: ${names[$i]} stopped during the warm-up; its screen ended with:" >&2
+            tail -c 600 "${outs[$i]}" | tr -c '[:print:]\n' ' ' >&2
         else
             rc=0
             wait "${watched[$i]}" 2>/dev/null || rc=$?
@@ -148,6 +169,10 @@ done
 # 3. Quit the console (Ctrl-C through its terminal) and read its RunStats.
 kill -TERM "$pty_pid" 2>/dev/null || true
 wait "$pty_pid" 2>/dev/null || true
+if [[ -n ${kd_pty:-} ]]; then
+    # kdash quits on `q`, not Ctrl-C: pty_run.py kills it after 10 s.
+    kill -TERM "$kd_pty" 2>/dev/null || true
+fi
 stats=$(grep -h "console stopped" "$dir/state/mosk-console/mosk-console.log" 2>/dev/null | tail -n 1 || true)
 frames=$(sed -n 's/.*frames: \([0-9]*\).*/\1/p' <<<"$stats")
 
@@ -155,12 +180,12 @@ hz=$(proc_hz)
 wall=$(awk -v a="$w0" -v b="$w1" 'BEGIN {printf "%.1f", (b - a) / 1e9}')
 echo "scenario: $scenario at ${speed}x, simulator in its own process; console in a ${cols}x${rows} pty on the Overview, no keys"
 echo "window:   ${wall} s after a ${warmup} s warm-up; RSS sampled every second"
-printf '%-34s %10s %10s %12s %14s\n' process "RSS last" "RSS max" "CPU (1 core)" "bytes/s out"
-for i in 0 1 2; do
+printf '%-38s %10s %10s %12s %14s\n' process "RSS last" "RSS max" "CPU (1 core)" "bytes/s out"
+for i in "${shown[@]}"; do
     awk -v n="${names[$i]}" -v l="${rss_last[$i]}" -v m="${rss_max[$i]}" -v c0="${t0[$i]}" -v c1="${t1[$i]}" \
         -v hz="$hz" -v a="$w0" -v b="$w1" -v o0="${b0[$i]}" -v o1="${b1[$i]}" 'BEGIN {
         w = (b - a) / 1e9
-        printf "%-34s %6.1f MiB %6.1f MiB %11.2f%% %14.0f\n", n, l / 1024, m / 1024, 100 * (c1 - c0) / hz / w, (o1 - o0) / w
+        printf "%-38s %6.1f MiB %6.1f MiB %11.2f%% %14.0f\n", n, l / 1024, m / 1024, 100 * (c1 - c0) / hz / w, (o1 - o0) / w
     }'
 done
 awk -v l="${rss_last[3]}" -v m="${rss_max[3]}" -v c0="${t0[3]}" -v c1="${t1[3]}" -v hz="$hz" -v a="$w0" -v b="$w1" 'BEGIN {
@@ -170,7 +195,8 @@ awk -v l="${rss_last[3]}" -v m="${rss_max[3]}" -v c0="${t0[3]}" -v c1="${t1[3]}"
 awk -v a="$anon" -v f="$file" -v t="$threads" 'BEGIN {
     printf "(console RSS at the end: %.1f MiB anonymous (heap, stacks), %.1f MiB file-backed (the binary), %d threads)\n", a / 1024, f / 1024, t
 }'
-for i in 0 1 2; do
+[[ -n ${KDASH:-} ]] || echo "(kdash not run: set KDASH to a kdash binary to compare with it)"
+for i in "${shown[@]}"; do
     printf '%s: %s bytes in all (warm-up included)\n' "${names[$i]}" "$(size "${outs[$i]}")"
 done
 if [[ -n $frames ]]; then

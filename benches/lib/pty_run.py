@@ -8,7 +8,10 @@ Usage: pty_run.py COLS ROWS OUTFILE PIDFILE -- COMMAND [ARGS...]
 Writes the command's pid to PIDFILE once it runs. On SIGTERM or SIGINT it
 types Ctrl-C into the terminal (the console's quit key), keeps reading until
 the command exits (at most 10 s, then SIGKILL) and exits with its status.
-Nothing is ever typed otherwise: the command sees an idle operator.
+Nothing is ever typed otherwise: the command sees an idle operator. It
+answers, as a terminal does, a request for the cursor position (`ESC [6n`,
+which crossterm's start-up sends in some programs, kdash among them: it
+stops when no answer comes) with the top-left corner.
 """
 
 import fcntl
@@ -75,6 +78,13 @@ def main() -> int:
                 if not data:
                     break
                 out.write(data)
+                # One answer per request; a request split across two reads
+                # is not recognised (crossterm sends the 4 bytes at once).
+                for _ in range(data.count(b"\x1b[6n")):
+                    try:
+                        os.write(master, b"\x1b[1;1R")
+                    except OSError:
+                        pass
             done, st = os.waitpid(pid, os.WNOHANG)
             if done:
                 status = st

@@ -482,6 +482,11 @@ fn draw_log(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
             inner,
         );
     } else {
-        frame.render_widget(Paragraph::new(lines), inner);
+        // Already cut to the width, one screen line each: set straight into
+        // the buffer (a Paragraph reflows every line again, on every frame).
+        let buf = frame.buffer_mut();
+        for (y, line) in (inner.y..inner.bottom()).zip(&lines) {
+            buf.set_line(inner.x, y, line, inner.width);
+        }
     }
 }

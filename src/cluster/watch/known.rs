@@ -38,10 +38,13 @@ pub(super) fn fingerprint(object: &Object) -> u64 {
     sink.0.finish()
 }
 
-/// The objects of one kind as last sent: key -> fingerprint.
+/// The objects of one kind as last sent: key -> fingerprint. Hashed, not
+/// ordered: every event looks its key up here (twice with the cap), and a
+/// search of thousands of keys compared namespaces and names at each level;
+/// only the periodic re-list reads them in order, and sorts them then.
 #[derive(Debug, Default)]
 pub(super) struct Known {
-    objects: BTreeMap<ObjectKey, u64>,
+    objects: foldhash::HashMap<ObjectKey, u64>,
     /// Whether a full list was sent yet (before it, a re-list has nothing to compare with).
     listed: bool,
 }
@@ -84,7 +87,9 @@ impl Known {
         let mut now: BTreeMap<ObjectKey, Object> =
             listed.into_iter().map(|o| (o.key(), o)).collect();
         let mut out = Vec::new();
-        for (key, old) in &self.objects {
+        let mut sent: Vec<(&ObjectKey, &u64)> = self.objects.iter().collect();
+        sent.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        for (key, old) in sent {
             match now.remove(key) {
                 Some(new) if fingerprint(&new) == *old => {}
                 Some(new) => out.push(ClusterEvent::Applied(new)),
