@@ -26,7 +26,7 @@ use crate::domain::expected::Expected;
 use crate::domain::history::History;
 use crate::domain::join::incremental::{Reach, rejoin};
 use crate::domain::join::{MachineRow, machine_rows};
-use crate::domain::objects::{Kind, Snapshot};
+use crate::domain::objects::{Kind, KindsSeen, Snapshot};
 use crate::domain::phase::{PhaseInfo, phase};
 use crate::domain::progress::{Progress, blocked, holds_the_update, progress};
 use crate::domain::readiness::{Check, Seen};
@@ -77,7 +77,30 @@ pub struct Derived {
     /// The queue's items across its computations: identity, first
     /// evidence, items held through a message gap.
     waits: Waits,
+    /// The kinds the phase reads, as it last read them.
+    phase_read: KindsSeen,
 }
+
+/// The kinds [`phase`] does not read: a change to any other kind computes
+/// it again, so a kind added later is read until it is listed here. It
+/// reads LCMMachines, LCMClusters, LCMClusterStates, the maintenance
+/// requests, the cluster locks, the update plans and their auto-pauses;
+/// of the history, what changes only with those (the machines seen done,
+/// with the LCMMachines; the update's start and end, with the
+/// ClusterMaintenanceRequest). `derived_settle` in the tests compares the
+/// kept phase with a fresh one after random changes of every kind.
+const PHASE_IGNORES: &[Kind] = &[
+    Kind::NodeWorkloadLock,
+    Kind::Node,
+    Kind::VrouterPod,
+    Kind::VrouterDaemonSet,
+    Kind::ProviderMachine,
+    Kind::UpdateGroup,
+    Kind::NodeDeletionRequest,
+    Kind::NodeDisableNotification,
+    Kind::OpenstackDeploymentStatus,
+    Kind::CephDeploymentHealth,
+];
 
 /// How often the attention queue is computed again while the clusters,
 /// the history and the dismissed reminders stay the same: a walk of every
@@ -123,7 +146,19 @@ impl Derived {
         // it (or with another cluster's MOSK side) the request, the locks and
         // the nodes would be read as this cluster's update.
         let seen = snapshot.lcm_clusters().next().is_some();
-        self.phase = (seen && !self.mosk_context.is_mismatch()).then(|| phase(snapshot, history));
+        if !seen || self.mosk_context.is_mismatch() {
+            self.phase = None;
+        } else if self.phase.is_none()
+            || self.phase_read.moved(
+                snapshot,
+                Kind::ALL.into_iter().filter(|k| !PHASE_IGNORES.contains(k)),
+            )
+        {
+            // A walk of every machine: not again for changes to the kinds
+            // it does not read (most changes at the start of an update are
+            // node locks, pods and nodes).
+            self.phase = Some(phase(snapshot, history));
+        }
         self.generation = Some(snapshot.generation());
     }
 

@@ -175,16 +175,16 @@ impl SessionLog {
         self.observe_items(attention, now);
         if self.generation != Some(snapshot.generation()) {
             self.generation = Some(snapshot.generation());
-            if self.steps_read.moved(snapshot, &[Kind::ClusterUpdatePlan]) {
+            if self.steps_read.moved(snapshot, [Kind::ClusterUpdatePlan]) {
                 self.observe_steps(snapshot, now);
             }
             if self
                 .skip_read
-                .moved(snapshot, &[Kind::NodeWorkloadLock, Kind::Node])
+                .moved(snapshot, [Kind::NodeWorkloadLock, Kind::Node])
             {
                 self.observe_skip(snapshot, now);
             }
-            if self.pods_read.moved(snapshot, &[Kind::VrouterPod]) {
+            if self.pods_read.moved(snapshot, [Kind::VrouterPod]) {
                 self.observe_pods(snapshot, now);
             }
         }

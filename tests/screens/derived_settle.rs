@@ -16,20 +16,30 @@ use mosk_console::app::update::{update, update_batch};
 use mosk_console::cluster::events::ClusterEvent;
 use mosk_console::domain::join::machine_rows;
 use mosk_console::domain::objects::{
-    Kind, LockState, MachineState, MigrationMode, Object, ObjectKey, Snapshot,
+    ClusterStateType, Kind, LockState, MachineState, MigrationMode, Object, ObjectKey, Snapshot,
 };
+use mosk_console::domain::phase::phase;
 use std::sync::Arc;
 
 fn key(c: char) -> Msg {
     Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
 }
 
-/// The rows and the current view's table equal a fresh computation.
+/// The rows, the phase and the current view's table equal a fresh
+/// computation.
 fn assert_settled(m: &Model, what: &str) {
     assert!(
         m.derived.rows == machine_rows(&m.snapshot),
         "{what}: machine rows differ from the whole join"
     );
+    // The phase is kept while none of the kinds it reads moved.
+    if let Some(kept) = &m.derived.phase {
+        assert_eq!(
+            *kept,
+            phase(&m.snapshot, &m.history),
+            "{what}: the phase differs from a fresh one"
+        );
+    }
     if m.view.is_table() {
         let t = shown(m, m.view).unwrap_or_else(|| panic!("{what}: no table for {:?}", m.view));
         let fresh = table(m, m.view);
@@ -93,6 +103,35 @@ fn change(snap: &Snapshot, all: &Snapshot, rng: &mut Lcg) -> Msg {
         (Object::Node(mut n), _) => {
             Arc::make_mut(&mut n).migration_mode = Some(MigrationMode::Manual);
             ClusterEvent::Applied(Object::Node(n))
+        }
+        // What the phase reads besides the machines and the requests: a
+        // cluster lock held or released, the release LCM drives to, a
+        // machine's state (a drain) pending or reached.
+        (Object::ClusterWorkloadLock(mut l), _) => {
+            let l_ = Arc::make_mut(&mut l);
+            l_.state = match l_.state {
+                LockState::Inactive => LockState::Active,
+                _ => LockState::Inactive,
+            };
+            ClusterEvent::Applied(Object::ClusterWorkloadLock(l))
+        }
+        (Object::LcmCluster(mut c), _) => {
+            let c_ = Arc::make_mut(&mut c);
+            c_.target_release = match c_.target_release.as_deref() {
+                Some("another-release") => c_.current_release.clone(),
+                _ => Some("another-release".into()),
+            };
+            ClusterEvent::Applied(Object::LcmCluster(c))
+        }
+        (Object::ClusterState(mut cs), _) => {
+            let cs_ = Arc::make_mut(&mut cs);
+            cs_.state_type = ClusterStateType::CordonDrain;
+            cs_.value = Some("true".into());
+            cs_.actual_value = match cs_.actual_value.as_deref() {
+                Some("true") => None,
+                _ => Some("true".into()),
+            };
+            ClusterEvent::Applied(Object::ClusterState(cs))
         }
         (other, _) => ClusterEvent::Applied(other),
     };

@@ -125,12 +125,15 @@ pub struct KindsSeen(Vec<u64>);
 impl KindsSeen {
     /// Whether an object of `kinds` changed since the last call (always
     /// on the first); remembers their generations now.
-    pub fn moved(&mut self, snap: &Snapshot, kinds: &[Kind]) -> bool {
-        let now = kinds.iter().map(|k| snap.kind_generation(*k));
-        if self.0.iter().copied().eq(now.clone()) {
+    pub fn moved(&mut self, snap: &Snapshot, kinds: impl IntoIterator<Item = Kind>) -> bool {
+        let now: Vec<u64> = kinds
+            .into_iter()
+            .map(|k| snap.kind_generation(k))
+            .collect();
+        if self.0 == now {
             return false;
         }
-        self.0 = now.collect();
+        self.0 = now;
         true
     }
 }
@@ -462,10 +465,10 @@ mod tests {
         }
         let mut seen = KindsSeen::default();
         assert!(
-            seen.moved(&snap, &[Kind::Node, Kind::VrouterPod]),
+            seen.moved(&snap, [Kind::Node, Kind::VrouterPod]),
             "first read"
         );
-        assert!(!seen.moved(&snap, &[Kind::Node, Kind::VrouterPod]));
+        assert!(!seen.moved(&snap, [Kind::Node, Kind::VrouterPod]));
         let (nodes, locks) = (
             snap.kind_generation(Kind::Node),
             snap.kind_generation(Kind::NodeWorkloadLock),
@@ -474,12 +477,12 @@ mod tests {
         snap.apply(Object::NodeWorkloadLock(Arc::new(lock)));
         assert_eq!(snap.kind_generation(Kind::Node), nodes);
         assert!(snap.kind_generation(Kind::NodeWorkloadLock) > locks);
-        assert!(!seen.moved(&snap, &[Kind::Node, Kind::VrouterPod]));
+        assert!(!seen.moved(&snap, [Kind::Node, Kind::VrouterPod]));
         let node = snap.nodes().next().expect("a node").name.clone();
         snap.remove(&ObjectKey::new(Kind::Node, "", &node));
-        assert!(seen.moved(&snap, &[Kind::Node, Kind::VrouterPod]));
+        assert!(seen.moved(&snap, [Kind::Node, Kind::VrouterPod]));
         snap.replace_kind(Kind::VrouterPod, Vec::new());
-        assert!(seen.moved(&snap, &[Kind::Node, Kind::VrouterPod]));
+        assert!(seen.moved(&snap, [Kind::Node, Kind::VrouterPod]));
         assert_eq!(snap.kind_generation(Kind::VrouterPod), snap.generation());
     }
 
