@@ -107,12 +107,14 @@ fn on_cluster(model: &mut Model, ev: ClusterEvent) {
     match ev {
         ClusterEvent::Applied(obj) => {
             model.last_event = Some(model.now);
-            freshness::confirmed(model, obj.key().kind);
+            freshness::confirmed(model, obj.kind());
             let mut reaches = Vec::new();
-            let old = model.snapshot.objects().get(&obj.key());
-            reach_change(old, &obj, &mut reaches);
             model.pending.before(&model.snapshot);
-            model.history.apply(&mut model.snapshot, obj, model.now);
+            model
+                .history
+                .apply_seen(&mut model.snapshot, obj, model.now, |old, new| {
+                    reach_change(old, new, &mut reaches)
+                });
             model.pending.after(&model.snapshot, reaches);
         }
         ClusterEvent::Deleted(key) => {

@@ -199,10 +199,6 @@ pub fn openstack_lock<'a>(snap: &'a Snapshot, node: &str) -> Option<&'a Workload
     })
 }
 
-fn node_obj<'a>(snap: &'a Snapshot, node: &str) -> Option<&'a Node> {
-    snap.nodes().find(|n| same_node(&n.name, node))
-}
-
 fn lock_key(lock: &WorkloadLock) -> ObjectKey {
     ObjectKey {
         kind: Kind::NodeWorkloadLock,
@@ -226,7 +222,8 @@ pub fn node_migration(
     let msg = lock.error_message.as_ref()?.parsed();
     let key = lock_key(lock);
     let seen = history.node_servers(&key);
-    let mode = node_obj(snap, node)
+    let mode = snap
+        .node(node)
         .and_then(|n| n.migration_mode.clone())
         .unwrap_or(MigrationMode::Live);
     let statuses: Vec<(String, String)> = match &msg.kind {

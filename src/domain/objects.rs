@@ -482,7 +482,21 @@ pub struct MalformedObject {
 
 impl Object {
     pub fn key(&self) -> ObjectKey {
-        let (kind, namespace, name) = match self {
+        let (kind, namespace, name) = self.key_parts();
+        ObjectKey {
+            kind,
+            namespace: namespace.to_string(),
+            name: name.to_string(),
+        }
+    }
+
+    /// Its kind, without copying its names as [`Object::key`] does.
+    pub fn kind(&self) -> Kind {
+        self.key_parts().0
+    }
+
+    fn key_parts(&self) -> (Kind, &str, &str) {
+        match self {
             Object::LcmCluster(o) => (Kind::LcmCluster, o.namespace.as_str(), o.name.as_str()),
             Object::Machine(o) => (Kind::LcmMachine, o.namespace.as_str(), o.name.as_str()),
             Object::ClusterState(o) => {
@@ -530,11 +544,6 @@ impl Object {
                 o.name.as_str(),
             ),
             Object::Malformed(o) => (o.kind, o.namespace.as_str(), o.name.as_str()),
-        };
-        ObjectKey {
-            kind,
-            namespace: namespace.to_string(),
-            name: name.to_string(),
         }
     }
 }

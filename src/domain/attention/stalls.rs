@@ -51,18 +51,21 @@ fn machines(
         if m.state.is_ready() || !m.machine_type.is_updated() {
             continue;
         }
-        let under_request = m
-            .hostname
-            .as_deref()
-            .is_some_and(|h| requested.contains(short(h)));
+        // No name cut for empty sets: before the first request (the start
+        // of an update) nothing is under one.
+        let under_request = !requested.is_empty()
+            && m.hostname
+                .as_deref()
+                .is_some_and(|h| requested.contains(short(h)));
         // Workers wait in Prepare for their turn [I]: only a machine whose
         // turn has come (a maintenance request exists) can stall there.
         if m.state == MachineState::Prepare && !under_request {
             continue;
         }
-        if m.hostname
-            .as_deref()
-            .is_some_and(|h| queued.contains(short(h)))
+        if !queued.is_empty()
+            && m.hostname
+                .as_deref()
+                .is_some_and(|h| queued.contains(short(h)))
         {
             continue;
         }

@@ -98,7 +98,20 @@ impl History {
     /// Applies `obj` to `snap` and records the change: what the console
     /// does with a watch event `Applied`.
     pub fn apply(&mut self, snap: &mut Snapshot, obj: Object, at: Timestamp) -> Vec<Change> {
+        self.apply_seen(snap, obj, at, |_, _| {})
+    }
+
+    /// [`History::apply`], showing `seen` the version replaced (if any) and
+    /// the new one: what the caller would otherwise look up before.
+    pub fn apply_seen(
+        &mut self,
+        snap: &mut Snapshot,
+        obj: Object,
+        at: Timestamp,
+        seen: impl FnOnce(Option<&Object>, &Object),
+    ) -> Vec<Change> {
         let (before, after) = snap.apply_get(obj);
+        seen(before.as_ref(), after);
         self.observe(before.as_ref(), Some(after), at)
     }
 

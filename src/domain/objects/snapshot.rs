@@ -126,10 +126,7 @@ impl KindsSeen {
     /// Whether an object of `kinds` changed since the last call (always
     /// on the first); remembers their generations now.
     pub fn moved(&mut self, snap: &Snapshot, kinds: impl IntoIterator<Item = Kind>) -> bool {
-        let now: Vec<u64> = kinds
-            .into_iter()
-            .map(|k| snap.kind_generation(k))
-            .collect();
+        let now: Vec<u64> = kinds.into_iter().map(|k| snap.kind_generation(k)).collect();
         if self.0 == now {
             return false;
         }
@@ -220,6 +217,17 @@ impl Snapshot {
     /// object is indexed under one.
     pub fn on_node(&self, node: &str) -> impl Iterator<Item = &Object> {
         self.indexed(self.by_node.get(short_node(node)))
+    }
+    /// The Node named `node`, or the first whose name is the same node
+    /// (the same short name: `cmp-1` finds `cmp-1.example.net`), through the
+    /// index: as `nodes().find(..)` would, without reading every Node.
+    pub fn node(&self, node: &str) -> Option<&Node> {
+        self.on_node(node).find_map(|o| match o {
+            Object::Node(n) if n.name == node || short_node(&n.name) == short_node(node) => {
+                Some(&**n)
+            }
+            _ => None,
+        })
     }
     /// The LCMMachines and provider Machines named `machine`, and the
     /// LCMClusterStates whose `arg` it is.
@@ -442,7 +450,13 @@ mod tests {
             machines.extend(m.map(str::to_string));
         }
         nodes.insert("gone.example.net".into());
+        // Full names too (the indexes hold short ones).
+        nodes.extend(snap.nodes().map(|n| n.name.clone()));
         for n in &nodes {
+            let scanned_node = snap
+                .nodes()
+                .find(|x| crate::domain::join::same_node(&x.name, n));
+            assert_eq!(snap.node(n), scanned_node, "the Node {n}");
             let got: BTreeMap<ObjectKey, Object> =
                 snap.on_node(n).map(|o| (o.key(), o.clone())).collect();
             assert_eq!(got, scanned(snap, Some(n), None), "on node {n}");
