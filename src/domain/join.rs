@@ -16,12 +16,12 @@ use jiff::{SignedDuration, Timestamp};
 
 use super::drainmsg::DrainFailure;
 use super::lockmsg::{self, LockMessage, MessageKind};
-pub use super::objects::short_node;
 use super::objects::{
     ClusterState, ClusterStateType, Controller, LockState, Machine, MachineState, MachineType,
     MigrationMode, Node, NodeMaintenanceRequest, Snapshot, VrouterDaemonSet, VrouterPod,
     WorkloadLock,
 };
+pub use super::objects::{same_node, short_node};
 use super::update_groups::{GroupIndex, GroupRef};
 use super::vrouter::{self, PodStatus};
 
@@ -188,10 +188,14 @@ impl MachineRow {
     }
 }
 
-/// Node names are compared without a domain: Rockoon cuts `spec.nodeName` at
-/// the first `.`, so an FQDN names the same node.
-pub fn same_node(a: &str, b: &str) -> bool {
-    a == b || short_node(a) == short_node(b)
+/// The nodes under a NodeMaintenanceRequest, by short name (what
+/// [`same_node`] compares): a request is found by its node and by its own
+/// name, as the join finds it. Built once per computation, so that a rule
+/// over every machine looks each up instead of walking every request.
+pub fn requested_nodes(snap: &Snapshot) -> foldhash::HashSet<&str> {
+    snap.node_requests()
+        .flat_map(|r| [short_node(&r.node_name), short_node(&r.name)])
+        .collect()
 }
 
 fn type_rank(t: &MachineType) -> u8 {

@@ -24,7 +24,7 @@ pub use kaas::*;
 pub use messages::{DrainError, ErrorMessage, StateMessage};
 pub use openstack::{ComponentHealth, NOT_READY_KEPT, OpenstackDeploymentStatus};
 pub use removal::NodeNotice;
-pub use snapshot::{KindsSeen, Snapshot, short_node};
+pub use snapshot::{KindsSeen, Snapshot, same_node, short_node};
 pub use vocabulary::*;
 
 /// Which of the two clusters an object lives in.

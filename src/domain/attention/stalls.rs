@@ -13,7 +13,7 @@ use super::{AttentionItem, AttentionKind, STALL_FACTOR, STALL_MIN};
 use crate::domain::blocking::queued_nodes;
 use crate::domain::expected::Expected;
 use crate::domain::history::{History, PeerGroup};
-use crate::domain::join::short_node as short;
+use crate::domain::join::{requested_nodes, short_node as short};
 use crate::domain::objects::{Kind, Machine, MachineState, ObjectKey, Snapshot};
 use crate::domain::progress::{Done, human_duration};
 use crate::domain::update_groups::GroupIndex;
@@ -39,10 +39,7 @@ fn machines(
     // Runs on every tick over every machine: the nodes under a maintenance
     // request (by short name, as `same_node` compares) and each state's
     // median are looked up once, not per machine.
-    let requested: HashSet<&str> = snap
-        .node_requests()
-        .flat_map(|r| [short(&r.node_name), short(&r.name)])
-        .collect();
+    let requested = requested_nodes(snap);
     // Nodes queued by the OpenStack controller (E-CONC: another node holds
     // the slot): their request exists, but their turn has not come.
     let queued: HashSet<&str> = queued_nodes(snap).collect();

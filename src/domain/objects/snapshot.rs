@@ -48,6 +48,12 @@ pub fn short_node(name: &str) -> &str {
     name.split('.').next().unwrap_or(name)
 }
 
+/// Node names are compared without a domain: Rockoon cuts `spec.nodeName` at
+/// the first `.`, so an FQDN names the same node.
+pub fn same_node(a: &str, b: &str) -> bool {
+    a == b || short_node(a) == short_node(b)
+}
+
 fn index_one(
     map: &mut HashMap<String, BTreeMap<ObjectKey, Object>>,
     name: &str,
@@ -223,9 +229,7 @@ impl Snapshot {
     /// index: as `nodes().find(..)` would, without reading every Node.
     pub fn node(&self, node: &str) -> Option<&Node> {
         self.on_node(node).find_map(|o| match o {
-            Object::Node(n) if n.name == node || short_node(&n.name) == short_node(node) => {
-                Some(&**n)
-            }
+            Object::Node(n) if same_node(&n.name, node) => Some(&**n),
             _ => None,
         })
     }
@@ -453,9 +457,7 @@ mod tests {
         // Full names too (the indexes hold short ones).
         nodes.extend(snap.nodes().map(|n| n.name.clone()));
         for n in &nodes {
-            let scanned_node = snap
-                .nodes()
-                .find(|x| crate::domain::join::same_node(&x.name, n));
+            let scanned_node = snap.nodes().find(|x| same_node(&x.name, n));
             assert_eq!(snap.node(n), scanned_node, "the Node {n}");
             let got: BTreeMap<ObjectKey, Object> =
                 snap.on_node(n).map(|o| (o.key(), o.clone())).collect();
