@@ -39,13 +39,21 @@ pub struct Snapshot {
     /// By machine name: the LCMMachines and provider Machines of that
     /// name, the LCMClusterStates whose `arg` it is.
     by_machine: HashMap<String, BTreeMap<ObjectKey, Object>>,
+    /// The objects that could not be read, by key: the attention queue
+    /// asks for them at every computation, and they are rarely any.
+    malformed: BTreeMap<ObjectKey, Object>,
 }
 
 /// A node name without its domain (before the first `.`): the form every
 /// object that names a node is matched by (a Node is `cmp-1.example.net`
 /// where a lock says `cmp-1`).
 pub fn short_node(name: &str) -> &str {
-    name.split('.').next().unwrap_or(name)
+    // A byte scan, not `split('.')`: node names are short, and the rules
+    // cut every machine's and lock's node name on every computation.
+    match name.bytes().position(|b| b == b'.') {
+        Some(dot) => &name[..dot],
+        None => name,
+    }
 }
 
 /// Node names are compared without a domain: Rockoon cuts `spec.nodeName` at
@@ -73,21 +81,31 @@ fn index_one(
     }
 }
 
-/// Adds `key` to (or, when `!add`, takes it from) the indexes under the
-/// names `obj` has.
-fn index(
-    by_node: &mut HashMap<String, BTreeMap<ObjectKey, Object>>,
-    by_machine: &mut HashMap<String, BTreeMap<ObjectKey, Object>>,
-    key: &ObjectKey,
-    obj: &Object,
-    add: bool,
-) {
-    let (nodes, machine) = index_names(obj);
-    for n in nodes {
-        index_one(by_node, n, key, obj, add);
-    }
-    if let Some(m) = machine {
-        index_one(by_machine, m, key, obj, add);
+/// The snapshot's indexes, borrowed apart from its map of objects.
+struct Indexes<'a> {
+    by_node: &'a mut HashMap<String, BTreeMap<ObjectKey, Object>>,
+    by_machine: &'a mut HashMap<String, BTreeMap<ObjectKey, Object>>,
+    malformed: &'a mut BTreeMap<ObjectKey, Object>,
+}
+
+impl Indexes<'_> {
+    /// Adds `key` to (or, when `!add`, takes it from) the indexes under the
+    /// names `obj` has, and to the malformed ones when it is.
+    fn index(&mut self, key: &ObjectKey, obj: &Object, add: bool) {
+        let (nodes, machine) = index_names(obj);
+        for n in nodes {
+            index_one(self.by_node, n, key, obj, add);
+        }
+        if let Some(m) = machine {
+            index_one(self.by_machine, m, key, obj, add);
+        }
+        if matches!(obj, Object::Malformed(_)) {
+            if add {
+                self.malformed.insert(key.clone(), obj.clone());
+            } else {
+                self.malformed.remove(key);
+            }
+        }
     }
 }
 
@@ -175,16 +193,20 @@ impl Snapshot {
     pub fn apply_get(&mut self, obj: Object) -> (Option<Object>, &Object) {
         let key = obj.key();
         self.changed(key.kind);
-        let (by_node, by_machine) = (&mut self.by_node, &mut self.by_machine);
+        let mut indexes = Indexes {
+            by_node: &mut self.by_node,
+            by_machine: &mut self.by_machine,
+            malformed: &mut self.malformed,
+        };
         match self.objects.entry(key) {
             Entry::Vacant(e) => {
-                index(by_node, by_machine, e.key(), &obj, true);
+                indexes.index(e.key(), &obj, true);
                 (None, e.insert(obj))
             }
             Entry::Occupied(mut e) => {
                 // Unindexed first: the old and the new version may share a name.
-                index(by_node, by_machine, e.key(), e.get(), false);
-                index(by_node, by_machine, e.key(), &obj, true);
+                indexes.index(e.key(), e.get(), false);
+                indexes.index(e.key(), &obj, true);
                 let old = e.insert(obj);
                 (Some(old), e.into_mut())
             }
@@ -194,7 +216,12 @@ impl Snapshot {
         self.changed(key.kind);
         let old = self.objects.remove(key);
         if let Some(old) = &old {
-            index(&mut self.by_node, &mut self.by_machine, key, old, false);
+            Indexes {
+                by_node: &mut self.by_node,
+                by_machine: &mut self.by_machine,
+                malformed: &mut self.malformed,
+            }
+            .index(key, old, false);
         }
         old
     }
@@ -357,8 +384,10 @@ impl Snapshot {
             _ => None,
         })
     }
+    /// The objects that could not be read, by key (through their index:
+    /// not a walk of every object).
     pub fn malformed(&self) -> impl Iterator<Item = &MalformedObject> {
-        self.objects.values().filter_map(|o| match o {
+        self.malformed.values().filter_map(|o| match o {
             Object::Malformed(m) => Some(&**m),
             _ => None,
         })
@@ -468,9 +497,35 @@ mod tests {
                 snap.of_machine(m).map(|o| (o.key(), o.clone())).collect();
             assert_eq!(got, scanned(snap, None, Some(m)), "of machine {m}");
         }
+        let scanned_malformed: Vec<&Object> = snap
+            .objects
+            .values()
+            .filter(|o| matches!(o, Object::Malformed(_)))
+            .collect();
+        assert_eq!(
+            snap.malformed.values().collect::<Vec<_>>(),
+            scanned_malformed,
+            "the malformed objects"
+        );
         // Nothing indexed under a name no object has any more.
         assert!(snap.by_node.values().all(|k| !k.is_empty()));
         assert!(snap.by_machine.values().all(|k| !k.is_empty()));
+    }
+
+    #[test]
+    fn a_node_name_is_cut_at_its_first_dot() {
+        for (name, short) in [
+            ("cmp-1.example.net", "cmp-1"),
+            ("cmp-1", "cmp-1"),
+            ("cmp-1.", "cmp-1"),
+            (".example.net", ""),
+            ("", ""),
+            ("nœud-1.example.net", "nœud-1"),
+        ] {
+            assert_eq!(short_node(name), short, "{name}");
+        }
+        assert!(same_node("cmp-1.example.net", "cmp-1"));
+        assert!(!same_node("cmp-1.example.net", "cmp-10"));
     }
 
     #[test]
@@ -537,6 +592,31 @@ mod tests {
         check(&snap);
         let pods: Vec<Object> = Vec::new();
         snap.replace_kind(Kind::VrouterPod, pods);
+        check(&snap);
+        // A machine that can no longer be read, then read again; a node
+        // lock that cannot be read, then deleted.
+        let machine = snap.machines().nth(3).expect("a machine").clone();
+        let unreadable = |kind, name: &str| {
+            Object::Malformed(Arc::new(MalformedObject {
+                kind,
+                namespace: if kind == Kind::LcmMachine {
+                    machine.namespace.clone()
+                } else {
+                    String::new()
+                },
+                name: name.to_string(),
+                error: "missing field `status`".into(),
+            }))
+        };
+        snap.apply(unreadable(Kind::LcmMachine, &machine.name));
+        let lock = snap.node_locks().nth(1).expect("a lock").name.clone();
+        snap.apply(unreadable(Kind::NodeWorkloadLock, &lock));
+        assert_eq!(snap.malformed().count(), 2);
+        check(&snap);
+        snap.apply(Object::Machine(Arc::new(machine)));
+        check(&snap);
+        snap.remove(&ObjectKey::new(Kind::NodeWorkloadLock, "", &lock));
+        assert_eq!(snap.malformed().count(), 0);
         check(&snap);
     }
 }
