@@ -59,20 +59,13 @@ pub fn blocking_locks(snap: &Snapshot) -> BTreeSet<ObjectKey> {
         .map(|r| short(&r.node_name))
         .collect();
     for node in requested {
-        let locks = || {
-            snap.on_node(node).filter_map(|o| match o {
-                Object::NodeWorkloadLock(l) => Some(&**l),
-                _ => None,
-            })
-        };
-        if locks().any(deferred) {
+        if queued(snap, node) {
             continue;
         }
-        out.extend(
-            locks()
-                .filter(|l| holds(l))
-                .map(|l| key(Kind::NodeWorkloadLock, l)),
-        );
+        out.extend(snap.on_node(node).filter_map(|o| match o {
+            Object::NodeWorkloadLock(l) if holds(l) => Some(key(Kind::NodeWorkloadLock, l)),
+            _ => None,
+        }));
     }
     out
 }
@@ -84,15 +77,16 @@ fn deferred(lock: &WorkloadLock) -> bool {
         .is_some_and(|m| matches!(m.parsed().kind, MessageKind::ConcurrencyDeferred { .. }))
 }
 
-/// The nodes (short names) whose OpenStack lock says the controller
-/// deferred them: another node holds the maintenance slot (E-CONC,
-/// reference §3.9). Their request exists, but their turn has not come: LCM
-/// is not waiting on their locks yet [I].
-pub fn queued_nodes(snap: &Snapshot) -> impl Iterator<Item = &str> {
-    snap.node_locks()
-        .filter(|l| deferred(l))
-        .filter_map(|l| l.node_name.as_deref())
-        .map(short)
+/// Whether the OpenStack lock of `node` (any form of its name) says the
+/// controller deferred it: another node holds the maintenance slot (E-CONC,
+/// reference §3.9). Its request exists, but its turn has not come: LCM is
+/// not waiting on its locks yet [I]. Read through the snapshot's index of
+/// the node's objects.
+pub fn queued(snap: &Snapshot, node: &str) -> bool {
+    snap.on_node(node).any(|o| match o {
+        Object::NodeWorkloadLock(l) => deferred(l),
+        _ => false,
+    })
 }
 
 #[cfg(test)]

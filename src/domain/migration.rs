@@ -220,6 +220,18 @@ pub fn node_migration(
     }
     let node = lock.node_name.as_deref()?;
     let msg = lock.error_message.as_ref()?.parsed();
+    // Only a message about the servers makes a migration: the lookups
+    // below are not made for the other locks (every active lock is read at
+    // each computation).
+    if !matches!(
+        msg.kind,
+        MessageKind::ServersPresent(_)
+            | MessageKind::MigrationStarted { .. }
+            | MessageKind::MigrationWaiting { .. }
+            | MessageKind::MigrationError { .. }
+    ) {
+        return None;
+    }
     let key = lock_key(lock);
     let seen = history.node_servers(&key);
     let mode = snap
@@ -466,7 +478,13 @@ pub struct InvalidSettings {
 /// (`NodeMaintenanceConfig`, `NODE_MAINTENANCE_TO_INSTANCE_MAINTENANCE`).
 pub fn invalid_settings(node: &Node) -> Option<InvalidSettings> {
     // Borrowed, not through `setting` (which copies): this runs for every
-    // node at each settling.
+    // node at each settling. A mode read as one of the three and no
+    // attempts set (nearly every node) need no more reading.
+    if node.migration_attempts.is_none()
+        && !matches!(node.migration_mode, Some(MigrationMode::Other(_)))
+    {
+        return None;
+    }
     let problems: Vec<String> = [
         (
             MigrationMode::ANNOTATION,
