@@ -39,9 +39,10 @@ pub struct Snapshot {
     /// By machine name: the LCMMachines and provider Machines of that
     /// name, the LCMClusterStates whose `arg` it is.
     by_machine: HashMap<String, BTreeMap<ObjectKey, Object>>,
-    /// The objects that could not be read, by key: the attention queue
-    /// asks for them at every computation, and they are rarely any.
-    malformed: BTreeMap<ObjectKey, Object>,
+    /// The objects each [`Notable`] flags, by key, by `Notable as usize`:
+    /// what the attention rules read at every computation instead of every
+    /// object of a kind.
+    notable: [BTreeMap<ObjectKey, Object>; Notable::ALL.len()],
 }
 
 /// A node name without its domain (before the first `.`): the form every
@@ -85,12 +86,12 @@ fn index_one(
 struct Indexes<'a> {
     by_node: &'a mut HashMap<String, BTreeMap<ObjectKey, Object>>,
     by_machine: &'a mut HashMap<String, BTreeMap<ObjectKey, Object>>,
-    malformed: &'a mut BTreeMap<ObjectKey, Object>,
+    notable: &'a mut [BTreeMap<ObjectKey, Object>; Notable::ALL.len()],
 }
 
 impl Indexes<'_> {
     /// Adds `key` to (or, when `!add`, takes it from) the indexes under the
-    /// names `obj` has, and to the malformed ones when it is.
+    /// names `obj` has, and to the [`Notable`] sets that flag it.
     fn index(&mut self, key: &ObjectKey, obj: &Object, add: bool) {
         let (nodes, machine) = index_names(obj);
         for n in nodes {
@@ -99,11 +100,15 @@ impl Indexes<'_> {
         if let Some(m) = machine {
             index_one(self.by_machine, m, key, obj, add);
         }
-        if matches!(obj, Object::Malformed(_)) {
+        for n in Notable::ALL {
+            if !n.holds(obj) {
+                continue;
+            }
+            let set = &mut self.notable[n as usize];
             if add {
-                self.malformed.insert(key.clone(), obj.clone());
+                set.insert(key.clone(), obj.clone());
             } else {
-                self.malformed.remove(key);
+                set.remove(key);
             }
         }
     }
@@ -196,7 +201,7 @@ impl Snapshot {
         let mut indexes = Indexes {
             by_node: &mut self.by_node,
             by_machine: &mut self.by_machine,
-            malformed: &mut self.malformed,
+            notable: &mut self.notable,
         };
         match self.objects.entry(key) {
             Entry::Vacant(e) => {
@@ -219,7 +224,7 @@ impl Snapshot {
             Indexes {
                 by_node: &mut self.by_node,
                 by_machine: &mut self.by_machine,
-                malformed: &mut self.malformed,
+                notable: &mut self.notable,
             }
             .index(key, old, false);
         }
@@ -384,10 +389,14 @@ impl Snapshot {
             _ => None,
         })
     }
-    /// The objects that could not be read, by key (through their index:
-    /// not a walk of every object).
+    /// The objects `flag` flags, by key: what a rule reads at every
+    /// computation instead of every object of a kind.
+    pub fn notable(&self, flag: Notable) -> impl Iterator<Item = &Object> {
+        self.notable[flag as usize].values()
+    }
+    /// The objects that could not be read, by key.
     pub fn malformed(&self) -> impl Iterator<Item = &MalformedObject> {
-        self.malformed.values().filter_map(|o| match o {
+        self.notable(Notable::Malformed).filter_map(|o| match o {
             Object::Malformed(m) => Some(&**m),
             _ => None,
         })
@@ -497,19 +506,94 @@ mod tests {
                 snap.of_machine(m).map(|o| (o.key(), o.clone())).collect();
             assert_eq!(got, scanned(snap, None, Some(m)), "of machine {m}");
         }
-        let scanned_malformed: Vec<&Object> = snap
-            .objects
-            .values()
-            .filter(|o| matches!(o, Object::Malformed(_)))
-            .collect();
-        assert_eq!(
-            snap.malformed.values().collect::<Vec<_>>(),
-            scanned_malformed,
-            "the malformed objects"
-        );
+        for flag in Notable::ALL {
+            let scanned: Vec<&Object> = snap.objects.values().filter(|o| flag.holds(o)).collect();
+            assert_eq!(
+                snap.notable(flag).collect::<Vec<_>>(),
+                scanned,
+                "the objects flagged {flag:?}"
+            );
+        }
         // Nothing indexed under a name no object has any more.
         assert!(snap.by_node.values().all(|k| !k.is_empty()));
         assert!(snap.by_machine.values().all(|k| !k.is_empty()));
+    }
+
+    #[test]
+    fn every_flag_follows_its_objects_on_and_off() {
+        let mut snap = Snapshot::default();
+        for o in fixtures::mid_update().objects.values() {
+            snap.apply(o.clone());
+        }
+        check(&snap);
+        let mut seen: BTreeSet<Notable> = Notable::ALL
+            .into_iter()
+            .filter(|f| snap.notable(*f).next().is_some())
+            .collect();
+        // Each change flags an object, then takes the flag off again.
+        let machine = snap.machines().next().expect("a machine").clone();
+        let node = snap.nodes().next().expect("a node").clone();
+        let lock = snap.node_locks().next().expect("a lock").clone();
+        let provider = fixtures::blockers::provider_machine(&machine.name, false, false);
+        let mut stuck = machine.clone();
+        stuck.operation_stuck = true;
+        stuck.state = MachineState::Deploy;
+        let mut ready = machine.clone();
+        ready.operation_stuck = false;
+        ready.drain_error = None;
+        ready.state = MachineState::Ready;
+        let mut disabled = provider.clone();
+        disabled.disabled = true;
+        let mut attempts = node.clone();
+        attempts.migration_attempts = Some("3".into());
+        let mut odd_mode = node.clone();
+        odd_mode.migration_mode = Some(MigrationMode::Other("Live ".into()));
+        let mut plain = node.clone();
+        plain.migration_attempts = None;
+        plain.migration_mode = Some(MigrationMode::Manual);
+        let mut failed = lock.clone();
+        failed.state = LockState::Failed;
+        let mut servers = lock.clone();
+        servers.controller = Controller::Openstack;
+        servers.state = LockState::Active;
+        servers.error_message = Some(ErrorMessage::new(
+            "2026-11-27 10:00:00.000000: Some servers ['5b1e0c2a-0000-4000-8000-000000000001'] are still present on host",
+        ));
+        let mut released = servers.clone();
+        released.state = LockState::Inactive;
+        let steps = [
+            Object::Machine(Arc::new(stuck)),
+            Object::Machine(Arc::new(ready)),
+            Object::ProviderMachine(Arc::new(disabled)),
+            Object::ProviderMachine(Arc::new(provider)),
+            Object::Node(Arc::new(attempts)),
+            Object::Node(Arc::new(odd_mode)),
+            Object::Node(Arc::new(plain)),
+            Object::NodeWorkloadLock(Arc::new(failed)),
+            Object::NodeWorkloadLock(Arc::new(servers)),
+            Object::NodeWorkloadLock(Arc::new(released)),
+        ];
+        for step in steps {
+            let flags: Vec<Notable> = Notable::ALL
+                .into_iter()
+                .filter(|f| f.holds(&step))
+                .collect();
+            snap.apply(step);
+            check(&snap);
+            seen.extend(flags);
+        }
+        // Every flag was on at some point (the malformed one in
+        // `the_indexes_follow_every_change_of_the_objects`).
+        seen.insert(Notable::Malformed);
+        assert_eq!(seen, Notable::ALL.into_iter().collect::<BTreeSet<_>>());
+        // And off again: only what the fixture itself flags is left.
+        let machine_key = ObjectKey::new(Kind::LcmMachine, &machine.namespace, &machine.name);
+        assert!(
+            snap.notable(Notable::MachineTrouble)
+                .chain(snap.notable(Notable::MachineBusy))
+                .all(|o| o.key() != machine_key)
+        );
+        assert_eq!(snap.notable(Notable::MachineDisabled).count(), 0);
     }
 
     #[test]
