@@ -7,7 +7,9 @@ use jiff::{SignedDuration, Timestamp};
 use super::history::History;
 use super::join::{self, same_node};
 use super::lockmsg;
-use super::objects::{Kind, LockState, MigrationMode, Object, ObjectKey, Snapshot, WorkloadLock};
+use super::objects::{
+    Kind, LockState, MigrationMode, Notable, Object, ObjectKey, Snapshot, WorkloadLock,
+};
 use super::phase::Phase;
 use super::progress::human_duration;
 use super::reminders::Reminder;
@@ -355,7 +357,16 @@ pub fn attention_with(
 }
 
 fn failed_locks(snap: &Snapshot, history: &History, now: Timestamp, out: &mut Vec<AttentionItem>) {
-    for lock in snap.node_locks().chain(snap.cluster_locks()) {
+    // As the snapshot flagged them, the nodes' locks first.
+    let failed = |kind: Kind| {
+        snap.notable(Notable::LockFailed)
+            .filter(move |o| o.kind() == kind)
+            .filter_map(|o| match o {
+                Object::NodeWorkloadLock(l) | Object::ClusterWorkloadLock(l) => Some(&**l),
+                _ => None,
+            })
+    };
+    for lock in failed(Kind::NodeWorkloadLock).chain(failed(Kind::ClusterWorkloadLock)) {
         if lock.state != LockState::Failed {
             continue;
         }
