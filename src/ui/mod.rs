@@ -14,6 +14,7 @@ mod help;
 mod input;
 mod logs;
 mod overview;
+mod plain_line;
 mod ready;
 mod servers;
 mod stale_mark;

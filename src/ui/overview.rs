@@ -22,7 +22,7 @@ use crate::domain::update_plan::{self, PlanState};
 use crate::ui::attention::{draw_attention, lead_item_lines};
 use crate::ui::cells::state_text;
 use crate::ui::format::{self, duration_secs};
-use crate::ui::{fresh_pane, logs, pane, ready};
+use crate::ui::{fresh_pane, logs, pane, plain_line, ready};
 
 /// From this width the Overview uses two columns.
 const TWO_COLUMNS: u16 = 140;
@@ -486,7 +486,7 @@ fn draw_log(frame: &mut Frame, area: Rect, model: &Model, theme: &Theme) {
         // the buffer (a Paragraph reflows every line again, on every frame).
         let buf = frame.buffer_mut();
         for (y, line) in (inner.y..inner.bottom()).zip(&lines) {
-            buf.set_line(inner.x, y, line, inner.width);
+            plain_line::set_line(buf, inner.x, y, line, inner.width);
         }
     }
 }
