@@ -39,6 +39,8 @@ fn machines(
     // state's median are looked up once, not per machine.
     let requested = requested_nodes(snap);
     let mut medians: Vec<(PeerGroup, MachineState, Option<SignedDuration>)> = Vec::new();
+    // Counted once for every stall without a peer (a walk of every machine).
+    let mut done: Option<DoneCounts> = None;
     // Workers wait in Prepare for their turn [I]: only a machine whose turn
     // has come (a maintenance request exists) can stall there. Those are
     // found through the requested nodes' index, the others (neither Ready
@@ -116,7 +118,11 @@ fn machines(
                     human_duration(spent),
                     human_duration(limit),
                     m.machine_type,
-                    no_peer_yet(snap, history, &group, &m.state)
+                    no_peer_yet(
+                        done.get_or_insert_with(|| DoneCounts::new(snap, history)),
+                        &group,
+                        &m.state
+                    )
                 )
             }
         };
@@ -136,29 +142,50 @@ fn machines(
     }
 }
 
-/// Why a machine has no peer to be compared with, counting the machines
-/// that are done as the progress line counts them (updated types, disabled
-/// machines aside): `3 of 6 machines are done, none of them a peer (worker,
-/// no OpenStack role) to compare with`. Read only for a stall reported.
-fn no_peer_yet(
-    snap: &Snapshot,
-    history: &History,
-    group: &PeerGroup,
-    state: &MachineState,
-) -> String {
-    let groups = GroupIndex::new(snap);
-    let rule = Done::of(snap);
-    let counted: Vec<&Machine> = snap
-        .machines()
-        .filter(|m| m.machine_type.is_updated() && !groups.disabled(m))
-        .collect();
-    let done: Vec<&&Machine> = counted.iter().filter(|m| rule.done(history, m)).collect();
-    let peers = done
+/// The machines counted as the progress line counts them (updated types,
+/// disabled machines aside), and those done, by peer group: read only for a
+/// stall reported without a peer, once per computation.
+struct DoneCounts {
+    total: usize,
+    done: usize,
+    done_by_group: Vec<(PeerGroup, usize)>,
+}
+
+impl DoneCounts {
+    fn new(snap: &Snapshot, history: &History) -> DoneCounts {
+        let groups = GroupIndex::new(snap);
+        let rule = Done::of(snap);
+        let counted: Vec<&Machine> = snap
+            .machines()
+            .filter(|m| m.machine_type.is_updated() && !groups.disabled(m))
+            .collect();
+        let mut counts = DoneCounts {
+            total: counted.len(),
+            done: 0,
+            done_by_group: Vec::new(),
+        };
+        for m in counted.into_iter().filter(|m| rule.done(history, m)) {
+            counts.done += 1;
+            let group = history.peer_group(m);
+            match counts.done_by_group.iter_mut().find(|(g, _)| *g == group) {
+                Some((_, n)) => *n += 1,
+                None => counts.done_by_group.push((group, 1)),
+            }
+        }
+        counts
+    }
+}
+
+/// Why a machine has no peer to be compared with: `3 of 6 machines are
+/// done, none of them a peer (worker, no OpenStack role) to compare with`.
+fn no_peer_yet(counts: &DoneCounts, group: &PeerGroup, state: &MachineState) -> String {
+    let peers = counts
+        .done_by_group
         .iter()
-        .filter(|m| history.peer_group(m) == *group)
-        .count();
-    let total = counted.len();
-    match (done.len(), peers) {
+        .find(|(g, _)| g == group)
+        .map_or(0, |(_, n)| *n);
+    let total = counts.total;
+    match (counts.done, peers) {
         (0, _) => format!("none of {total} machines is done yet to compare with"),
         (n, 0) => format!(
             "{n} of {total} machines are done, none of them a peer ({group}) to compare with"
