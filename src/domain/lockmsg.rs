@@ -98,6 +98,20 @@ pub struct ServersPresent {
 }
 
 impl MessageKind {
+    /// The message is about the servers on the node, as Rockoon's
+    /// `Nova._migrate_servers` writes it while it works: servers still
+    /// there, a migration started, waited for or failed. Such a lock is a
+    /// migration's (`migration::node_migration`), not a held lock.
+    pub fn is_about_servers(&self) -> bool {
+        matches!(
+            self,
+            MessageKind::ServersPresent(_)
+                | MessageKind::MigrationStarted { .. }
+                | MessageKind::MigrationWaiting { .. }
+                | MessageKind::MigrationError { .. }
+        )
+    }
+
     /// A short label for tables and the "waiting on" summary.
     pub fn short(&self) -> &'static str {
         match self {

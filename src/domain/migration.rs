@@ -223,13 +223,7 @@ pub fn node_migration(
     // Only a message about the servers makes a migration: the lookups
     // below are not made for the other locks (every active lock is read at
     // each computation).
-    if !matches!(
-        msg.kind,
-        MessageKind::ServersPresent(_)
-            | MessageKind::MigrationStarted { .. }
-            | MessageKind::MigrationWaiting { .. }
-            | MessageKind::MigrationError { .. }
-    ) {
+    if !msg.kind.is_about_servers() {
         return None;
     }
     let key = lock_key(lock);

@@ -10,7 +10,6 @@ use super::{AttentionItem, AttentionKind, lock_key, machine_for_node, quote};
 use crate::domain::blocking::blocking_locks;
 use crate::domain::expected::Expected;
 use crate::domain::history::History;
-use crate::domain::lockmsg::MessageKind;
 use crate::domain::objects::{
     ClusterState, ClusterStateType, Controller, LockState, Object, Snapshot, WorkloadLock,
 };
@@ -20,18 +19,13 @@ use crate::domain::update_plan;
 /// A lock whose message is about servers on the node belongs to the
 /// migrations' rules (a running migration is progress; a failing one, a
 /// manual migration or servers to notify are their items): not a held lock
-/// here. Rockoon's `Nova._migrate_servers` writes these while it works.
+/// here.
 fn migration_lock(lock: &WorkloadLock) -> bool {
     lock.controller == Controller::Openstack
-        && lock.error_message.as_ref().is_some_and(|m| {
-            matches!(
-                m.parsed().kind,
-                MessageKind::ServersPresent(_)
-                    | MessageKind::MigrationStarted { .. }
-                    | MessageKind::MigrationWaiting { .. }
-                    | MessageKind::MigrationError { .. }
-            )
-        })
+        && lock
+            .error_message
+            .as_ref()
+            .is_some_and(|m| m.parsed().kind.is_about_servers())
 }
 
 /// What the lock itself says: its message, inner state and progress.

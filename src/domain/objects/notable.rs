@@ -11,7 +11,6 @@
 //! `Snapshot`'s tests compare each flag with a walk of every object.
 
 use super::{Controller, LockState, MigrationMode, Object};
-use crate::domain::lockmsg::MessageKind;
 
 /// What flags an object for a rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -66,15 +65,9 @@ impl Notable {
             (Notable::LockWithServers, Object::NodeWorkloadLock(l)) => {
                 l.controller == Controller::Openstack
                     && l.state != LockState::Inactive
-                    && l.error_message.as_ref().is_some_and(|m| {
-                        matches!(
-                            m.parsed().kind,
-                            MessageKind::ServersPresent(_)
-                                | MessageKind::MigrationStarted { .. }
-                                | MessageKind::MigrationWaiting { .. }
-                                | MessageKind::MigrationError { .. }
-                        )
-                    })
+                    && l.error_message
+                        .as_ref()
+                        .is_some_and(|m| m.parsed().kind.is_about_servers())
             }
             (Notable::LockFailed, Object::NodeWorkloadLock(l) | Object::ClusterWorkloadLock(l)) => {
                 l.state == LockState::Failed
