@@ -6,7 +6,7 @@
 //! Anything it cannot place (an UpdateGroup, a DaemonSet, a malformed object)
 //! asks for the whole join. `tests` checks the result equals the whole join.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
 
 use super::*;
 use crate::domain::objects::Object;
@@ -89,8 +89,8 @@ const MOST: usize = 256;
 /// were, when only the whole join can (then call [`machine_rows`]). Reads
 /// only the objects of the machines and nodes reached, and the rows once.
 pub fn rejoin(rows: &mut Vec<MachineRow>, snap: &Snapshot, reaches: &[Reach]) -> bool {
-    let mut names: HashSet<&str> = HashSet::new();
-    let mut nodes: HashSet<&str> = HashSet::new();
+    let mut names: HashSet<&str> = HashSet::default();
+    let mut nodes: HashSet<&str> = HashSet::default();
     for r in reaches {
         match r {
             Reach::Nothing => {}
@@ -130,7 +130,7 @@ pub fn rejoin(rows: &mut Vec<MachineRow>, snap: &Snapshot, reaches: &[Reach]) ->
     }
     // Owned: the rows lent some of the names, and change next.
     let names: HashSet<String> = names.into_iter().map(str::to_string).collect();
-    let mut fresh: HashMap<&str, MachineRow> = HashMap::new();
+    let mut fresh: HashMap<&str, MachineRow> = HashMap::default();
     for name in &names {
         let machine = snap.of_machine(name).find_map(|o| match o {
             Object::Machine(m) => Some(m),
@@ -143,12 +143,16 @@ pub fn rejoin(rows: &mut Vec<MachineRow>, snap: &Snapshot, reaches: &[Reach]) ->
             );
         }
     }
+    // Whether a row changed its place in the join's order (most changes
+    // keep it: the sort of 2,000 rows is then not needed).
+    let mut moved = false;
     rows.retain_mut(|row| {
         if !names.contains(row.name()) {
             return true;
         }
         match fresh.remove(row.name()) {
             Some(new) => {
+                moved |= row_order(&row.machine) != row_order(&new.machine);
                 *row = new;
                 true
             }
@@ -156,8 +160,10 @@ pub fn rejoin(rows: &mut Vec<MachineRow>, snap: &Snapshot, reaches: &[Reach]) ->
         }
     });
     // New machines, then the join's order (type, index, name).
-    rows.extend(fresh.into_values());
-    rows.sort_by(|a, b| row_order(&a.machine).cmp(&row_order(&b.machine)));
+    if moved || !fresh.is_empty() {
+        rows.extend(fresh.into_values());
+        rows.sort_by(|a, b| row_order(&a.machine).cmp(&row_order(&b.machine)));
+    }
     true
 }
 

@@ -94,7 +94,34 @@ fn a_machine_renamed_hostname_and_an_unplaceable_change() {
         Ok(Object::Machine(Arc::new(m.clone())))
     ));
     m.index = Some(-5);
-    assert!(step(&mut snap, &mut rows, Ok(Object::Machine(Arc::new(m)))));
+    assert!(step(
+        &mut snap,
+        &mut rows,
+        Ok(Object::Machine(Arc::new(m.clone())))
+    ));
+    // Its index moves it from the first row to the last of its type, and
+    // back: the rows are sorted again.
+    let first = rows.first().map(|r| r.name().to_string());
+    let mut last = snap
+        .machines()
+        .find(|x| Some(&x.name) == first.as_ref())
+        .expect("the first row's machine")
+        .clone();
+    let index = last.index;
+    last.index = Some(i64::MAX);
+    assert!(step(
+        &mut snap,
+        &mut rows,
+        Ok(Object::Machine(Arc::new(last.clone())))
+    ));
+    assert_ne!(rows.first().map(|r| r.name().to_string()), first);
+    last.index = index;
+    assert!(step(
+        &mut snap,
+        &mut rows,
+        Ok(Object::Machine(Arc::new(last)))
+    ));
+    assert_eq!(rows.first().map(|r| r.name().to_string()), first);
     // A malformed object cannot be placed: the whole join.
     let bad = Object::Malformed(Arc::new(crate::domain::objects::MalformedObject {
         kind: crate::domain::objects::Kind::NodeWorkloadLock,
