@@ -471,14 +471,9 @@ pub struct InvalidSettings {
 /// The nodes whose migration mode or attempts the controller cannot use
 /// (`NodeMaintenanceConfig`, `NODE_MAINTENANCE_TO_INSTANCE_MAINTENANCE`).
 pub fn invalid_settings(node: &Node) -> Option<InvalidSettings> {
-    // Borrowed, not through `setting` (which copies): this runs for every
-    // node at each settling. A mode read as one of the three and no
-    // attempts set (nearly every node) need no more reading.
-    if node.migration_attempts.is_none()
-        && !matches!(node.migration_mode, Some(MigrationMode::Other(_)))
-    {
-        return None;
-    }
+    // Borrowed, not through `setting` (which copies): the readiness check
+    // reads every compute node. (The attention queue reads only the nodes
+    // the snapshot flags, `Notable::NodeMigrationSettings`.)
     let problems: Vec<String> = [
         (
             MigrationMode::ANNOTATION,
