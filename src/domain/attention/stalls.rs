@@ -34,9 +34,9 @@ fn machines(
     expected: &Expected,
     out: &mut Vec<AttentionItem>,
 ) {
-    // Runs at every computation over every machine: the nodes under a
-    // maintenance request (by short name, as `same_node` compares) and each
-    // state's median are looked up once, not per machine.
+    // Runs at every computation: the nodes under a maintenance request (by
+    // short name, as `same_node` compares) and each state's median are
+    // looked up once, not per machine.
     let requested = requested_nodes(snap);
     let mut medians: Vec<(PeerGroup, MachineState, Option<SignedDuration>)> = Vec::new();
     // Counted once for every stall without a peer (a walk of every machine).
