@@ -99,9 +99,11 @@ pub struct ServersPresent {
 
 impl MessageKind {
     /// The message is about the servers on the node, as Rockoon's
-    /// `Nova._migrate_servers` writes it while it works: servers still
-    /// there, a migration started, waited for or failed. Such a lock is a
-    /// migration's (`migration::node_migration`), not a held lock.
+    /// `Nova._migrate_servers` (github:Mirantis/rockoon,
+    /// `rockoon/services/__init__.py`, commit 1390883a) and its completion
+    /// check `_check_migration_completed` write it while they work: servers
+    /// still there, a migration started, waited for or failed. Such a lock
+    /// is a migration's (`migration::node_migration`), not a held lock.
     pub fn is_about_servers(&self) -> bool {
         matches!(
             self,

@@ -220,9 +220,8 @@ pub fn node_migration(
     }
     let node = lock.node_name.as_deref()?;
     let msg = lock.error_message.as_ref()?.parsed();
-    // Only a message about the servers makes a migration: the lookups
-    // below are not made for the other locks (every active lock is read at
-    // each computation).
+    // Only a message about the servers makes a migration: the history and
+    // the Node are not looked up for a lock that says something else.
     if !msg.kind.is_about_servers() {
         return None;
     }
