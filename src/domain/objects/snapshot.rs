@@ -23,7 +23,8 @@ use super::*;
 /// hold the objects themselves (each an `Arc`): reading a node's objects
 /// through keys meant one search of the whole map per object, comparing
 /// namespaces and names at every level, which was most of re-joining a
-/// machine on `large`.
+/// machine on `large`. A third index holds the objects each [`Notable`]
+/// flags ([`Snapshot::notable`]).
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
     objects: BTreeMap<ObjectKey, Object>,
@@ -32,17 +33,7 @@ pub struct Snapshot {
     /// `Kind as usize`: what reads only some kinds reads again only when
     /// one of them moved.
     kind_generations: [u64; Kind::ALL.len()],
-    /// By [`short_node`] name: the Node, its workload locks, vRouter pods
-    /// and maintenance requests (by node and by their own name, as the
-    /// join finds them), the LCMMachines whose hostname it is.
-    by_node: HashMap<String, BTreeMap<ObjectKey, Object>>,
-    /// By machine name: the LCMMachines and provider Machines of that
-    /// name, the LCMClusterStates whose `arg` it is.
-    by_machine: HashMap<String, BTreeMap<ObjectKey, Object>>,
-    /// The objects each [`Notable`] flags, by key, by `Notable as usize`:
-    /// what the attention rules read at every computation instead of every
-    /// object of a kind.
-    notable: [BTreeMap<ObjectKey, Object>; Notable::ALL.len()],
+    indexes: Indexes,
 }
 
 /// A node name without its domain (before the first `.`): the form every
@@ -82,23 +73,33 @@ fn index_one(
     }
 }
 
-/// The snapshot's indexes, borrowed apart from its map of objects.
-struct Indexes<'a> {
-    by_node: &'a mut HashMap<String, BTreeMap<ObjectKey, Object>>,
-    by_machine: &'a mut HashMap<String, BTreeMap<ObjectKey, Object>>,
-    notable: &'a mut [BTreeMap<ObjectKey, Object>; Notable::ALL.len()],
+/// The snapshot's indexes beside its map of objects, each holding the
+/// objects themselves.
+#[derive(Debug, Clone, Default)]
+struct Indexes {
+    /// By [`short_node`] name: the Node, its workload locks, vRouter pods
+    /// and maintenance requests (by node and by their own name, as the
+    /// join finds them), the LCMMachines whose hostname it is.
+    by_node: HashMap<String, BTreeMap<ObjectKey, Object>>,
+    /// By machine name: the LCMMachines and provider Machines of that
+    /// name, the LCMClusterStates whose `arg` it is.
+    by_machine: HashMap<String, BTreeMap<ObjectKey, Object>>,
+    /// The objects each [`Notable`] flags, by key, by `Notable as usize`:
+    /// what the attention rules read at every computation instead of every
+    /// object of a kind.
+    notable: [BTreeMap<ObjectKey, Object>; Notable::ALL.len()],
 }
 
-impl Indexes<'_> {
+impl Indexes {
     /// Adds `key` to (or, when `!add`, takes it from) the indexes under the
     /// names `obj` has, and to the [`Notable`] sets that flag it.
     fn index(&mut self, key: &ObjectKey, obj: &Object, add: bool) {
         let (nodes, machine) = index_names(obj);
         for n in nodes {
-            index_one(self.by_node, n, key, obj, add);
+            index_one(&mut self.by_node, n, key, obj, add);
         }
         if let Some(m) = machine {
-            index_one(self.by_machine, m, key, obj, add);
+            index_one(&mut self.by_machine, m, key, obj, add);
         }
         for n in Notable::ALL {
             if !n.holds(obj) {
@@ -198,11 +199,7 @@ impl Snapshot {
     pub fn apply_get(&mut self, obj: Object) -> (Option<Object>, &Object) {
         let key = obj.key();
         self.changed(key.kind);
-        let mut indexes = Indexes {
-            by_node: &mut self.by_node,
-            by_machine: &mut self.by_machine,
-            notable: &mut self.notable,
-        };
+        let indexes = &mut self.indexes;
         match self.objects.entry(key) {
             Entry::Vacant(e) => {
                 indexes.index(e.key(), &obj, true);
@@ -221,12 +218,7 @@ impl Snapshot {
         self.changed(key.kind);
         let old = self.objects.remove(key);
         if let Some(old) = &old {
-            Indexes {
-                by_node: &mut self.by_node,
-                by_machine: &mut self.by_machine,
-                notable: &mut self.notable,
-            }
-            .index(key, old, false);
+            self.indexes.index(key, old, false);
         }
         old
     }
@@ -254,7 +246,7 @@ impl Snapshot {
     /// LCMMachines whose hostname it is. Nothing for a blank name: no
     /// object is indexed under one.
     pub fn on_node(&self, node: &str) -> impl Iterator<Item = &Object> {
-        self.indexed(self.by_node.get(short_node(node)))
+        self.indexed(self.indexes.by_node.get(short_node(node)))
     }
     /// The Node named `node`, or the first whose name is the same node
     /// (the same short name: `cmp-1` finds `cmp-1.example.net`), through the
@@ -268,7 +260,7 @@ impl Snapshot {
     /// The LCMMachines and provider Machines named `machine`, and the
     /// LCMClusterStates whose `arg` it is.
     pub fn of_machine(&self, machine: &str) -> impl Iterator<Item = &Object> {
-        self.indexed(self.by_machine.get(machine))
+        self.indexed(self.indexes.by_machine.get(machine))
     }
     fn indexed<'a>(
         &'a self,
@@ -392,7 +384,7 @@ impl Snapshot {
     /// The objects `flag` flags, by key: what a rule reads at every
     /// computation instead of every object of a kind.
     pub fn notable(&self, flag: Notable) -> impl Iterator<Item = &Object> {
-        self.notable[flag as usize].values()
+        self.indexes.notable[flag as usize].values()
     }
     /// The objects that could not be read, by key.
     pub fn malformed(&self) -> impl Iterator<Item = &MalformedObject> {
@@ -484,8 +476,8 @@ mod tests {
     }
 
     fn check(snap: &Snapshot) {
-        let mut nodes: BTreeSet<String> = snap.by_node.keys().cloned().collect();
-        let mut machines: BTreeSet<String> = snap.by_machine.keys().cloned().collect();
+        let mut nodes: BTreeSet<String> = snap.indexes.by_node.keys().cloned().collect();
+        let mut machines: BTreeSet<String> = snap.indexes.by_machine.keys().cloned().collect();
         for o in snap.objects.values() {
             let (n, m) = index_names(o);
             nodes.extend(n.into_iter().map(str::to_string));
@@ -515,8 +507,8 @@ mod tests {
             );
         }
         // Nothing indexed under a name no object has any more.
-        assert!(snap.by_node.values().all(|k| !k.is_empty()));
-        assert!(snap.by_machine.values().all(|k| !k.is_empty()));
+        assert!(snap.indexes.by_node.values().all(|k| !k.is_empty()));
+        assert!(snap.indexes.by_machine.values().all(|k| !k.is_empty()));
     }
 
     #[test]
